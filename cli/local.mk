@@ -1,0 +1,1 @@
+# cli/local.mk: build rules for this area (included from Makefile.am)

@@ -1,0 +1,1 @@
+# tests/daemon.mk: build rules for this area (included from Makefile.am)

@@ -1,0 +1,1 @@
+# tests/parser.mk: build rules for this area (included from Makefile.am)

@@ -1,0 +1,1 @@
+# tests/service.mk: build rules for this area (included from Makefile.am)

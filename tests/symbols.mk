@@ -1,0 +1,1 @@
+# tests/symbols.mk: build rules for this area (included from Makefile.am)

@@ -1,0 +1,1 @@
+# tests/web.mk: build rules for this area (included from Makefile.am)
