@@ -1,7 +1,25 @@
-# parser/: libperfhub-parse, the perf.data reader. No SQLite, no HTTP.
+# parser/: libperfhub-parse, the perf.data reader, and the symbolizer and
+# folding beside it. No SQLite, no HTTP. Each group of sources has its own
+# variable below.
 noinst_LIBRARIES += parser/libperfhub-parse.a
-parser_libperfhub_parse_a_SOURCES = \
+
+# reading: cursor, file/pipe/directory input, records, samples, zstd, ordering
+PARSER_CORE_SOURCES = \
 	parser/perfdata.h \
 	parser/error.c
-parser_libperfhub_parse_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(JANSSON_CFLAGS)
-PARSER_LIBS = parser/libperfhub-parse.a $(ZSTD_LIBS) $(JANSSON_LIBS)
+
+# header features: decoding every feature section
+PARSER_FEATURE_SOURCES = \
+	parser/feat.h
+
+# the inspect report (JSON of a parsed recording), shared by CLI and daemon
+PARSER_REPORT_SOURCES =
+
+# symbolization and folding: threads, maps, ELF symbols, unwinding, stacks
+PARSER_SYMBOL_SOURCES =
+PARSER_SYMBOL_LIBS =
+
+parser_libperfhub_parse_a_SOURCES = $(PARSER_CORE_SOURCES) $(PARSER_FEATURE_SOURCES) \
+	$(PARSER_REPORT_SOURCES) $(PARSER_SYMBOL_SOURCES)
+parser_libperfhub_parse_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(JANSSON_CFLAGS) $(ELF_CFLAGS)
+PARSER_LIBS = parser/libperfhub-parse.a $(PARSER_SYMBOL_LIBS) $(ZSTD_LIBS) $(JANSSON_LIBS) $(ELF_LIBS) $(IBERTY_LIBS) -lpthread

@@ -1,0 +1,13 @@
+/* commands.h - the perfhub subcommands; one file each under cli/. */
+#ifndef PERFHUB_CLI_COMMANDS_H
+#define PERFHUB_CLI_COMMANDS_H
+
+/* Each takes argv with argv[0] = the subcommand name; returns the exit status. */
+int cmd_inspect(int argc, char **argv);
+int cmd_collapse(int argc, char **argv);
+int cmd_upload(int argc, char **argv);
+int cmd_ls(int argc, char **argv);
+int cmd_show(int argc, char **argv);
+int cmd_rm(int argc, char **argv);
+
+#endif

@@ -1,0 +1,1 @@
+# tests/inspect.mk: perfhub inspect against perf, the external corpus, bench-parse
