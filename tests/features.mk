@@ -1,0 +1,1 @@
+# tests/features.mk: unit tests of feature-section decoding
