@@ -63,8 +63,32 @@ def broken_feature(path, mode):
     return broken[0] if broken else None
 
 
+def compare_build_ids(path, label, mode):
+    """BUILD_ID feature entries against `perf buildid-list` (file mode).
+    Without the feature perf reads build ids from the binaries on disk, so
+    only files that have it are compared; perf lists an id+file once
+    however often the section repeats it (per pid), so sets are compared."""
+    js = run([HELPER, "--json"] + mode + [path]).stdout
+    if not re.search(r"^build_id: \[", js, re.M):
+        return 0
+    r = run(["perf", "buildid-list", "-i", path], env=dict(os.environ, HOME=TMP))
+    theirs = sorted(set(l.strip() for l in r.stdout.splitlines() if l.strip()))
+    if r.returncode != 0 or not theirs:
+        return 0
+    ours = sorted(set(l.strip() for l in run([HELPER, "--build-ids"] + mode + [path])
+                      .stdout.splitlines() if l.strip()))
+    if ours != theirs:
+        print("%s: build ids differ from perf buildid-list: ours %d, perf %d, "
+              "first difference %r" % (label, len(ours), len(theirs),
+                                       sorted(set(ours) ^ set(theirs))[:1]))
+        return 1
+    print("%s: %d build ids equal" % (label, len(ours)))
+    return 0
+
+
 def compare_modes(path, label):
-    modes = [["--reader"]] if is_pipe(path) else [[], ["--reader"]]
+    pipe = is_pipe(path)
+    modes = [["--reader"]] if pipe else [[], ["--reader"]]
     bad = 0
     for mode in modes:
         tag = "%s%s" % (label, " (reader)" if mode else "")
@@ -73,6 +97,8 @@ def compare_modes(path, label):
             print("%s: skipped, perf stops at a malformed feature: %s" % (tag, broken))
             continue
         bad += compare(path, tag, mode) or 0
+        if not pipe:
+            bad += compare_build_ids(path, tag, mode)
     return bad
 
 
