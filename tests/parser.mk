@@ -7,3 +7,5 @@ tests_pd_walk_LDADD = $(PARSER_LIBS)
 
 TESTS += tests/test-corpus.sh
 EXTRA_DIST += tests/test-corpus.sh tests/corpus-expect.tsv
+TESTS += tests/test-perf-stats.sh
+EXTRA_DIST += tests/test-perf-stats.sh
