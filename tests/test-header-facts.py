@@ -10,6 +10,7 @@ files are checked twice: feat.c fed straight from the feature table, and
 through the reader (pd_open_path); pipe-mode files through the reader.
 Exit 77 when perf cannot record.
 """
+import json
 import os
 import re
 import shutil
@@ -86,6 +87,60 @@ def compare_build_ids(path, label, mode):
     return 0
 
 
+def perf_events(lines):
+    """(name, ids, type, size, config, period) from perf's '# event :' lines;
+    perf leaves out fields that are zero."""
+    events = []
+    for line in lines:
+        if not line.startswith("# event : name = "):
+            continue
+        rest = line[len("# event : name = "):]
+        m = re.match(r"(.*?), (?:, )?(?=id = |type = |size = )", rest)
+        if not m:
+            continue
+        name = m.group(1)
+
+        def field(pattern, default=0):
+            f = re.search(pattern, rest[m.end() - 2:])
+            return int(f.group(1), 0) if f else default
+
+        ids = re.search(r"id = \{ ([^}]*) \}", rest)
+        events.append((name,
+                       [int(x) for x in ids.group(1).split(",")] if ids else [],
+                       field(r", type = (\d+)"), field(r", size = (\d+)"),
+                       field(r", config = (0x[0-9a-f]+)"),
+                       field(r", (?:\{ sample_period, sample_freq \}|sample_period|"
+                             r"sample_freq) = (\d+)")))
+    return events
+
+
+def compare_events(path, label, mode, theirs):
+    """EVENT_DESC against perf's event lines: name, ids, type, attr size,
+    config and period/frequency of each event, in order."""
+    want = perf_events(theirs)
+    js = run([HELPER, "--json"] + mode + [path]).stdout
+    m = re.search(r"^event_desc: (.*)$", js, re.M)
+    if not want or not m:
+        return 0
+    try:
+        descs = json.loads(m.group(1))
+    except ValueError:
+        print("%s: event_desc is not JSON" % label)
+        return 1
+    if not isinstance(descs, list):
+        return 0  # malformed: reported elsewhere
+    got = [(d["name"], d["ids"], d["type"], d["size"], d["config"],
+            d.get("sample_freq", d.get("sample_period"))) for d in descs]
+    if got != want:
+        for g, w in zip(got + [None] * len(want), want + [None] * len(got)):
+            if g != w:
+                print("%s: event ours %r, perf's %r" % (label, g, w))
+                break
+        return 1
+    print("%s: %d events equal" % (label, len(got)))
+    return 0
+
+
 def compare_modes(path, label):
     pipe = is_pipe(path)
     modes = [["--reader"]] if pipe else [[], ["--reader"]]
@@ -115,12 +170,12 @@ def compare(path, label, mode):
         print("%s: feat-header failed: %s" % (label, r.stderr.strip()))
         return 1
     ours = [line.rstrip() for line in r.stdout.splitlines()]
+    bad = compare_events(path, label, mode, theirs)
     # perf finds the per-cpu part of CPU_TOPOLOGY by adding up string
     # sizes rounded to 64 bytes, not the lengths stored; files whose writer
     # padded otherwise (quipper) lose it in perf, while we read it
     if any("Socket ID information is not available" in t for t in theirs):
         ours = [o for o in ours if not re.match(r"^# CPU \d+: Core ID", o)]
-    bad = 0
     their_set = set(theirs)
     our_set = set(ours)
     for line in ours:
