@@ -9,3 +9,11 @@ TESTS += tests/test-corpus.sh
 EXTRA_DIST += tests/test-corpus.sh tests/corpus-expect.tsv
 TESTS += tests/test-perf-stats.sh
 EXTRA_DIST += tests/test-perf-stats.sh
+
+# synthesized recordings (every sample field, both byte orders, file and
+# pipe, zstd) read back field by field
+check_PROGRAMS += tests/test-roundtrip
+tests_test_roundtrip_SOURCES = tests/test-roundtrip.c
+tests_test_roundtrip_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+tests_test_roundtrip_LDADD = $(PARSER_LIBS)
+TESTS += tests/test-roundtrip
