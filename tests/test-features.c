@@ -1,8 +1,9 @@
 /*
  * test-features.c - feature sections built in memory, in both byte orders,
  * decoded by feat.c and checked field by field (JSON and pd_header), plus
- * malformed and truncated sections that must decode to {"error": ...} with
- * a warning naming the offset, never crash.
+ * malformed, truncated and randomly damaged sections that must decode to
+ * {"error": ...} with a warning naming the offset, never crash (run it
+ * under ASan+UBSan).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -761,8 +762,19 @@ static void test_unknown(struct wbuf *w, int swap)
 	feat_free(fs);
 }
 
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+/* xorshift64: a fixed sequence, so a failure can be reproduced */
+static uint64_t rng_next(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
 /*
- * Every truncation of every well-formed section: decoding must not crash
+ * Every truncation of every well-formed section, and random damage to it: decoding must not crash
  * or read out of bounds (run under ASan), and what it yields is either an
  * error with a warning or a value (some prefixes are themselves valid).
  */
@@ -824,6 +836,38 @@ static void test_truncations(struct wbuf *w, int swap)
 			w_str(s, "def");
 			w_u64(s, 0);
 		}
+		/* random damage: bytes overwritten, counts and lengths made huge */
+		uint8_t *copy = malloc(s->len ? s->len : 1);
+		for (int round = 0; round < 400 && copy && s->len; round++) {
+			memcpy(copy, s->p, s->len);
+			int edits = 1 + (int)(rng_next() % 4);
+			for (int e = 0; e < edits; e++) {
+				size_t at = (size_t)(rng_next() % s->len);
+				if (rng_next() & 1 || at + 4 > s->len) {
+					copy[at] = (uint8_t)rng_next();
+				} else {
+					static const uint32_t nasty[] = { 0xffffffff, 0x80000000,
+									  0x7fffffff, 0x10000, 0 };
+					uint32_t v = nasty[rng_next() % 5];
+					memcpy(copy + (at & ~(size_t)3), &v, 4);
+				}
+			}
+			feat_set *fs = feat_new();
+			w_nrcpus(fs, w, swap, (uint32_t)(rng_next() % 8));
+			size_t before = feat_nr_warnings(fs);
+			feat_add(fs, id, copy, s->len, swap, 0x20000);
+			json_t *j = decoded(fs, id);
+			CHECK(j != NULL);
+			if (j && json_is_object(j) && json_object_get(j, "error"))
+				CHECK(feat_nr_warnings(fs) > before &&
+				      strstr(feat_warning(fs, before), "0x2"));
+			json_decref(j);
+			(void)feat_header(fs);
+			for (size_t k = 0; k < feat_nr_event_desc(fs); k++)
+				(void)feat_event_desc(fs, k, NULL, NULL);
+			feat_free(fs);
+		}
+		free(copy);
 		for (size_t cut = 0; cut <= s->len; cut++) {
 			feat_set *fs = feat_new();
 			w_nrcpus(fs, w, swap, 4);
