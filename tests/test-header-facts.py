@@ -48,6 +48,8 @@ def perf_header(path):
 
 
 def is_pipe(path):
+    if os.path.isdir(path):  # perf.data directory: the reader's business
+        return True
     with open(path, "rb") as fh:
         head = fh.read(16)
     if head[:8] not in (b"PERFILE2", b"2ELIFREP") or len(head) < 16:
@@ -142,7 +144,7 @@ def compare_events(path, label, mode, theirs):
 
 
 def compare_modes(path, label):
-    pipe = is_pipe(path)
+    pipe = is_pipe(path)  # (or a directory: only the reader opens those)
     modes = [["--reader"]] if pipe else [[], ["--reader"]]
     bad = 0
     for mode in modes:
@@ -238,30 +240,38 @@ def main():
         print("perf not installed")
         return 77
     os.makedirs(TMP, exist_ok=True)
+    record = ["perf", "record", "-q"]
     recordings = [
-        ("plain", [], False),
-        ("zstd-mono-group", ["-z", "-k", "mono", "-e", "{cpu-clock,task-clock}"], False),
-        ("callgraph-tracepoint", ["-g", "-e", "cpu-clock", "-e", "sched:sched_switch"], False),
-        ("pipe", [], True),
-        ("pipe-zstd-mono", ["-z", "-k", "mono"], True),
+        ("plain", record, [], "file"),
+        ("zstd-mono-group", record, ["-z", "-k", "mono", "-e", "{cpu-clock,task-clock}"],
+         "file"),
+        ("callgraph-tracepoint", record, ["-g", "-e", "cpu-clock", "-e", "sched:sched_switch"],
+         "file"),
+        ("pipe", record, [], "pipe"),
+        ("pipe-zstd-mono", record, ["-z", "-k", "mono"], "pipe"),
+        ("threads", record, ["--threads"], "dir"),
+        ("stat", ["perf", "stat", "record"], [], "file"),
     ]
     total_bad = 0
     recorded = 0
-    for name, args, pipe in recordings:
+    for name, cmd, args, kind in recordings:
         out = os.path.join(TMP, "header-facts-%s.data" % name)
-        if pipe:
+        shutil.rmtree(out, ignore_errors=True)
+        if kind == "pipe":
             with open(out, "wb") as fh:
-                r = subprocess.run(["perf", "record", "-q", "-o", "-"] + args +
-                                   ["--", "sleep", "0.05"], stdout=fh,
-                                   stderr=subprocess.PIPE)
+                r = subprocess.run(cmd + ["-o", "-"] + args + ["--", "sleep", "0.05"],
+                                   stdout=fh, stderr=subprocess.PIPE)
         else:
-            r = run(["perf", "record", "-q", "-o", out] + args + ["--", "sleep", "0.05"])
+            r = run(cmd + ["-o", out] + args + ["--", "sleep", "0.05"])
         if r.returncode != 0 or not os.path.exists(out):
             print("perf record %s failed: %s" % (name, str(r.stderr).strip()[:200]))
             continue
         recorded += 1
         total_bad += compare_modes(out, name)
-        os.unlink(out)
+        if os.path.isdir(out):
+            shutil.rmtree(out)
+        else:
+            os.unlink(out)
     if recorded == 0:
         print("perf record does not work here")
         return 77
