@@ -149,6 +149,17 @@ static json_t *json_bytes(const char *s, size_t n)
 	return j;
 }
 
+/* A u64 as JSON: jansson's integers are signed, so the rare value above
+ * INT64_MAX (a raw config with bit 63) is given as a decimal string. */
+static json_t *json_u64(uint64_t v)
+{
+	if (v <= INT64_MAX)
+		return json_integer((json_int_t)v);
+	char buf[24];
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return json_string(buf);
+}
+
 /*
  * perf_header_string: u32 len; char str[len], NUL-terminated and padded.
  * Returns the string (up to its first NUL, or all len bytes), not copied.
@@ -595,17 +606,17 @@ static json_t *dec_event_desc(feat_set *fs, struct fcur *c)
 		json_t *ids = json_array();
 		for (uint32_t k = 0; k < nr_ids; k++) {
 			d->ids[k] = cur_u64(c, "id");
-			json_array_append_new(ids, json_integer((json_int_t)d->ids[k]));
+			json_array_append_new(ids, json_u64(d->ids[k]));
 		}
 		d->nr_ids = nr_ids;
 		nr_ids_total += nr_ids;
 		pd_attr *a = &d->attr;
 		json_t *ev = json_pack(
-			"{s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "name", json_bytes(name, slen), "type",
-			(json_int_t)a->type, "size", (json_int_t)a->size, "config",
-			(json_int_t)a->config, (a->flags & PD_ATTR_FREQ) ? "sample_freq" : "sample_period",
-			(json_int_t)a->sample_period, "sample_type", (json_int_t)a->sample_type,
-			"read_format", (json_int_t)a->read_format, "flags", (json_int_t)a->flags, "ids",
+			"{s:o,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "name", json_bytes(name, slen), "type",
+			(json_int_t)a->type, "size", (json_int_t)a->size, "config", json_u64(a->config),
+			(a->flags & PD_ATTR_FREQ) ? "sample_freq" : "sample_period",
+			json_u64(a->sample_period), "sample_type", json_u64(a->sample_type),
+			"read_format", json_u64(a->read_format), "flags", json_u64(a->flags), "ids",
 			ids);
 		json_array_append_new(arr, ev);
 	}

@@ -33,7 +33,7 @@ const void *feat_raw(const feat_set *fs, int id, size_t *len);
 
 /*
  * Decoded JSON text of feature `id` (malloc'ed; caller frees), NULL if absent.
- * Shapes (u64 values above INT64_MAX would wrap: none of these reach it):
+ * Shapes (event_desc's u64 fields above INT64_MAX are decimal strings):
  *   tracing_data     {"size"}
  *   build_id         [{"pid", "misc", "build_id" (hex, its size), "filename"}]
  *   hostname, osrelease, version, arch, cpudesc, cpuid   "string"

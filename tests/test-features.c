@@ -354,9 +354,10 @@ static void test_event_desc(struct wbuf *w, int swap)
 	w_u64(w, 25);
 	w_u64(w, 26);
 	w_attr(w, 136, 2, 316);
-	w_u32(w, 1);
+	w_u32(w, 2);
 	w_str(w, "sched:sched_switch");
 	w_u64(w, 7);
+	w_u64(w, 0x8000000000000001ULL);	/* above INT64_MAX */
 	feat_add(fs, PD_FEAT_EVENT_DESC, w->p, w->len, swap, 0);
 	CHECK(feat_nr_warnings(fs) == 0);
 	CHECK(feat_nr_event_desc(fs) == 2);
@@ -375,7 +376,12 @@ static void test_event_desc(struct wbuf *w, int swap)
 	      jint(e0, "sample_type") == 0x107 && jint(e0, "read_format") == 0x14 &&
 	      jint(e0, "size") == 136);
 	CHECK(json_array_size(json_object_get(e0, "ids")) == 2);
+	const char *big =
+		json_string_value(json_array_get(json_object_get(json_array_get(j, 1), "ids"), 1));
+	CHECK(big && !strcmp(big, "9223372036854775809"));
 	json_decref(j);
+	CHECK(feat_event_name_by_id(fs, 0x8000000000000001ULL) &&
+	      !strcmp(feat_event_name_by_id(fs, 0x8000000000000001ULL), "sched:sched_switch"));
 
 	/* an old 64-byte attr */
 	w_reset(w, swap);
