@@ -15,5 +15,12 @@ EXTRA_DIST += tests/test-perf-stats.sh
 check_PROGRAMS += tests/test-roundtrip
 tests_test_roundtrip_SOURCES = tests/test-roundtrip.c
 tests_test_roundtrip_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
-tests_test_roundtrip_LDADD = $(PARSER_LIBS)
+tests_test_roundtrip_LDADD = $(PARSER_LIBS) $(ZSTD_LIBS)
 TESTS += tests/test-roundtrip
+
+# must-fail inputs with their messages, and random mutations
+check_PROGRAMS += tests/test-hostile
+tests_test_hostile_SOURCES = tests/test-hostile.c
+tests_test_hostile_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+tests_test_hostile_LDADD = $(PARSER_LIBS) $(ZSTD_LIBS)
+TESTS += tests/test-hostile
