@@ -29,6 +29,8 @@ int feat_add(feat_set *fs, int id, const void *data, size_t len, int swap, uint6
 
 int feat_has(const feat_set *fs, int id);
 size_t feat_list(const feat_set *fs, int *out, size_t max);
+/* The section's bytes; NULL if absent or larger than the 64 MiB kept of
+ * one section (then it decodes to {"error"}, TRACING_DATA to its size). */
 const void *feat_raw(const feat_set *fs, int id, size_t *len);
 
 /*

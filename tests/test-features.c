@@ -892,6 +892,58 @@ static void test_truncations(struct wbuf *w, int swap)
 	}
 }
 
+/* the limits on what one section may decode to */
+static void test_limits(struct wbuf *w, int swap)
+{
+	feat_set *fs = feat_new();
+	w_reset(w, swap);
+	for (int i = 0; i < 70000; i++)
+		w_build_id(w, 1, i, 1, 0, "x");
+	feat_add(fs, PD_FEAT_BUILD_ID, w->p, w->len, swap, 0);
+	CHECK(has_error(fs, PD_FEAT_BUILD_ID) && feat_header(fs)->nr_build_ids == 0);
+	CHECK(feat_nr_warnings(fs) == 1 && strstr(feat_warning(fs, 0), "limit"));
+	/* at the limit it still decodes */
+	w_reset(w, swap);
+	for (int i = 0; i < 65536; i++)
+		w_build_id(w, 1, i, 1, 0, "x");
+	feat_add(fs, PD_FEAT_BUILD_ID, w->p, w->len, swap, 0);
+	CHECK(feat_header(fs)->nr_build_ids == 65536);
+
+	w_reset(w, swap);
+	w_u64(w, 70000);
+	w_zero(w, 70000 * 16);
+	feat_add(fs, PD_FEAT_AUXTRACE, w->p, w->len, swap, 0);
+	CHECK(has_error(fs, PD_FEAT_AUXTRACE));
+
+	w_reset(w, swap);
+	w_u64(w, 1);
+	w_u64(w, 4096);
+	w_u64(w, 1);
+	w_u64(w, 0);
+	w_u64(w, 1);
+	w_u64(w, 1ULL << 23);
+	w_zero(w, (1u << 23) / 8);
+	feat_add(fs, PD_FEAT_SAMPLE_TOPOLOGY, w->p, w->len, swap, 0);
+	CHECK(has_error(fs, PD_FEAT_SAMPLE_TOPOLOGY));
+
+	/* a section over the 64 MiB kept of one: noted, not copied */
+	size_t huge = (64u << 20) + 1;
+	uint8_t *big = calloc(1, huge);
+	if (big) {
+		feat_add(fs, PD_FEAT_TRACING_DATA, big, huge, swap, 0);
+		size_t len = 0;
+		CHECK(feat_has(fs, PD_FEAT_TRACING_DATA) &&
+		      feat_raw(fs, PD_FEAT_TRACING_DATA, &len) == NULL);
+		json_t *j = decoded(fs, PD_FEAT_TRACING_DATA);
+		CHECK(jint(j, "size") == (int64_t)huge);
+		json_decref(j);
+		feat_add(fs, PD_FEAT_HOSTNAME, big, huge, swap, 0x1234);
+		CHECK(has_error(fs, PD_FEAT_HOSTNAME) && feat_header(fs)->hostname == NULL);
+		free(big);
+	}
+	feat_free(fs);
+}
+
 int main(void)
 {
 	struct wbuf w = { 0 };
@@ -905,6 +957,7 @@ int main(void)
 		test_build_id(&w, swap);
 		test_unknown(&w, swap);
 		test_truncations(&w, swap);
+		test_limits(&w, swap);
 	}
 	free(w.p);
 	if (failures) {
