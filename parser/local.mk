@@ -10,7 +10,8 @@ PARSER_CORE_SOURCES = \
 
 # header features: decoding every feature section
 PARSER_FEATURE_SOURCES = \
-	parser/feat.h
+	parser/feat.h \
+	parser/feat.c
 
 # the inspect report (JSON of a parsed recording), shared by CLI and daemon
 PARSER_REPORT_SOURCES = parser/report.h parser/report.c
