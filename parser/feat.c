@@ -890,7 +890,9 @@ static json_t *bitmap_list(const uint64_t *words, uint64_t nbits)
 /*
  * MEM_TOPOLOGY (id 22): u64 version (1); u64 block_size; u64 nr;
  *   { u64 node; u64 size; u64 nbits; u64 bitmap[(nbits + 63) / 64]; } [nr]
- * `size` is the node's memory in bytes.
+ * `size` is the number of memory blocks the bitmap spans (as nbits); bit
+ * i set means /sys/devices/system/node/nodeN/memory<i> belongs to the node.
+ * The node's memory is block_size times the number of bits set.
  */
 static json_t *dec_mem_topology(feat_set *fs, struct fcur *c)
 {
@@ -927,9 +929,18 @@ static json_t *dec_mem_topology(feat_set *fs, struct fcur *c)
 		for (uint64_t k = 0; k < nwords; k++)
 			words[k] = cur_u64(c, "bitmap word");
 		json_t *list = bitmap_list(words, nbits);
+		uint64_t set = 0;
+		for (uint64_t k = 0; k < nwords; k++) {
+			uint64_t wv = words[k];
+			if (k == nwords - 1 && nbits % 64)
+				wv &= (1ULL << (nbits % 64)) - 1;
+			set += (uint64_t)__builtin_popcountll(wv);
+		}
 		free(words);
-		json_array_append_new(nodes, json_pack("{s:I,s:I,s:o*}", "node", (json_int_t)node,
-						       "size", (json_int_t)size, "blocks", list));
+		json_array_append_new(nodes, json_pack("{s:I,s:I,s:I,s:o*}", "node",
+						       (json_int_t)node, "size", (json_int_t)size,
+						       "size_bytes", (json_int_t)(set * bsize),
+						       "blocks", list));
 	}
 	if (c->failed) {
 		json_decref(nodes);

@@ -592,7 +592,7 @@ static void test_lists(struct wbuf *w, int swap)
 	w_u64(w, 0x8000000);
 	w_u64(w, 1);
 	w_u64(w, 0);
-	w_u64(w, 192ULL * 0x8000000);
+	w_u64(w, 200);
 	w_u64(w, 200);
 	w_u64(w, 0xffffffff00ffffffULL);
 	w_u64(w, ~0ULL);
@@ -601,7 +601,8 @@ static void test_lists(struct wbuf *w, int swap)
 	feat_add(fs, PD_FEAT_SAMPLE_TOPOLOGY, w->p, w->len, swap, 0);
 	j = decoded(fs, PD_FEAT_SAMPLE_TOPOLOGY);
 	json_t *node = json_array_get(json_object_get(j, "nodes"), 0);
-	CHECK(jint(j, "block_size") == 0x8000000 && jint(node, "size") == 192LL * 0x8000000 &&
+	CHECK(jint(j, "block_size") == 0x8000000 && jint(node, "size") == 200 &&
+	      jint(node, "size_bytes") == 192LL * 0x8000000 &&
 	      !strcmp(jstr(node, "blocks"), "0-23,32-199"));
 	json_decref(j);
 
