@@ -313,6 +313,8 @@ static void note_offset(pdw *w)
 /* An outer record goes to the data stream as it is. */
 static void emit_outer(pdw *w, const void *p, size_t n)
 {
+	if (w->failed)
+		return;
 	note_offset(w);
 	buf_add(w, &w->data, p, n);
 }
@@ -332,7 +334,9 @@ void pdw_record_end(pdw *w, int trailer_event, const pd_sample_id *sid)
 	w->cur = NULL;
 	if (w->failed)
 		return;
-	if (w->rec.len > 0xffff || w->rec.len % 8) {
+	/* perf keeps records 8-aligned except a few (build-id records and
+	 * pipe-mode features are 36 + 64n bytes), so only the u16 limit holds */
+	if (w->rec.len > 0xffff) {
 		fprintf(stderr, "pdwrite: record of %zu bytes cannot be written\n", w->rec.len);
 		w->failed = 1;
 		return;
@@ -353,7 +357,6 @@ void pdw_raw(pdw *w, const void *p, size_t n)
 		w->failed = 1;
 		return;
 	}
-	note_offset(w);
 	buf_add(w, &w->data, p, n);
 }
 
@@ -711,7 +714,7 @@ static void finish_pipe(pdw *w, pdw_buf *out)
 		buf_uint(w, out, PD_RECORD_EVENT_UPDATE, 4);
 		buf_uint(w, out, 0, 2);
 		buf_uint(w, out, 0, 2);
-		buf_uint(w, out, 1, 8);	/* PERF_EVENT_UPDATE__NAME */
+		buf_uint(w, out, 2, 8);	/* PERF_EVENT_UPDATE__NAME */
 		buf_uint(w, out, e->ids[0], 8);
 		buf_add(w, out, e->name, n);
 		buf_zero(w, out, (8 - n % 8) % 8);
@@ -724,8 +727,8 @@ static void finish_pipe(pdw *w, pdw_buf *out)
 		buf_uint(w, out, 0, 2);
 		buf_uint(w, out, 0, 2);
 		buf_uint(w, out, (uint64_t)f->id, 8);
+		/* not padded: perf writes header + id + body as they are */
 		buf_add(w, out, f->body.p, f->body.len);
-		buf_zero(w, out, (8 - f->body.len % 8) % 8);
 		if (out->len - at > 0xffff)
 			w->failed = 1;
 		buf_bytes_at(w, out, at + 6, out->len - at, 2);

@@ -93,8 +93,9 @@ void pdw_task(pdw *w, int ev, uint32_t type, const pd_task *t, const pd_sample_i
 void pdw_lost(pdw *w, int ev, uint32_t type, const pd_lost *l, const pd_sample_id *sid);
 void pdw_finished_round(pdw *w);
 
-/* Raw bytes appended to the output as they are (garbage after a pipe
- * stream, deliberately broken records). */
+/* Raw bytes appended to the data as they are (an AUXTRACE payload,
+ * garbage after a pipe stream, deliberately broken records); not counted
+ * as a record by pdw_nr_records. */
 void pdw_raw(pdw *w, const void *p, size_t n);
 
 /* ---- compression ------------------------------------------------------- */
@@ -120,7 +121,7 @@ int pdw_finish(pdw *w, uint8_t **buf, size_t *len);
  * checking record offsets and building broken files). */
 uint64_t pdw_data_offset(const pdw *w);
 uint64_t pdw_data_size(const pdw *w);
-size_t pdw_nr_records(const pdw *w);
+size_t pdw_nr_records(const pdw *w);	/* outer records, COMPRESSED included */
 uint64_t pdw_record_offset(const pdw *w, size_t i);
 /* The attrs section offset and the header size (file mode). */
 uint64_t pdw_attrs_offset(const pdw *w);

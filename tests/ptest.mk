@@ -12,3 +12,8 @@ tests_pdwrite_gen_CFLAGS = $(PDWRITE_CFLAGS)
 tests_pdwrite_gen_LDADD = $(ZSTD_LIBS)
 TESTS += tests/test-pdwrite-perf.sh
 EXTRA_DIST += tests/test-pdwrite-perf.sh
+
+# Round trips, must-fail files and the fuzz replay need the reader
+# (parser/reader.c); they join check_PROGRAMS and TESTS once it is merged.
+EXTRA_DIST += tests/test-roundtrip.c tests/test-mustfail.c tests/fuzz-parser.c \
+	tests/fuzz-replay.c tests/fuzz-corpus
