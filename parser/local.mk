@@ -17,7 +17,8 @@ PARSER_REPORT_SOURCES =
 
 # symbolization and folding: threads, maps, ELF symbols, unwinding, stacks
 PARSER_SYMBOL_SOURCES = \
-	parser/unwind.h
+	parser/unwind.h \
+	parser/unwind.c
 PARSER_SYMBOL_LIBS =
 
 parser_libperfhub_parse_a_SOURCES = $(PARSER_CORE_SOURCES) $(PARSER_FEATURE_SOURCES) \

@@ -14,7 +14,7 @@
  * One unwinder per thread of use (not thread-safe). It caches one libdwfl
  * session per process, with the modules (ELF files and their CFI) it has
  * reported; at most unwind_options.max_processes sessions and
- * max_modules modules per session are kept (least recently used first out),
+ * max_modules modules in all are kept (least recently used session first out),
  * so memory stays bounded whatever the input.
  *
  * Every input is untrusted: register sets, stack sizes and stack contents
@@ -84,13 +84,14 @@ typedef int (*unwind_find_map_fn)(void *ctx, uint32_t pid, uint64_t addr,
 				  unwind_map *out);
 
 typedef struct unwind_options {
-	unsigned max_processes;	/* cached per-process sessions; 0 = 64 */
-	unsigned max_modules;	/* modules per session; 0 = 256 */
+	unsigned max_processes;	/* cached per-process sessions; 0 = default */
+	unsigned max_modules;	/* ELF files open over all sessions (each
+				   holds a descriptor); 0 = default */
 	const char *debuginfo_path; /* separate debug file search path as
 				   libdwfl takes it; NULL = its default */
 } unwind_options;
 
-#define UNWIND_DEFAULT_MAX_PROCESSES	64
+#define UNWIND_DEFAULT_MAX_PROCESSES	32
 #define UNWIND_DEFAULT_MAX_MODULES	256
 
 /* NULL when arch is unknown or out of memory. */
@@ -143,6 +144,8 @@ typedef struct unwind_stats {
 	uint64_t frames;	/* ips written */
 	uint64_t no_regs;	/* samples without usable registers */
 	uint64_t no_module;	/* frames whose pc had no usable ELF file */
+	uint64_t build_id_mismatch; /* files refused: not the recorded build */
+	uint64_t stale_sessions; /* sessions rebuilt because maps changed */
 	uint64_t errors;	/* unwinds libdwfl stopped with an error */
 	uint64_t sessions_created, sessions_evicted;
 } unwind_stats;
