@@ -71,6 +71,11 @@ def parse_perf_script(text):
                 cur.pop()
             cur.append((ip, sym, "(inlined)" if dso == "inlined"
                         else os.path.basename(dso)))
+    for stack in stacks.values():
+        # perf ends a walk that ran out of copied stack with an ip of -1,
+        # not a frame
+        while stack and stack[-1][0] == 0xffffffffffffffff:
+            stack.pop()
     return stacks
 
 

@@ -129,8 +129,21 @@ find_map_cb(void *ctx, uint32_t pid, uint64_t addr, unwind_map *out)
 	return 1;
 }
 
+/* The build-id the recording saw for a file: the MMAP2 record's, else
+ * the BUILD_ID feature's entry for that file name. A file on this machine
+ * with another build-id is then not used for unwinding. */
+static const pd_build_id *
+header_build_id(const pd_header *h, const char *filename)
+{
+	for (size_t i = 0; h && i < h->nr_build_ids; i++)
+		if (h->build_ids[i].filename &&
+		    strcmp(h->build_ids[i].filename, filename) == 0)
+			return &h->build_ids[i];
+	return NULL;
+}
+
 static void
-on_mmap(struct table *t, const pd_record *r)
+on_mmap(struct table *t, const pd_header *h, const pd_record *r)
 {
 	const pd_mmap *mm = &r->u.mmap;
 	if (mm->len == 0 || mm->start + mm->len < mm->start || !mm->filename)
@@ -142,9 +155,14 @@ on_mmap(struct table *t, const pd_record *r)
 		.start = mm->start, .end = mm->start + mm->len,
 		.pgoff = mm->pgoff, .path = (char *)mm->filename,
 	};
+	const pd_build_id *hb;
 	if (mm->build_id_size > 0 && mm->build_id_size <= 20) {
 		memcpy(m.build_id, mm->build_id, mm->build_id_size);
 		m.build_id_size = mm->build_id_size;
+	} else if ((hb = header_build_id(h, mm->filename)) != NULL &&
+		   hb->size > 0 && hb->size <= 20) {
+		memcpy(m.build_id, hb->build_id, hb->size);
+		m.build_id_size = hb->size;
 	}
 	proc_add(p, &m);
 }
@@ -165,6 +183,32 @@ on_fork(struct table *t, const pd_record *r)
 		return;
 	for (size_t i = 0; i < parent->nr; i++)
 		proc_add(child, &parent->maps[i]);
+}
+
+/* libdwfl's address-to-name lookup scans the symbol table, so names are
+ * remembered per (pid, ip) in a small direct-mapped cache */
+#define NAME_CACHE	65536
+
+struct name_slot {
+	uint64_t ip;
+	uint32_t pid;
+	int used;
+	char *name;		/* NULL: no symbol */
+};
+
+static const char *
+cached_name(struct name_slot *cache, unwinder *u, uint32_t pid, uint64_t ip)
+{
+	struct name_slot *e = &cache[(ip ^ (ip >> 16) ^ pid) % NAME_CACHE];
+	if (e->used && e->ip == ip && e->pid == pid)
+		return e->name;
+	const char *n = unwind_symbol_name(u, pid, ip);
+	free(e->name);
+	e->name = n ? strdup(n) : NULL;
+	e->ip = ip;
+	e->pid = pid;
+	e->used = 1;
+	return e->name;
 }
 
 static const char *
@@ -208,6 +252,11 @@ main(int argc, char **argv)
 	}
 	struct table t = { 0 };
 	unwinder *u = NULL;
+	struct name_slot *names = calloc(NAME_CACHE, sizeof(*names));
+	if (names == NULL) {
+		pd_close(f);
+		return 1;
+	}
 	int swapped = pd_get_info(f)->swapped;
 	uint64_t ips[MAX_FRAMES];
 	uint64_t samples = 0, frames = 0, unwound = 0;
@@ -219,7 +268,7 @@ main(int argc, char **argv)
 		switch (r.type) {
 		case PD_RECORD_MMAP:
 		case PD_RECORD_MMAP2:
-			on_mmap(&t, &r);
+			on_mmap(&t, pd_get_header(f), &r);
 			break;
 		case PD_RECORD_FORK:
 			on_fork(&t, &r);
@@ -268,7 +317,7 @@ main(int argc, char **argv)
 			printf("S %" PRIu32 " %" PRIu64 " %d\n", s->tid, s->time, n);
 			for (int i = 0; i < n; i++) {
 				const struct map *m = map_find(&t, s->pid, ips[i]);
-				const char *sym = unwind_symbol_name(u, s->pid, ips[i]);
+				const char *sym = cached_name(names, u, s->pid, ips[i]);
 				printf("%" PRIx64 " %s %s\n",
 				       m ? ips[i] - m->start + m->pgoff : ips[i],
 				       sym ? sym : "[unknown]",
@@ -291,10 +340,11 @@ main(int argc, char **argv)
 		const unwind_stats *st = unwind_get_stats(u);
 		fprintf(bench ? stdout : stderr,
 			"samples %" PRIu64 " unwound %" PRIu64 " frames %" PRIu64
-			" no_regs %" PRIu64 " no_module %" PRIu64 " errors %" PRIu64
-			" sessions %" PRIu64 " stale %" PRIu64 "\n",
-			samples, unwound, frames, st->no_regs, st->no_module,
-			st->errors, st->sessions_created, st->stale_sessions);
+			" no_regs %" PRIu64 " no_module %" PRIu64 " build_id_mismatch %"
+			PRIu64 " errors %" PRIu64 " sessions %" PRIu64 " stale %" PRIu64
+			"\n", samples, unwound, frames, st->no_regs, st->no_module,
+			st->build_id_mismatch, st->errors, st->sessions_created,
+			st->stale_sessions);
 	}
 	if (bench && busy > 0)
 		printf("unwind: %.0f samples/s, %.0f frames/s (%.3f s for %" PRIu64
@@ -302,6 +352,9 @@ main(int argc, char **argv)
 		       samples / busy, frames / busy, busy, samples,
 		       unwound ? (double)frames / unwound : 0.0);
 	unwind_free(u);
+	for (size_t i = 0; i < NAME_CACHE; i++)
+		free(names[i].name);
+	free(names);
 	for (size_t i = 0; i < t.nr; i++) {
 		proc_clear(&t.procs[i]);
 		free(t.procs[i].maps);

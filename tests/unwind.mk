@@ -18,3 +18,7 @@ tests_unwind_walk_LDADD = $(PARSER_LIBS)
 # stacks compared with perf script's and with its known call chains
 TESTS += tests/unwind-dwarf.py
 EXTRA_DIST += tests/unwind-dwarf.py tests/unwind-deep.c
+
+# samples/s unwound (make bench)
+BENCHES += tests/bench-unwind.sh
+EXTRA_DIST += tests/bench-unwind.sh
