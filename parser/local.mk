@@ -31,7 +31,9 @@ PARSER_FEATURE_SOURCES = \
 PARSER_REPORT_SOURCES = parser/report.h parser/report.c
 
 # symbolization and folding: threads, maps, ELF symbols, unwinding, stacks
-PARSER_SYMBOL_SOURCES =
+PARSER_SYMBOL_SOURCES = \
+	parser/unwind.h \
+	parser/unwind.c
 PARSER_SYMBOL_LIBS =
 
 parser_libperfhub_parse_a_SOURCES = $(PARSER_CORE_SOURCES) $(PARSER_FEATURE_SOURCES) \
