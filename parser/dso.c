@@ -3,7 +3,7 @@
  * kallsyms, perf-PID.map; a shared, bounded, locked cache of them.
  *
  * Names follow perf's rules so that stacks agree with `perf script`:
- * function symbols of executable sections only; symbols at one address
+ * function symbols and labels of executable sections only; symbols at one address
  * collapse to the best one (sized, not weak, global, fewer leading '_',
  * longer name); a symbol without a size ends where the next one starts;
  * PLT slots get "name@plt".
@@ -85,11 +85,11 @@ struct pd_dso_cache {
 
 char *pd_demangle(const char *name)
 {
-	/* perf: cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI), which also
-	 * recognises Rust symbols in libiberty's automatic style. */
+	/* perf (not verbose) demangles without parameters; libiberty's
+	 * automatic style also recognises Rust (legacy and v0). */
 	if (!name || !(name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')))
 		return NULL;
-	return cplus_demangle(name, DMGL_PARAMS | DMGL_ANSI);
+	return cplus_demangle(name, DMGL_NO_OPTS);
 }
 
 static int add_name(pd_dso *d, const char *s, uint32_t *out)
@@ -385,7 +385,9 @@ static int load_symtab(pd_dso *d, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
 		if (!gelf_getsym(data, (int)i, &s))
 			break;
 		type = GELF_ST_TYPE(s.st_info);
-		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+		/* functions, and labels (untyped, default visibility) as perf */
+		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		    !(type == STT_NOTYPE && GELF_ST_VISIBILITY(s.st_other) == STV_DEFAULT))
 			continue;
 		if (s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE || !s.st_name)
 			continue;
@@ -484,82 +486,106 @@ static void read_debuglink(Elf *e, char *out, size_t len)
 		out[0] = '\0';
 }
 
+/* Try one candidate file: keep it as the symbol source when it has a
+ * .symtab, as the runtime file (.dynsym, PLT, program headers) when it is
+ * the first without. Returns 1 when the search can stop. */
+static int try_candidate(const pd_dso *d, const char *path, elf_file *sym,
+			 elf_file *run, int *mismatch)
+{
+	elf_file f;
+	int rc = elf_file_open(&f, d, path);
+
+	if (rc == -2)
+		*mismatch = 1;
+	if (rc < 0)
+		return 0;
+	if (f.has_symtab && !sym->e) {
+		*sym = f;
+	} else if (!run->e && f.has_dynsym) {
+		*run = f;
+	} else {
+		elf_file_close(&f);
+	}
+	return sym->e != NULL;
+}
+
 static void load_elf(pd_dso *d)
 {
-	char cand[8][4096];
-	size_t nc = 0, i, cap = 0;
-	char hex[41], home_debug[4096];
+	char cand[4096], hex[41], home_debug[4096], link[256];
 	const char *home = getenv("HOME");
 	const char *symfs = d->symfs ? d->symfs : "";
-	elf_file sym = { .fd = -1 }, run = { .fd = -1 }, f;
-	int mismatch = 0;
-	char link[256];
+	const char *ddir = dir_or(d->debug_dir, "/usr/lib/debug");
+	const char *bdir;
+	elf_file sym = { .fd = -1 }, run = { .fd = -1 };
+	int mismatch = 0, done = 0;
+	static const char *const cache_forms[] = { "%s/.build-id/%.2s/%s/elf",
+		"%s/.build-id/%.2s/%s/debug", "%s/.build-id/%.2s/%s", "%s/.build-id/%.2s/%s.debug" };
+	size_t i;
 
 	sfmt(home_debug, sizeof(home_debug), "%s/.debug", home ? home : "/root");
+	bdir = dir_or(d->buildid_dir, home_debug);
 	hex_build_id(d, hex);
-	if (d->build_id_size) {
-		const char *bdir = dir_or(d->buildid_dir, home_debug);
-
-		sfmt(cand[nc++], 4096, "%s/.build-id/%.2s/%s", bdir, hex, hex + 2);
-		sfmt(cand[nc++], 4096, "%s/.build-id/%.2s/%s.debug", bdir, hex, hex + 2);
-		sfmt(cand[nc++], 4096, "%s%s/.build-id/%.2s/%s.debug", symfs,
-			 dir_or(d->debug_dir, "/usr/lib/debug"), hex, hex + 2);
+	/* perf's order: its build-id cache, debug files by build-id, the
+	 * binary itself, debug files by path and by .gnu_debuglink */
+	for (i = 0; d->build_id_size && i < 4 && !done; i++) {
+		sfmt(cand, sizeof(cand), cache_forms[i], bdir, hex, hex + 2);
+		done = try_candidate(d, cand, &sym, &run, &mismatch);
 	}
-	sfmt(cand[nc++], 4096, "%s%s", symfs, d->path);
-	sfmt(cand[nc++], 4096, "%s%s%s.debug", symfs,
-		 dir_or(d->debug_dir, "/usr/lib/debug"), d->path);
-	sfmt(cand[nc++], 4096, "%s%s%s", symfs,
-		 dir_or(d->debug_dir, "/usr/lib/debug"), d->path);
+	if (!done && d->build_id_size) {
+		sfmt(cand, sizeof(cand), "%s%s/.build-id/%.2s/%s.debug", symfs, ddir, hex, hex + 2);
+		done = try_candidate(d, cand, &sym, &run, &mismatch);
+	}
+	if (!done) {
+		sfmt(cand, sizeof(cand), "%s%s", symfs, d->path);
+		done = try_candidate(d, cand, &sym, &run, &mismatch);
+	}
+	/* no recorded build-id: the binary's own one finds its debug file */
+	if (!done && run.e && !d->build_id_size) {
+		uint8_t bid[20];
+		int n = elf_build_id(run.e, bid, sizeof(bid));
+		char h2[41];
 
-	for (i = 0; i < nc && !sym.e; i++) {
-		int rc = elf_file_open(&f, d, cand[i]);
-
-		if (rc == -2)
-			mismatch = 1;
-		if (rc < 0)
-			continue;
-		if (f.has_symtab) {
-			sym = f;
-		} else if (!run.e) {
-			run = f;
-		} else {
-			elf_file_close(&f);
+		for (i = 0; n > 0 && i < (size_t)n; i++)
+			sprintf(h2 + 2 * i, "%02x", bid[i]);
+		if (n > 1) {
+			sfmt(cand, sizeof(cand), "%s%s/.build-id/%.2s/%s.debug", symfs, ddir, h2, h2 + 2);
+			done = try_candidate(d, cand, &sym, &run, &mismatch);
 		}
-		/* the binary names its debug file: look beside it */
-		if (!sym.e && run.e) {
+	}
+	if (!done) {
+		sfmt(cand, sizeof(cand), "%s%s%s.debug", symfs, ddir, d->path);
+		done = try_candidate(d, cand, &sym, &run, &mismatch);
+	}
+	if (!done) {
+		sfmt(cand, sizeof(cand), "%s%s%s", symfs, ddir, d->path);
+		done = try_candidate(d, cand, &sym, &run, &mismatch);
+	}
+	if (!done && run.e) {
+		read_debuglink(run.e, link, sizeof(link));
+		if (*link) {
 			char dir[4096], *slash;
 
-			read_debuglink(run.e, link, sizeof(link));
-			sfmt(dir, sizeof(dir), "%s%s", symfs, d->path);
+			sfmt(dir, sizeof(dir), "%s", d->path);
 			slash = strrchr(dir, '/');
-			if (*link && slash) {
-				char p[3][8192];
-				int k;
-
+			if (slash) {
 				*slash = '\0';
-				sfmt(p[0], sizeof(p[0]), "%s/%s", dir, link);
-				sfmt(p[1], sizeof(p[1]), "%s/.debug/%s", dir, link);
-				sfmt(p[2], sizeof(p[2]), "%s%s%s/%s", symfs,
-					 dir_or(d->debug_dir, "/usr/lib/debug"),
-					 dir + strlen(symfs), link);
-				for (k = 0; k < 3 && !sym.e; k++) {
-					if (!strcmp(p[k], run.path))
-						continue;
-					if (elf_file_open(&f, d, p[k]) == 0) {
-						if (f.has_symtab)
-							sym = f;
-						else
-							elf_file_close(&f);
-					}
-				}
+				sfmt(cand, sizeof(cand), "%s%s/%s", symfs, dir, link);
+				if (strcmp(cand, run.path))
+					done = try_candidate(d, cand, &sym, &run, &mismatch);
+				sfmt(cand, sizeof(cand), "%s%s/.debug/%s", symfs, dir, link);
+				if (!done)
+					done = try_candidate(d, cand, &sym, &run, &mismatch);
+				sfmt(cand, sizeof(cand), "%s%s%s/%s", symfs, ddir, dir, link);
+				if (!done)
+					done = try_candidate(d, cand, &sym, &run, &mismatch);
 			}
 		}
 	}
 	if (!sym.e && !run.e) {
 		if (mismatch)
 			sfmt(d->problem, sizeof(d->problem),
-				 "%s: build-id mismatch with the recording (%s); not used for names",
-				 d->path, hex);
+			     "%s: build-id mismatch with the recording (%s); not used for names",
+			     d->path, hex);
 		else
 			sfmt(d->problem, sizeof(d->problem), "%s: no symbols found", d->path);
 		return;
@@ -569,6 +595,7 @@ static void load_elf(pd_dso *d)
 		Elf_Scn *scn = NULL;
 		GElf_Shdr sh;
 		int want = sym.e ? SHT_SYMTAB : SHT_DYNSYM;
+		size_t cap = 0;
 
 		/* program headers of the binary map file offsets to addresses;
 		 * a debug file keeps the same ones */

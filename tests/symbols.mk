@@ -12,7 +12,7 @@ check_PROGRAMS += tests/progs/calls tests/progs/cxx tests/progs/forker
 PROGS_CFLAGS = -g -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls
 tests_progs_calls_SOURCES = tests/progs/calls.c
 tests_progs_calls_CFLAGS = $(PROGS_CFLAGS)
-tests_progs_calls_LDADD = tests/progs/libsymlib.so
+tests_progs_calls_LDADD = -Ltests/progs -lsymlib
 tests_progs_calls_LDFLAGS = -Wl,-rpath,$(abs_top_builddir)/tests/progs
 tests_progs_calls_DEPENDENCIES = tests/progs/libsymlib.so
 tests_progs_cxx_SOURCES = tests/progs/cxx.cc
@@ -24,6 +24,6 @@ tests_progs_forker_LDFLAGS =
 
 tests/progs/libsymlib.so: $(srcdir)/tests/progs/symlib.c
 	@mkdir -p tests/progs
-	$(CC) $(PROGS_CFLAGS) -shared -fPIC -o $@ $(srcdir)/tests/progs/symlib.c
+	$(CC) $(PROGS_CFLAGS) -shared -fPIC -Wl,-soname,libsymlib.so -o $@ $(srcdir)/tests/progs/symlib.c
 CLEANFILES += tests/progs/libsymlib.so
 EXTRA_DIST += tests/progs/symlib.c

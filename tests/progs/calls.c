@@ -3,6 +3,7 @@
  * and a call into a shared library. Built with frame pointers, no
  * inlining, so `perf record -g` sees every frame. */
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -42,12 +43,14 @@ __attribute__((noinline)) void outer_c(unsigned long n)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 0.3;
-	unsigned long rounds = (unsigned long)(secs * 40);
+	struct timespec t0, t;
 
-	for (unsigned long r = 0; r < rounds; r++) {
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
 		outer_a(400000);
 		outer_c(200000);
 		sink += (unsigned long)lib_work(20000);
-	}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
 	return 0;
 }

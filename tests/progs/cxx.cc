@@ -1,6 +1,7 @@
 // cxx.cc - C++ names for demangling tests: namespaces, templates,
 // overloads, an anonymous namespace, a class method.
 #include <cstdlib>
+#include <time.h>
 
 volatile unsigned long cxx_sink;
 
@@ -33,12 +34,14 @@ template <> __attribute__((noinline)) void depth<0>(unsigned long n)
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 0.3;
-	unsigned long rounds = (unsigned long)(secs * 40);
+	struct timespec t0, t;
 
-	for (unsigned long r = 0; r < rounds; r++) {
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
 		perfhub_test::overloaded(300000);
 		perfhub_test::overloaded(200000.0);
 		perfhub_test::depth<3>(300000);
-	}
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
 	return 0;
 }

@@ -168,7 +168,7 @@ int main(void)
 	{
 		char *d = pd_demangle("_ZN12perfhub_test10overloadedEi");
 
-		CHECK(d && !strcmp(d, "perfhub_test::overloaded(int)"));
+		CHECK(d && !strcmp(d, "perfhub_test::overloaded"));
 		free(d);
 		CHECK(pd_demangle("main") == NULL);
 		d = pd_demangle("_ZN4core3fmt5write17h0123456789abcdefE");
