@@ -151,13 +151,15 @@ static int add_sym(pd_dso *d, size_t *cap, uint64_t start, uint64_t size,
 	return rc;
 }
 
+/* by address, then in the order the source listed them (names are
+ * appended in that order), as perf's tree keeps equal addresses */
 static int sym_cmp(const void *a, const void *b)
 {
 	const dso_sym *x = a, *y = b;
 
 	if (x->start != y->start)
 		return x->start < y->start ? -1 : 1;
-	return 0;
+	return x->name < y->name ? -1 : x->name > y->name;
 }
 
 static size_t leading_underscores(const char *s)
@@ -192,7 +194,9 @@ static int prefer_first(const pd_dso *d, const dso_sym *a, const dso_sym *b)
 	return 1;
 }
 
-/* Sort, drop duplicates at one address, give unsized symbols an end. */
+/* Sort, give unsized symbols an end, then keep the best of the symbols
+ * at one address (perf's order: ends first, so of two unsized aliases the
+ * later one gets the size and wins). */
 static void finish_table(pd_dso *d, int kallsyms)
 {
 	size_t i, o;
@@ -200,15 +204,6 @@ static void finish_table(pd_dso *d, int kallsyms)
 	if (!d->nr_syms)
 		return;
 	qsort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
-	for (i = 1, o = 0; i < d->nr_syms; i++) {
-		if (d->syms[i].start == d->syms[o].start) {
-			if (!prefer_first(d, &d->syms[o], &d->syms[i]))
-				d->syms[o] = d->syms[i];
-			continue;
-		}
-		d->syms[++o] = d->syms[i];
-	}
-	d->nr_syms = o + 1;
 	for (i = 0; i + 1 < d->nr_syms; i++) {
 		dso_sym *p = &d->syms[i], *c = &d->syms[i + 1];
 
@@ -222,15 +217,24 @@ static void finish_table(pd_dso *d, int kallsyms)
 	}
 	if (d->syms[i].end == d->syms[i].start)
 		d->syms[i].end = d->syms[i].start / DSO_PAGE * DSO_PAGE + 2 * DSO_PAGE;
-	{
-		/* kallsyms' " [module]" suffix is not part of the name */
-		for (i = 0; kallsyms && i < d->nr_syms; i++) {
-			char *n = d->names + d->syms[i].name;
-			char *sp = strchr(n, '\t');
-
-			if (sp)
-				*sp = '\0';
+	for (i = 0; i < d->nr_syms; i++)
+		d->syms[i].sized = d->syms[i].end != d->syms[i].start;
+	for (i = 1, o = 0; i < d->nr_syms; i++) {
+		if (d->syms[i].start == d->syms[o].start) {
+			if (!prefer_first(d, &d->syms[o], &d->syms[i]))
+				d->syms[o] = d->syms[i];
+			continue;
 		}
+		d->syms[++o] = d->syms[i];
+	}
+	d->nr_syms = o + 1;
+	/* kallsyms' "\t[module]" suffix is not part of the name */
+	for (i = 0; kallsyms && i < d->nr_syms; i++) {
+		char *n = d->names + d->syms[i].name;
+		char *tab = strchr(n, '\t');
+
+		if (tab)
+			*tab = '\0';
 	}
 	d->bytes = d->nr_syms * sizeof(dso_sym) + d->names_cap +
 		   d->nr_segs * sizeof(dso_load_seg) + sizeof(*d);

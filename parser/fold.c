@@ -61,19 +61,68 @@ static const char *base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
+/*
+ * Split a frame the way stackcollapse-perf.pl's /^\s*(\w+)\s*(.+) \((\S*)\)/
+ * splits the line perf script prints for it ("sym+0xoff (dso)"): the last
+ * " (" followed by non-blanks up to a ")". Only dsos with blanks ("... (deleted)")
+ * or names with " (" need this; the rest split where one expects.
+ */
+static void perl_split(const pd_frame *fr, char *raw, size_t rlen, char *mod, size_t mlen)
+{
+	char line[2 * FOLD_NAME_MAX];
+	size_t n, p;
+
+	if (fr->sym)
+		snprintf(line, sizeof(line), "%s+0x%llx (%s)", fr->sym,
+			 (unsigned long long)fr->sym_off, fr->dso ? fr->dso : "[unknown]");
+	else
+		snprintf(line, sizeof(line), "[unknown] (%s)", fr->dso ? fr->dso : "[unknown]");
+	n = strlen(line);
+	for (p = n; p-- > 1;) {
+		size_t k, close = 0;
+
+		if (line[p] != ' ' || line[p + 1] != '(')
+			continue;
+		for (k = p + 2; k < n && line[k] != ' ' && line[k] != '\t'; k++)
+			if (line[k] == ')')
+				close = k;
+		if (!close)
+			continue;
+		snprintf(raw, rlen, "%.*s", (int)p, line);
+		snprintf(mod, mlen, "%.*s", (int)(close - p - 2), line + p + 2);
+		/* the symbol offset perf appends is stripped from the end */
+		{
+			char *plus = strrchr(raw, '+');
+
+			if (plus && plus[1] == '0' && plus[2] == 'x' && plus[3] &&
+			    strspn(plus + 3, "0123456789abcdef") == strlen(plus + 3))
+				*plus = '\0';
+		}
+		return;
+	}
+	snprintf(raw, rlen, "%s", fr->sym ? fr->sym : "[unknown]");
+	snprintf(mod, mlen, "%s", fr->dso ? fr->dso : "[unknown]");
+}
+
 int pd_fold_frame_name(const pd_frame *fr, unsigned flags, char *buf, size_t len)
 {
 	size_t o = 0, i;
-	const char *sym = fr->sym;
+	const char *raw = fr->sym ? fr->sym : "[unknown]";
 	const char *dso = fr->dso ? fr->dso : "[unknown]";
+	char rbuf[FOLD_NAME_MAX], mbuf[FOLD_NAME_MAX];
 	char *paren;
 
 	if (len < 8)
 		return 0;
-	if (sym && sym[0] == '(')	/* stackcollapse skips these lines */
+	if (strpbrk(dso, " \t") || (fr->sym && strstr(fr->sym, " ("))) {
+		perl_split(fr, rbuf, sizeof(rbuf), mbuf, sizeof(mbuf));
+		raw = rbuf;
+		dso = mbuf;
+	}
+	if (raw[0] == '(')	/* stackcollapse skips these lines */
 		return 0;
-	if (sym && *sym)
-		o = (size_t)snprintf(buf, len, "%s", sym);
+	if (strcmp(raw, "[unknown]"))
+		o = (size_t)snprintf(buf, len, "%s", raw);
 	else if (strcmp(dso, "[unknown]"))
 		o = (size_t)snprintf(buf, len, "[%s]", base_name(dso));
 	else
@@ -86,7 +135,7 @@ int pd_fold_frame_name(const pd_frame *fr, unsigned flags, char *buf, size_t len
 	/* drop arguments: from the first '(' that does not open
 	 * "(anonymous namespace)", unless the name looks like ".(...)." */
 	{
-		char *a = strstr(buf, ".("), *b = a ? strstr(a + 2, ")."): NULL;
+		char *a = strstr(buf, ".("), *b = a ? strstr(a + 2, ").") : NULL;
 
 		if (!b) {
 			for (paren = strchr(buf, '('); paren; paren = strchr(paren + 1, '('))

@@ -46,6 +46,9 @@ struct pd_symbolizer {
 	pd_threads *threads;
 	pd_maps *kmaps;
 	char *kallsyms;		/* NULL: kernel frames stay unresolved */
+	int kernel_decided;	/* kallsyms chosen (pipe mode: once known) */
+	pd_sym_options kopt;	/* what choose_kallsyms() needs, copied */
+	char *kopt_kallsyms, *kopt_recording;
 	bid_entry *bids;
 	size_t nr_bids, cap_bids;
 	int bids_sorted;
@@ -147,12 +150,19 @@ static int file_exists(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-static void choose_kallsyms(pd_symbolizer *s, const pd_sym_options *opt)
+/* The kernel's symbols: given, the recording's kcore_dir, or the running
+ * kernel's when the recording says it is the same release. In pipe mode
+ * the release arrives as a record: decided at the first kernel map. */
+static void choose_kallsyms(pd_symbolizer *s)
 {
+	const pd_sym_options *opt = &s->kopt;
 	const pd_header *h = s->file ? pd_get_header(s->file) : NULL;
 	struct utsname u;
 	char buf[4096];
 
+	if (s->kernel_decided)
+		return;
+	s->kernel_decided = 1;
 	if (opt->kallsyms) {
 		s->kallsyms = strdup(opt->kallsyms);
 		return;
@@ -212,7 +222,11 @@ pd_symbolizer *pd_symbolizer_new(pd_file *f, pd_symcache *cache,
 		if (add_bid(s, h->build_ids[i].filename, h->build_ids[i].build_id,
 			    h->build_ids[i].size) < 0)
 			goto fail;
-	choose_kallsyms(s, opt);
+	s->kopt.kallsyms = s->kopt_kallsyms = dup_or_null(opt->kallsyms);
+	s->kopt.recording = s->kopt_recording = dup_or_null(opt->recording);
+	s->kopt.no_kernel_symbols = opt->no_kernel_symbols;
+	if (!f || pd_get_info(f)->mode != PD_MODE_PIPE)
+		choose_kallsyms(s);
 	return s;
 fail:
 	pd_symbolizer_free(s);
@@ -234,6 +248,8 @@ void pd_symbolizer_free(pd_symbolizer *s)
 		free(s->warnings[i]);
 	free(s->frames);
 	free(s->kallsyms);
+	free(s->kopt_kallsyms);
+	free(s->kopt_recording);
 	free(s->symfs);
 	free(s->buildid_dir);
 	free(s->debug_dir);
@@ -273,6 +289,7 @@ static int kernel_mmap(pd_symbolizer *s, const pd_mmap *m)
 		       .identity = 1 };
 	char name[256];
 
+	choose_kallsyms(s);
 	if (m->len == 0 || map.end < map.start)
 		map.end = UINT64_MAX;
 	if (starts(m->filename, "[kernel.kallsyms]")) {

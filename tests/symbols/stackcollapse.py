@@ -131,16 +131,25 @@ def main():
         pct = agreement(ours, theirs)
         print('agreement %-28s %7.3f%% (ours %d, perf %d, stacks %d/%d)' % (
             label, pct, sum(ours.values()), sum(theirs.values()), len(ours), len(theirs)))
-        # exact match required for stacks made only of the named program's frames
+        # exact match required for the named program's own frames: both
+        # sides projected onto those frames (other frames dropped)
         bad = 0
         if '--user-of' in args:
             names = args[args.index('--user-of') + 1].split(',')
-            for k in set(ours) | set(theirs):
-                frames = k.split(';')[1:]
-                if frames and all(any(f.startswith(n) for n in names) for f in frames):
-                    if ours.get(k, 0) != theirs.get(k, 0):
-                        print('  user stack differs: %s ours %d perf %d' % (k, ours.get(k, 0), theirs.get(k, 0)))
-                        bad += 1
+
+            def project(d):
+                p = {}
+                for k, v in d.items():
+                    parts = k.split(';')
+                    kept = [f for f in parts[1:] if any(f == n or f.startswith(n + '<') for n in names)]
+                    key = ';'.join([parts[0]] + kept)
+                    p[key] = p.get(key, 0) + v
+                return p
+            po, pt = project(ours), project(theirs)
+            for k in sorted(set(po) | set(pt)):
+                if po.get(k, 0) != pt.get(k, 0):
+                    print('  user frames differ: %s ours %d perf %d' % (k, po.get(k, 0), pt.get(k, 0)))
+                    bad += 1
         if pct < minimum or bad:
             diffs = sorted(set(ours) | set(theirs), key=lambda k: -abs(ours.get(k, 0) - theirs.get(k, 0)))
             for k in diffs[:15]:

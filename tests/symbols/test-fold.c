@@ -61,6 +61,9 @@ int main(void)
 	name_is("(process)", "/bin/x", 0, "(dropped)");
 	name_is("main.(*T).m.func1", "/bin/go", 0, "main.(*T).m.func1");
 	name_is("x.(a).y", "/bin/go", 0, "x.(a).y");
+	/* perf script's "[unknown] (/memfd:x (deleted))" splits at the last " (" */
+	name_is(NULL, "/memfd:x (deleted)", 0, "[unknown] ");
+	name_is("f", "/memfd:x (deleted)", 0, "f+0x0 ");
 
 	/* folding: outermost first, comm fields, weights, byte order */
 	{
