@@ -36,7 +36,9 @@ PARSER_SYMBOL_SOURCES = \
 	parser/thread.h parser/thread.c \
 	parser/maps.h parser/maps.c \
 	parser/dso.h parser/dso.c \
-	parser/fold.h parser/fold.c
+	parser/fold.h parser/fold.c \
+	parser/unwind.h \
+	parser/unwind.c
 PARSER_SYMBOL_LIBS =
 
 parser_libperfhub_parse_a_SOURCES = $(PARSER_CORE_SOURCES) $(PARSER_FEATURE_SOURCES) \
