@@ -88,6 +88,15 @@ if perf inject -b -i "$T/calls.data" -o "$T/inject.data" 2>/dev/null; then
 	compare inject "$T/inject.data" 99 -- -- -- "$CALLS_FRAMES"
 fi
 
+# --call-graph dwarf on a program without frame pointers
+record "$T/dwarf.data" --call-graph dwarf -- "$PROGS/calls_nofp" 0.3 && {
+	# the program's own frames must match exactly; the agreement over whole
+	# stacks is printed (libc's __libc_start_main alias is named differently)
+	compare dwarf "$T/dwarf.data" 0 -- -- -- "$CALLS_FRAMES"
+	grep -q 'main;outer_a;middle_b;leaf_spin\|main;outer_a;leaf_spin' "$T/dwarf.ours" ||
+		{ echo "FAIL dwarf: no unwound stack main;outer_a;...;leaf_spin"; fail=1; }
+}
+
 # comm changes (prctl, fork inheritance, exec into calls)
 record "$T/fork.data" -g -- "$PROGS/forker" "$PROGS/calls" && {
 	compare fork-tid "$T/fork.data" 99 --tid -- -F comm,pid,tid,time,period,event,ip,sym,dso -- --tid -- \
