@@ -39,7 +39,7 @@ struct st_store {
 static const char *const migrations[] = {
 	/* 1: profiles, jobs, records, stacks */
 	"CREATE TABLE profiles ("
-	" id INTEGER PRIMARY KEY, sha256 TEXT NOT NULL UNIQUE, name TEXT,"
+	" id INTEGER PRIMARY KEY AUTOINCREMENT, sha256 TEXT NOT NULL UNIQUE, name TEXT,"
 	" kind TEXT NOT NULL, spool_path TEXT NOT NULL, size INTEGER NOT NULL,"
 	" uploaded_at INTEGER NOT NULL, status INTEGER NOT NULL, error TEXT,"
 	" error_offset INTEGER, parse_ms INTEGER, hostname TEXT, first_ns INTEGER,"
@@ -78,8 +78,9 @@ static const char *const migrations[] = {
 };
 #define NR_MIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 
+/* rows a parse writes (tags belong to the upload and stay) */
 static const char *const profile_tables[] = {
-	"tags", "features", "events", "record_counts", "strings", "frames",
+	"features", "events", "record_counts", "strings", "frames",
 	"stacks", "comms", "maps", "samples",
 };
 #define NR_PROFILE_TABLES (sizeof(profile_tables) / sizeof(profile_tables[0]))
@@ -486,6 +487,13 @@ int st_profile_delete(st_store *st, int64_t id, char **spool_path)
 		goto rollback;
 	sqlite3_bind_int64(s, 1, id);
 	if (step_done(db, s) < 0 || delete_rows(db, id) < 0)
+		goto rollback;
+	sqlite3_finalize(s);
+	s = prep(db, "DELETE FROM tags WHERE profile_id = ?");
+	if (!s)
+		goto rollback;
+	sqlite3_bind_int64(s, 1, id);
+	if (step_done(db, s) < 0)
 		goto rollback;
 	sqlite3_finalize(s);
 	s = NULL;
