@@ -767,19 +767,17 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const cha
 	}
 	if (r->kind == REQ_UPLOAD) {
 		if (*data_size) {
-			if (!r->failed) {
+			/* after a failure the rest of the body is read and dropped:
+			 * this MHD cannot answer in the middle of an upload */
+			if (!r->failed)
 				r->failed = sp_write(r->up, data, *data_size);
-				if (r->failed == SP_ERR_TOO_LARGE) {
-					/* answer now; MHD closes the connection after it */
-					*data_size = 0;
-					atomic_fetch_add(&a->rejected, 1);
-					return reply_error(a, conn, 413,
-							   "upload exceeds the limit of %llu bytes",
-							   (unsigned long long)a->c->max_upload);
-				}
-			}
 			*data_size = 0;
 			return MHD_YES;
+		}
+		if (r->failed == SP_ERR_TOO_LARGE) {
+			atomic_fetch_add(&a->rejected, 1);
+			return reply_error(a, conn, 413, "upload exceeds the limit of %llu bytes",
+					   (unsigned long long)a->c->max_upload);
 		}
 		if (r->failed == SP_ERR_ENCODING)
 			return reply_error(a, conn, 400, "the zstd stream is corrupt");

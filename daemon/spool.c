@@ -123,7 +123,8 @@ int sp_write(sp_upload *u, const void *data, size_t len)
 		return put(u, data, len);
 	if (len)
 		u->zstarted = 1;
-	while (in.pos < in.size) {
+	/* until the input is used up and the decoder has nothing more to give */
+	for (;;) {
 		ZSTD_outBuffer out = { u->out, SP_OUT_CHUNK, 0 };
 		size_t r = ZSTD_decompressStream(u->zd, &out, &in);
 		int rc;
@@ -133,20 +134,8 @@ int sp_write(sp_upload *u, const void *data, size_t len)
 		u->zlast = r;
 		if (out.pos && (rc = put(u, u->out, out.pos)) != SP_OK)
 			return rc;
-	}
-	/* flush what the decoder still holds for this input */
-	for (;;) {
-		ZSTD_outBuffer out = { u->out, SP_OUT_CHUNK, 0 };
-		size_t r = ZSTD_decompressStream(u->zd, &out, &in);
-		int rc;
-
-		if (ZSTD_isError(r))
-			return SP_ERR_ENCODING;
-		u->zlast = r;
-		if (!out.pos)
+		if (in.pos == in.size && out.pos < out.size)
 			break;
-		if ((rc = put(u, u->out, out.pos)) != SP_OK)
-			return rc;
 	}
 	return SP_OK;
 }

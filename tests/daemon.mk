@@ -2,6 +2,7 @@
 # a daemon on a free loopback port with a fresh state directory each).
 EXTRA_DIST += tests/perfhubd_harness.py
 DAEMON_TESTS = \
-	tests/daemon-upload.py
+	tests/daemon-upload.py \
+	tests/daemon-intake.py
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS)
