@@ -3,13 +3,14 @@
  * `perf report --header-only` prints them, from feat.c's decoding, so a
  * test can compare the two line by line.
  *
- *   feat-header FILE          perf-style lines
- *   feat-header --json FILE   every feature's JSON, one "name: json" a line,
- *                             then the warnings
+ *   feat-header [--json] [--reader] FILE
  *
- * It reads the file header and the feature section table itself (file
- * mode, PERFILE2, either byte order) so that it checks feature decoding
- * alone; the reader has its own tests.
+ * Without --json: perf-style lines. With --json: every feature's JSON, one
+ * "name: json" a line, then the warnings. By default it reads the file
+ * header and the feature section table itself (file mode, PERFILE2, either
+ * byte order), so that it checks feature decoding alone; with --reader it
+ * opens the file with the parser (any mode, pipe included) and reads it to
+ * the end first, as pipe-mode features arrive as records.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -85,9 +86,20 @@ static int load_features(feat_set *fs, const uint8_t *buf, size_t len)
 	return 0;
 }
 
-static const json_t *feature(const feat_set *fs, int id, json_t **keep)
+/* the features, from feat.c alone or through the reader */
+struct source {
+	feat_set *fs;
+	pd_file *f;
+};
+
+static char *source_json(const struct source *src, int id)
 {
-	char *text = feat_json(fs, id);
+	return src->f ? pd_feature_json(src->f, id) : feat_json(src->fs, id);
+}
+
+static const json_t *feature(const struct source *src, int id, json_t **keep)
+{
+	char *text = source_json(src, id);
 	if (!text)
 		return NULL;
 	*keep = json_loads(text, JSON_DECODE_ANY, NULL);
@@ -109,9 +121,9 @@ static void human(char *buf, size_t len, uint64_t n)
 	snprintf(buf, len, "%" PRIu64 "%c", n, units[i]);
 }
 
-static void print_perf_style(feat_set *fs)
+static void print_perf_style(const struct source *fs)
 {
-	const pd_header *h = feat_header(fs);
+	const pd_header *h = fs->f ? pd_get_header(fs->f) : feat_header(fs->fs);
 	json_t *j = NULL;
 	const json_t *v;
 
@@ -240,39 +252,88 @@ static void print_perf_style(feat_set *fs)
 	json_decref(j);
 }
 
+static void print_json(const struct source *src)
+{
+	int ids[PD_FEAT_MAX];
+	size_t n = src->f ? pd_features(src->f, ids, PD_FEAT_MAX)
+			  : feat_list(src->fs, ids, PD_FEAT_MAX);
+	for (size_t i = 0; i < n && i < PD_FEAT_MAX; i++) {
+		char *text = source_json(src, ids[i]);
+		const char *name = pd_feature_name(ids[i]);
+		if (name)
+			printf("%s: %s\n", name, text);
+		else
+			printf("feature %d: %s\n", ids[i], text);
+		free(text);
+	}
+	if (src->f) {
+		for (size_t i = 0; i < pd_nr_warnings(src->f); i++)
+			printf("warning: %s\n", pd_warning(src->f, i));
+	} else {
+		for (size_t i = 0; i < feat_nr_warnings(src->fs); i++)
+			printf("warning: %s\n", feat_warning(src->fs, i));
+	}
+}
+
+static int open_with_reader(struct source *src, const char *path)
+{
+	pd_error err;
+	char msg[320];
+	pd_options opt = { .no_decode_samples = 1 };
+	src->f = pd_open_path(path, &opt, &err);
+	if (!src->f) {
+		fprintf(stderr, "%s: %s\n", path, pd_strerror(&err, msg, sizeof(msg)));
+		return -1;
+	}
+	pd_record r;
+	int rc;
+	while ((rc = pd_next(src->f, &r, &err)) > 0)
+		;
+	if (rc < 0) /* the features seen before the error are still shown */
+		fprintf(stderr, "%s: %s\n", path, pd_strerror(&err, msg, sizeof(msg)));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int as_json = argc == 3 && !strcmp(argv[1], "--json");
-	if (argc != 2 && !as_json) {
-		fprintf(stderr, "usage: feat-header [--json] FILE\n");
+	int as_json = 0, reader = 0, i;
+	for (i = 1; i < argc - 1; i++) {
+		if (!strcmp(argv[i], "--json"))
+			as_json = 1;
+		else if (!strcmp(argv[i], "--reader"))
+			reader = 1;
+		else
+			break;
+	}
+	if (i != argc - 1) {
+		fprintf(stderr, "usage: feat-header [--json] [--reader] FILE\n");
 		return 2;
 	}
-	size_t len;
-	uint8_t *buf = slurp(argv[argc - 1], &len);
-	if (!buf) {
-		perror(argv[argc - 1]);
-		return 1;
-	}
-	feat_set *fs = feat_new();
-	int rc = load_features(fs, buf, len);
-	if (rc == 0 && as_json) {
-		int ids[PD_FEAT_MAX];
-		size_t n = feat_list(fs, ids, PD_FEAT_MAX);
-		for (size_t i = 0; i < n; i++) {
-			char *text = feat_json(fs, ids[i]);
-			const char *name = pd_feature_name(ids[i]);
-			if (name)
-				printf("%s: %s\n", name, text);
-			else
-				printf("feature %d: %s\n", ids[i], text);
-			free(text);
+	const char *path = argv[i];
+	struct source src = { 0 };
+	uint8_t *buf = NULL;
+	int rc;
+	if (reader) {
+		rc = open_with_reader(&src, path);
+	} else {
+		size_t len;
+		buf = slurp(path, &len);
+		if (!buf) {
+			perror(path);
+			return 1;
 		}
-		for (size_t i = 0; i < feat_nr_warnings(fs); i++)
-			printf("warning: %s\n", feat_warning(fs, i));
-	} else if (rc == 0) {
-		print_perf_style(fs);
+		src.fs = feat_new();
+		rc = load_features(src.fs, buf, len);
 	}
-	feat_free(fs);
+	if (rc == 0) {
+		if (as_json)
+			print_json(&src);
+		else
+			print_perf_style(&src);
+	}
+	if (src.f)
+		pd_close(src.f);
+	feat_free(src.fs);
 	free(buf);
 	return rc ? 1 : 0;
 }

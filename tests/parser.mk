@@ -4,3 +4,6 @@
 check_PROGRAMS += tests/pd-walk
 tests_pd_walk_SOURCES = tests/pd-walk.c
 tests_pd_walk_LDADD = $(PARSER_LIBS)
+
+TESTS += tests/test-corpus.sh
+EXTRA_DIST += tests/test-corpus.sh tests/corpus-expect.tsv
