@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -121,6 +122,35 @@ static void human(char *buf, size_t len, uint64_t n)
 	snprintf(buf, len, "%" PRIu64 "%c", n, units[i]);
 }
 
+/* "name=value, name=value" as perf lists capabilities */
+static void print_caps(const json_t *caps)
+{
+	const char *k;
+	const json_t *val;
+	int first = 1;
+	if (json_object_size(caps) == 0) {
+		printf(" not available\n");
+		return;
+	}
+	json_object_foreach((json_t *)caps, k, val) {
+		printf("%s%s=%s", first ? " " : ", ", k, json_string_value(val));
+		first = 0;
+	}
+	printf("\n");
+}
+
+static const char *clockid_name(int64_t id)
+{
+	switch (id) {
+	case 0: return "realtime";
+	case 1: return "monotonic";
+	case 4: return "monotonic_raw";
+	case 7: return "boottime";
+	case 11: return "tai";
+	default: return "unknown";
+	}
+}
+
 static void print_perf_style(const struct source *fs)
 {
 	const pd_header *h = fs->f ? pd_get_header(fs->f) : feat_header(fs->fs);
@@ -200,6 +230,9 @@ static void print_perf_style(const struct source *fs)
 	}
 	json_decref(j);
 	j = NULL;
+	if (fs->f ? pd_has_feature(fs->f, PD_FEAT_BRANCH_STACK)
+		  : feat_has(fs->fs, PD_FEAT_BRANCH_STACK))
+		printf("# contains samples with branch stack\n");
 	if ((v = feature(fs, PD_FEAT_CACHE, &j))) {
 		size_t i;
 		const json_t *c;
@@ -234,6 +267,50 @@ static void print_perf_style(const struct source *fs)
 			       (uint64_t)json_integer_value(json_object_get(n, "node")), size,
 			       json_string_value(json_object_get(n, "blocks")));
 		}
+	}
+	json_decref(j);
+	j = NULL;
+	if ((v = feature(fs, PD_FEAT_HYBRID_TOPOLOGY, &j))) {
+		size_t i;
+		const json_t *p;
+		printf("# hybrid cpu system:\n");
+		json_array_foreach(v, i, p)
+			printf("# %s cpu list : %s\n", json_string_value(json_object_get(p, "pmu_name")),
+			       json_string_value(json_object_get(p, "cpus")));
+	}
+	json_decref(j);
+	j = NULL;
+	if ((v = feature(fs, PD_FEAT_CPU_PMU_CAPS, &j))) {
+		printf("# cpu pmu capabilities:");
+		print_caps(v);
+	}
+	json_decref(j);
+	j = NULL;
+	if ((v = feature(fs, PD_FEAT_PMU_CAPS, &j))) {
+		size_t i;
+		const json_t *p;
+		json_array_foreach(v, i, p) {
+			printf("# %s pmu capabilities:",
+			       json_string_value(json_object_get(p, "pmu_name")));
+			print_caps(json_object_get(p, "caps"));
+		}
+	}
+	json_decref(j);
+	j = NULL;
+	if ((v = feature(fs, PD_FEAT_CLOCK_DATA, &j))) {
+		int64_t id = json_integer_value(json_object_get(v, "clockid"));
+		uint64_t tod = (uint64_t)json_integer_value(json_object_get(v, "wall_clock_ns"));
+		uint64_t clk = (uint64_t)json_integer_value(json_object_get(v, "clockid_ns"));
+		time_t secs = (time_t)(tod / 1000000000);
+		struct tm tm;
+		char date[64];
+		localtime_r(&secs, &tm);
+		strftime(date, sizeof(date), "%F %T", &tm);
+		printf("# clockid: %s (%d)\n", clockid_name(id), (int)id);
+		printf("# reference time: %s.%06" PRIu64 " = %" PRIu64 ".%06" PRIu64
+		       " (TOD) = %" PRIu64 ".%09" PRIu64 " (%s)\n",
+		       date, tod % 1000000000 / 1000, tod / 1000000000, tod % 1000000000 / 1000,
+		       clk / 1000000000, clk % 1000000000, clockid_name(id));
 	}
 	json_decref(j);
 	j = NULL;

@@ -27,7 +27,9 @@ COVERED = re.compile(
     r"cpuid|total memory|cmdline|sibling sockets|sibling dies|sibling threads|"
     r"CPU \d+: Core ID|node\d+ meminfo|node\d+ cpu list|pmu mappings:|CPU cache info|"
     r" +L\d |time of first sample|time of last sample|sample duration|memory nodes|"
-    r" +\d+ \[|clockid frequency|directory data version|compressed :)"
+    r" +\d+ \[|clockid frequency|directory data version|compressed :|hybrid cpu system|"
+    r"\S+ cpu list :|\S+ pmu capabilities:|contains samples with branch stack|"
+    r"clockid: |reference time:)"
 )
 
 
