@@ -1,1 +1,3 @@
-# tests/service.mk: build rules for this area (included from Makefile.am)
+# tests/service.mk: tests of the systemd units and the service setup.
+TESTS += tests/service-units.sh
+EXTRA_DIST += tests/service-units.sh
