@@ -1,1 +1,5 @@
-# tests/web.mk: build rules for this area (included from Makefile.am)
+# tests/web.mk: tests of the flame-graph page. The node-based ones skip
+# without node; web-lint and web-page need `npm ci` in tests/web.
+TESTS += tests/web-model.sh tests/web-lint.sh
+EXTRA_DIST += tests/web-model.sh tests/web-model.js tests/web-lint.sh \
+	tests/web/package.json tests/web/package-lock.json tests/web/eslint.config.js
