@@ -756,6 +756,7 @@
       cv.style.height = h + 'px';
       const ctx = cv.getContext('2d');
       ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.clearRect(0, 0, w, h);
       let lo = -1, hi = -1;
       const ds = this.dragStart ? this.dragStart() : null;
       if (ds !== null && this.dragEnd !== null && this.dragEnd !== undefined) {

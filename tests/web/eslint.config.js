@@ -11,7 +11,7 @@ const browser = {
 const node = {
   require: 'readonly', process: 'readonly', module: 'writable', __dirname: 'readonly',
   console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly',
-  globalThis: 'readonly', URL: 'readonly',
+  globalThis: 'readonly', URL: 'readonly', fetch: 'readonly',
 };
 
 module.exports = [
