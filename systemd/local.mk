@@ -17,3 +17,5 @@ systemd/perfhubd.service: systemd/perfhubd.service.in Makefile
 	    -e 's|@sysconfdir[@]|$(sysconfdir)|g' \
 	    -e 's|@docdir[@]|$(docdir)|g' \
 	    $(srcdir)/systemd/perfhubd.service.in > $@.tmp && mv $@.tmp $@
+
+dist_doc_DATA += docs/service.md

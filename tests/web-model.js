@@ -8,7 +8,7 @@
 'use strict';
 const path = require('path');
 const fs = require('fs');
-const F = require(path.join(process.env.top_srcdir || path.join(__dirname, '..'), 'web', 'flame.js'));
+const F = require(path.resolve(process.env.top_srcdir || path.join(__dirname, '..'), 'web', 'flame.js'));
 
 let checks = 0;
 function ok(cond, what) {

@@ -13,7 +13,7 @@
 'use strict';
 const path = require('path');
 const fs = require('fs');
-const top = process.env.top_srcdir || path.join(__dirname, '..');
+const top = path.resolve(process.env.top_srcdir || path.join(__dirname, '..'));
 const { JSDOM, VirtualConsole } = require(path.join(top, 'tests', 'web', 'node_modules', 'jsdom'));
 const stub = require(path.join(top, 'tests', 'web', 'stub-server.js'));
 const F = require(path.join(top, 'web', 'flame.js'));

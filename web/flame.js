@@ -33,34 +33,31 @@
       return n;
     };
     const top = make(json || { name: 'all' }, null);
-    let count = 1;
     let maxDepth = 0;
-    const stack = [[json || {}, top]];
-    while (stack.length) {
-      const [j, n] = stack.pop();
-      const kids = Array.isArray(j.children) ? j.children : [];
+    /* pre-order: every parent comes before its children, so walking
+     * `order` backwards visits children first */
+    const order = [top];
+    const src = [json || {}];
+    for (let i = 0; i < order.length; i++) {
+      const n = order[i];
+      const kids = Array.isArray(src[i].children) ? src[i].children : [];
       for (const kj of kids) {
         if (!kj || typeof kj !== 'object') continue;
         const k = make(kj, n);
         n.children.push(k);
-        count++;
         if (k.depth > maxDepth) maxDepth = k.depth;
-        stack.push([kj, k]);
+        order.push(k);
+        src.push(kj);
       }
     }
+    const count = order.length;
     /* Values bottom-up: a node is at least the sum of its children (the
      * API promises this; the page must not draw children wider than their
      * parent if a server rounds). */
-    const order = [];
-    const st = [top];
-    while (st.length) {
-      const n = st.pop();
-      order.push(n);
-      n.children.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const k of n.children) st.push(k);
-    }
+    const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
     for (let i = order.length - 1; i >= 0; i--) {
       const n = order[i];
+      if (n.children.length > 1) n.children.sort(byName);
       let sv = 0, sb = 0, st2 = 0;
       for (const k of n.children) { sv += k.value; sb += k.base; st2 += k.target; }
       if (n.value < sv) n.value = sv;
