@@ -1,3 +1,5 @@
-# tests/service.mk: tests of the systemd units and the service setup.
-TESTS += tests/service-units.sh
-EXTRA_DIST += tests/service-units.sh
+# tests/service.mk: tests of the systemd units and of perfhubd run as a
+# service (readiness, SIGTERM, socket activation; skipped until
+# daemon/perfhubd is built).
+TESTS += tests/service-units.sh tests/service-daemon.py
+EXTRA_DIST += tests/service-units.sh tests/service-daemon.py
