@@ -1,7 +1,10 @@
 /* error.c - the parser's error values and their text. */
+#include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "perfdata.h"
+#include "perr.h"
 
 static const char *const errcode_names[] = {
 	[PD_OK] = "ok",
@@ -34,4 +37,17 @@ const char *pd_strerror(const pd_error *err, char *buf, size_t len)
 	snprintf(buf, len, "offset %llu (0x%llx): %s: %s", (unsigned long long)err->offset,
 		 (unsigned long long)err->offset, pd_errcode_name(err->code), err->msg);
 	return buf;
+}
+
+void pd_set_error(pd_error *err, int code, uint64_t offset, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	err->code = code;
+	err->offset = offset;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
 }

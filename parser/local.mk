@@ -6,14 +6,29 @@ noinst_LIBRARIES += parser/libperfhub-parse.a
 # reading: cursor, file/pipe/directory input, records, samples, zstd, ordering
 PARSER_CORE_SOURCES = \
 	parser/perfdata.h \
-	parser/error.c
+	parser/error.c \
+	parser/perr.h \
+	parser/cursor.h \
+	parser/input.h \
+	parser/input.c \
+	parser/decomp.h \
+	parser/decomp.c \
+	parser/ordered.h \
+	parser/ordered.c \
+	parser/pdfile.h \
+	parser/names.c \
+	parser/events.c \
+	parser/sample.c \
+	parser/record.c \
+	parser/reader.c
 
 # header features: decoding every feature section
 PARSER_FEATURE_SOURCES = \
-	parser/feat.h
+	parser/feat.h \
+	parser/feat.c
 
 # the inspect report (JSON of a parsed recording), shared by CLI and daemon
-PARSER_REPORT_SOURCES =
+PARSER_REPORT_SOURCES = parser/report.h parser/report.c
 
 # symbolization and folding: threads, maps, ELF symbols, unwinding, stacks
 PARSER_SYMBOL_SOURCES =
