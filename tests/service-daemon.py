@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """perfhubd as systemd runs it, without systemd:
 
-1. readiness: a datagram socket as $NOTIFY_SOCKET; perfhubd must send
-   READY=1, then serve GET / (the page, from --web-root) and /healthz;
-   on SIGTERM it must exit 0 (sending STOPPING=1 on the way).
-2. socket activation: systemd-socket-activate binds a port and passes it
-   in LISTEN_FDS; perfhubd must answer on it although --listen names
-   another port.
+- readiness (this test): a datagram socket as $NOTIFY_SOCKET; perfhubd
+  must send READY=1, then serve GET / (the page, from --web-root) and
+  /healthz; on SIGTERM it must exit 0 (sending STOPPING=1 on the way).
+  Then the example configuration, every setting uncommented, must be
+  accepted by perfhubd.
+- socket activation (tests/service-activation.py runs this file with
+  --activation): systemd-socket-activate binds a port and passes it in
+  LISTEN_FDS; perfhubd must answer on it although --listen names another
+  port. Needs systemd-socket-activate.
 
-Skips (77) when daemon/perfhubd is not built; part 2 also needs
-systemd-socket-activate."""
+Skips (77) when daemon/perfhubd is not built."""
 import os
+import re
 import shutil
 import signal
 import socket
@@ -114,9 +117,6 @@ def readiness(work):
 
 def activation(work):
     ssa = shutil.which("systemd-socket-activate")
-    if not ssa:
-        print("note: no systemd-socket-activate; socket activation not tested")
-        return True
     port, other = free_port(), free_port()
     args = [ssa, "-l", "127.0.0.1:%d" % port] + daemon_args(work, other)
     p = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=open(os.path.join(work, "activate.log"), "wb"))
@@ -136,14 +136,60 @@ def activation(work):
             p.wait()
 
 
+def example_config(work):
+    """Every setting of systemd/perfhubd.conf, uncommented (paths and the
+    port pointed at the test's own), must be one perfhubd accepts."""
+    port = free_port()
+    values = {"listen": "127.0.0.1:%d" % port, "db": os.path.join(work, "perfhub.db"),
+              "spool": os.path.join(work, "spool"), "watch": os.path.join(work, "watch"),
+              "web-root": os.path.abspath(os.path.join(SRC, "web")),
+              "token-file": os.path.join(work, "tokens")}
+    os.makedirs(values["watch"], exist_ok=True)
+    with open(values["token-file"], "w") as f:
+        f.write("")
+    keys = []
+    conf = os.path.join(work, "perfhubd.conf")
+    with open(os.path.join(SRC, "systemd", "perfhubd.conf")) as src, open(conf, "w") as out:
+        for line in src:
+            m = re.match(r"^#([a-z][a-z-]*) = (.*)$", line.rstrip("\n"))
+            if m:
+                keys.append(m.group(1))
+                line = "%s = %s\n" % (m.group(1), values.get(m.group(1), m.group(2)))
+            out.write(line)
+    if not keys:
+        print("FAIL: no settings found in systemd/perfhubd.conf")
+        return False
+    log = os.path.join(work, "config.log")
+    p = subprocess.Popen([os.path.abspath(DAEMON), "--config", conf], stderr=open(log, "wb"))
+    try:
+        r = wait_http("http://127.0.0.1:%d/healthz" % port, time.time() + 15)
+        if not r:
+            print("FAIL: perfhubd --config with the example's settings did not start:")
+            print(open(log).read()[-2000:])
+            return False
+        print("ok: example config accepted (%s)" % ", ".join(keys))
+        return True
+    finally:
+        if p.poll() is None:
+            p.send_signal(signal.SIGTERM)
+            try:
+                p.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.wait()
+
+
 def main():
     if not os.access(DAEMON, os.X_OK):
         print("SKIP: %s not built" % DAEMON)
         return 77
-    work = tempfile.mkdtemp(prefix="service-daemon.", dir=TMP)
-    ok = readiness(work)
-    work2 = tempfile.mkdtemp(prefix="service-activate.", dir=TMP)
-    ok = activation(work2) and ok
+    if "--activation" in sys.argv[1:]:
+        if not shutil.which("systemd-socket-activate"):
+            print("SKIP: no systemd-socket-activate")
+            return 77
+        return 0 if activation(tempfile.mkdtemp(prefix="service-activate.", dir=TMP)) else 1
+    ok = readiness(tempfile.mkdtemp(prefix="service-daemon.", dir=TMP))
+    ok = example_config(tempfile.mkdtemp(prefix="service-config.", dir=TMP)) and ok
     return 0 if ok else 1
 
 

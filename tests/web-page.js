@@ -12,90 +12,22 @@
  * view are written under $PERFHUB_TEST_TMP/web-page/. */
 'use strict';
 const path = require('path');
-const fs = require('fs');
 const top = path.resolve(process.env.top_srcdir || path.join(__dirname, '..'));
-const { JSDOM, VirtualConsole } = require(path.join(top, 'tests', 'web', 'node_modules', 'jsdom'));
+const H = require(path.join(top, 'tests', 'web', 'harness.js'));
 const stub = require(path.join(top, 'tests', 'web', 'stub-server.js'));
 const F = require(path.join(top, 'web', 'flame.js'));
+const { WIDTH, ROW_H, HIGHLIGHT, ok, until, api } = H;
 
 const outDir = path.join(process.env.PERFHUB_TEST_TMP || '/tmp', 'web-page');
-fs.mkdirSync(outDir, { recursive: true });
-const WIDTH = 800; /* jsdom lays nothing out; the page falls back to 800 px */
-const ROW_H = 17;
-const HIGHLIGHT = 'rgb(220,40,220)';
-
-let checks = 0;
-function ok(cond, what) {
-  checks++;
-  if (!cond) throw new Error('FAIL: ' + what);
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-async function until(cond, what, ms) {
-  const end = Date.now() + (ms || 5000);
-  for (;;) {
-    let v = false;
-    try { v = cond(); } catch (e) { v = false; }
-    if (v) { checks++; return v; }
-    if (Date.now() > end) throw new Error('FAIL (timeout): ' + what);
-    await sleep(20);
-  }
-}
-
-/* A 2D context that records what is drawn; cleared with clearRect. */
-function recorder() {
-  const ctx = {
-    ops: [], fillStyle: '#000', strokeStyle: '#000', globalAlpha: 1, font: '', lineWidth: 1, textBaseline: '',
-    setTransform() {}, clearRect() { this.ops = []; },
-    fillRect(x, y, w, h) { this.ops.push({ op: 'rect', x, y, w, h, style: this.fillStyle }); },
-    strokeRect() {},
-    fillText(text, x, y) { this.ops.push({ op: 'text', text, x, y }); },
-    measureText(s) { return { width: s.length * 7 }; },
-  };
-  return ctx;
-}
-
-async function api(base, p) {
-  const r = await fetch(base + '/api/v1/' + p);
-  if (!r.ok) throw new Error(p + ': HTTP ' + r.status);
-  return r.json();
-}
-
-function snapshot(dom, name, ctxs) {
-  fs.writeFileSync(path.join(outDir, name + '.html'), dom.serialize());
-  const ops = {};
-  for (const [id, c] of Object.entries(ctxs)) ops[id] = c.ops;
-  fs.writeFileSync(path.join(outDir, name + '.canvas.json'), JSON.stringify(ops));
-}
 
 async function main() {
   const server = await stub.start(path.join(top, 'web'));
   const base = server.url;
-  const errors = [];
-  const vc = new VirtualConsole();
-  vc.on('jsdomError', (e) => errors.push('jsdom: ' + (e.stack || e.message)));
-  vc.on('error', (...a) => errors.push('console.error: ' + a.join(' ')));
-  const ctxs = {};
-  const dom = await JSDOM.fromURL(base + '/', {
-    runScripts: 'dangerously', resources: 'usable', pretendToBeVisual: true, virtualConsole: vc,
-    beforeParse(window) {
-      window.fetch = (u, o) => fetch(new URL(u, window.location.href), o);
-      window.HTMLCanvasElement.prototype.getContext = function () {
-        return ctxs[this.id] || (ctxs[this.id] = recorder());
-      };
-      window.confirm = () => true;
-    },
-  });
-  const w = dom.window;
-  const d = w.document;
-  const $ = (s) => d.querySelector(s);
-  const nav = (h) => { w.location.hash = h; };
-  const texts = (id) => (ctxs[id] ? ctxs[id].ops.filter((o) => o.op === 'text').map((o) => o.text) : []);
-  const rects = (id) => (ctxs[id] ? ctxs[id].ops.filter((o) => o.op === 'rect') : []);
-  const mouse = (target, type, x, y) => target.dispatchEvent(new w.MouseEvent(type, { bubbles: true, clientX: x, clientY: y }));
+  const P = await H.openPage(base, outDir);
+  const { w, d, $, ctxs, nav, texts, rects, mouse, errors } = P;
+  const snapshot = (name) => P.snapshot(name);
 
   try {
-    await until(() => w.PerfhubFlame && d.readyState === 'complete', 'page scripts loaded');
-
     /* ---- the list ---- */
     const list = await api(base, 'profiles?limit=50');
     await until(() => d.querySelectorAll('#profiles tbody tr[data-id]').length === list.profiles.length, 'list rows');
@@ -104,7 +36,7 @@ async function main() {
     const failed = list.profiles.find((p) => p.status === 'failed');
     ok(d.querySelector('#profiles tr[data-id="' + failed.id + '"]').textContent.includes(failed.error), 'failed profile shows its error');
     ok($('#health').className.includes('ok'), 'health indicator');
-    snapshot(dom, 'list', ctxs);
+    snapshot('list');
 
     /* ---- a profile: facts and flame graph ---- */
     const id = list.profiles.find((p) => p.name === 'build-base').id;
@@ -141,7 +73,7 @@ async function main() {
     ok(tip.textContent.includes(F.fmtCount(parse.value) + ' samples'), 'tooltip count = API value ' + parse.value + ': ' + tip.textContent);
     ok(tip.textContent.includes(F.fmtPct((100 * parse.value) / tree.value) + ' of all'), 'tooltip share of all');
     ok(tip.textContent.includes(F.fmtPct((100 * parse.value) / parse.parent.value) + ' of parent'), 'tooltip share of parent');
-    snapshot(dom, 'profile', ctxs);
+    snapshot('profile');
 
     /* ---- click zooms ---- */
     const run = parse.parent;
@@ -156,7 +88,7 @@ async function main() {
     };
     await until(() => runRect() && runRect().x === 0 && runRect().w >= WIDTH - 1, 'zoomed frame spans the width');
     ok(!texts('fg').includes('cc1'), 'frames outside the zoom are gone');
-    snapshot(dom, 'zoom', ctxs);
+    snapshot('zoom');
     $('#fg-reset').click();
     await until(() => !F.parseHash(w.location.hash).params.zoom && texts('fg').includes('cc1'), 'reset zoom');
 
@@ -175,7 +107,7 @@ async function main() {
     await until(() => $('#fg-match').textContent === wantMatch, 'match line "' + wantMatch + '"');
     await until(() => rects('fg').filter((r) => r.style === HIGHLIGHT).length === matchedNodes, 'matched frames highlighted');
     ok(F.parseHash(w.location.hash).params.q === term, 'search in the URL');
-    snapshot(dom, 'search', ctxs);
+    snapshot('search');
 
     /* ---- top table ---- */
     const topJson = await api(base, 'profiles/' + id + '/top?weight=samples&limit=500');
@@ -219,7 +151,7 @@ async function main() {
     (function walk(n) { if (n.parent) rangeNames.push(n.name); n.children.forEach(walk); })(rangeTree);
     ok(rangeNames.every((n) => drawnNames.has(n)) && drawnNames.size === rangeNames.length + 1, 'range graph = API answer: ' + [...drawnNames]);
     ok(cellW > 0, 'cell width');
-    snapshot(dom, 'range', ctxs);
+    snapshot('range');
 
     /* icicle layout puts the root on top */
     nav('#/profile/' + id + '?layout=icicle');
@@ -236,7 +168,7 @@ async function main() {
     ok(firstReg === 'lex', 'the changed function (lex) tops the regressions');
     const lexRects = ctxs['cmp-fg'].ops.filter((o, i, a) => o.op === 'rect' && a[i + 1] && a[i + 1].op === 'text' && a[i + 1].text === 'lex');
     ok(lexRects.length > 0 && lexRects.every((o) => /^hsl\(0,/.test(o.style)), 'grown frame drawn red');
-    snapshot(dom, 'compare', ctxs);
+    snapshot('compare');
 
     /* ---- upload with progress and live status ---- */
     nav('#/');
@@ -255,7 +187,7 @@ async function main() {
     await until(() => /^#\/profile\//.test(w.location.hash), 'page follows the new profile');
     await until(() => /queued|parsing/.test($('#p-status').textContent), 'live status while parsing');
     await until(() => $('#p-status').textContent.startsWith('ready') && texts('fg').length > 0, 'ready and drawn', 10000);
-    snapshot(dom, 'upload', ctxs);
+    snapshot('upload');
 
     /* ---- delete ---- */
     nav('#/');
@@ -269,7 +201,7 @@ async function main() {
     /* No w.close(): requests the page still has in flight would then
      * land in a closed window. The process exits right after this. */
   }
-  console.log('ok: ' + checks + ' checks; DOM snapshots in ' + outDir);
+  console.log('ok: ' + H.stats.checks + ' checks; DOM snapshots in ' + outDir);
 }
 
 main().then(() => process.exit(0), (e) => { console.error(e.message || e); process.exit(1); });
