@@ -9,9 +9,9 @@ folded=
 rec="${PERFHUB_SHARED:-}/corpus/external"
 cli="$bld/cli/perfhub"
 if [ -x "$cli" ] && [ -d "$rec" ]; then
-	f=$(ls "$rec"/*.data 2>/dev/null | head -1)
+	f="$rec/perfparser-vector_static_clang-perf.data"
 	tmp=${PERFHUB_TEST_TMP:-/tmp}/web-model.folded
-	if [ -n "$f" ] && "$cli" collapse "$f" > "$tmp" 2>/dev/null && [ -s "$tmp" ]; then
+	if [ -f "$f" ] && "$cli" collapse "$f" > "$tmp" 2>/dev/null && [ -s "$tmp" ]; then
 		echo "real recording: $f"
 		folded=$tmp
 	fi
