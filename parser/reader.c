@@ -679,7 +679,7 @@ static int next_data_file(pd_file *f, pd_error *err)
 		if (f->in != f->main_in)
 			in_free(f->in);
 		f->in = in;
-		f->cur_file = k + 1;
+		f->cur_file = f->data_nums[k] + 1;
 		return 1;
 	}
 	return 0;

@@ -47,7 +47,7 @@ static const uint64_t *u64_array(pd_file *f, const uint8_t *p, size_t n)
 
 const pd_event *sample_event(pd_file *f, const uint8_t *rec, uint32_t size)
 {
-	uint64_t off;
+	uint64_t off, id;
 
 	if (f->nr_events == 1)
 		return f->events[0];
@@ -56,7 +56,13 @@ const pd_event *sample_event(pd_file *f, const uint8_t *rec, uint32_t size)
 	off = 8 + 8 * (uint64_t)f->id_pos;
 	if (off + 8 > size)
 		return NULL;
-	return ev_by_id(f, load_u64(rec + off, f->swap));
+	id = load_u64(rec + off, f->swap);
+	/* consecutive samples mostly share an id: skip the hash lookup */
+	if (id != f->last_id || !f->last_ev) {
+		f->last_ev = ev_by_id(f, id);
+		f->last_id = id;
+	}
+	return f->last_ev;
 }
 
 /* A sample's time without decoding the rest (ordered delivery). */
