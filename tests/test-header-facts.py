@@ -30,7 +30,7 @@ COVERED = re.compile(
     r" +L\d |time of first sample|time of last sample|sample duration|memory nodes|"
     r" +\d+ \[|clockid frequency|directory data version|compressed :|hybrid cpu system|"
     r"\S+ cpu list :|\S+ pmu capabilities:|contains samples with branch stack|"
-    r"clockid: |reference time:)"
+    r"clockid: |reference time:|group: )"
 )
 
 
