@@ -422,16 +422,25 @@ static json_t *dec_build_id(feat_set *fs, struct fcur *c)
 		const char *fname = (const char *)e + 36;
 		size_t flen = strnlen(fname, size - 36u);
 		json_t *fj = json_bytes(fname, flen);
-		json_array_append_new(arr, json_pack("{s:i,s:i,s:o,s:o}", "pid", (int32_t)pid,
-						     "misc", misc, "build_id",
-						     hex_json(e + 12, idlen), "filename", fj));
+		json_t *entry = json_pack("{s:i,s:i,s:o,s:O}", "pid", (int32_t)pid, "misc", misc,
+					  "build_id", hex_json(e + 12, idlen), "filename", fj);
+		json_decref(fj);	/* the entry holds it now (or nothing does) */
 		if (n == cap) {
 			size_t ncap = cap ? 2 * cap : 16;
 			pd_build_id *g = realloc(ids, ncap * sizeof(*g));
-			if (!g)
-				break;
-			ids = g;
-			cap = ncap;
+			if (g) {
+				ids = g;
+				cap = ncap;
+			}
+		}
+		if (!entry || n == cap) {
+			json_decref(entry);
+			cur_fail(c, "out of memory decoding build ids");
+			break;
+		}
+		if (json_array_append_new(arr, entry)) {
+			cur_fail(c, "out of memory decoding build ids");
+			break;
 		}
 		pd_build_id *b = &ids[n++];
 		memset(b, 0, sizeof(*b));
