@@ -56,6 +56,8 @@ struct pd_file {
 	size_t id_cap, id_n;
 	int has_zero_id;
 	uint32_t zero_id_val;
+	const pd_record *clean_rec;	/* holds a fully decoded sample of clean_ev */
+	const pd_event *clean_ev;
 	uint64_t last_id;	/* the last sample id looked up, and its event */
 	const pd_event *last_ev;
 

@@ -99,7 +99,13 @@ int sample_decode(pd_file *f, const uint8_t *rec, uint32_t size, pd_record *r, p
 	int swap = f->swap;
 	uint64_t st;
 
-	memset(s, 0, sizeof(*s));
+	/* Zero the sample unless this very record struct already holds a
+	 * sample of the same event: then every field the event has is
+	 * overwritten below and every other one is still zero. The memset
+	 * alone was an eighth of the decoding time. */
+	if (r != f->clean_rec || ev != f->clean_ev || !ev)
+		memset(s, 0, sizeof(*s));
+	f->clean_rec = NULL;
 	s->event = ev;
 	if (!ev) {
 		if (f->nr_events)
@@ -247,6 +253,9 @@ int sample_decode(pd_file *f, const uint8_t *rec, uint32_t size, pd_record *r, p
 			s->regs_user.nr = n;
 			s->regs_user.regs = u64_array(f, p, n);
 			p += (size_t)n * 8;
+		} else {
+			s->regs_user.nr = 0;
+			s->regs_user.regs = NULL;
 		}
 	}
 	if (st & PD_SAMPLE_STACK_USER) {
@@ -256,6 +265,7 @@ int sample_decode(pd_file *f, const uint8_t *rec, uint32_t size, pd_record *r, p
 		s->stack_user_size = sz;
 		s->stack_user = p;
 		p += sz;
+		s->stack_user_dyn_size = 0;
 		if (sz) {
 			s->stack_user_dyn_size = U64("STACK_USER");
 			if (s->stack_user_dyn_size > sz)
@@ -287,6 +297,9 @@ int sample_decode(pd_file *f, const uint8_t *rec, uint32_t size, pd_record *r, p
 			s->regs_intr.nr = n;
 			s->regs_intr.regs = u64_array(f, p, n);
 			p += (size_t)n * 8;
+		} else {
+			s->regs_intr.nr = 0;
+			s->regs_intr.regs = NULL;
 		}
 	}
 	if (st & PD_SAMPLE_PHYS_ADDR)
@@ -305,6 +318,8 @@ int sample_decode(pd_file *f, const uint8_t *rec, uint32_t size, pd_record *r, p
 		s->aux = p;
 		p += sz;
 	}
+	f->clean_rec = r;
+	f->clean_ev = ev;
 	return 0;
 #undef U64
 #undef NEED
