@@ -12,11 +12,11 @@ EXTRA_DIST += tests/test-perf-stats.sh
 
 # synthesized recordings (every sample field, both byte orders, file and
 # pipe, zstd) read back field by field
-check_PROGRAMS += tests/test-roundtrip
-tests_test_roundtrip_SOURCES = tests/test-roundtrip.c
-tests_test_roundtrip_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
-tests_test_roundtrip_LDADD = $(PARSER_LIBS) $(ZSTD_LIBS)
-TESTS += tests/test-roundtrip
+check_PROGRAMS += tests/test-readback
+tests_test_readback_SOURCES = tests/test-readback.c
+tests_test_readback_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+tests_test_readback_LDADD = $(PARSER_LIBS) $(ZSTD_LIBS)
+TESTS += tests/test-readback
 
 # must-fail inputs with their messages, and random mutations
 check_PROGRAMS += tests/test-hostile
