@@ -39,9 +39,20 @@ def run(cmd, **kw):
                           universal_newlines=True, errors="replace", **kw)
 
 
+_outputs = {}
+
+
+def cached(cmd):
+    """Output of a command that only reads a file: each file is looked at
+    several ways, each command needs running once."""
+    key = tuple(cmd)
+    if key not in _outputs:
+        _outputs[key] = run(cmd, env=dict(os.environ, HOME=TMP))
+    return _outputs[key]
+
+
 def perf_header(path):
-    r = run(["perf", "report", "--header-only", "-I", "-i", path],
-            env=dict(os.environ, HOME=TMP))
+    r = cached(["perf", "report", "--header-only", "-I", "-i", path])
     if r.returncode != 0:
         return None
     return [line.rstrip() for line in r.stdout.splitlines()]
@@ -61,7 +72,7 @@ def is_pipe(path):
 def broken_feature(path, mode):
     """perf stops processing features at the first malformed one, so what
     it shows after that is not the file's content: such files are skipped."""
-    r = run([HELPER, "--json"] + mode + [path])
+    r = cached([HELPER, "--json"] + mode + [path])
     broken = [w for w in r.stdout.splitlines() if w.startswith("warning: feature ")]
     return broken[0] if broken else None
 
@@ -71,10 +82,10 @@ def compare_build_ids(path, label, mode):
     Without the feature perf reads build ids from the binaries on disk, so
     only files that have it are compared; perf lists an id+file once
     however often the section repeats it (per pid), so sets are compared."""
-    js = run([HELPER, "--json"] + mode + [path]).stdout
+    js = cached([HELPER, "--json"] + mode + [path]).stdout
     if not re.search(r"^build_id: \[", js, re.M):
         return 0
-    r = run(["perf", "buildid-list", "-i", path], env=dict(os.environ, HOME=TMP))
+    r = cached(["perf", "buildid-list", "-i", path])
     theirs = sorted(set(l.strip() for l in r.stdout.splitlines() if l.strip()))
     if r.returncode != 0 or not theirs:
         return 0
@@ -120,7 +131,7 @@ def compare_events(path, label, mode, theirs):
     """EVENT_DESC against perf's event lines: name, ids, type, attr size,
     config and period/frequency of each event, in order."""
     want = perf_events(theirs)
-    js = run([HELPER, "--json"] + mode + [path]).stdout
+    js = cached([HELPER, "--json"] + mode + [path]).stdout
     m = re.search(r"^event_desc: (.*)$", js, re.M)
     if not want or not m:
         return 0
