@@ -30,7 +30,7 @@ COVERED = re.compile(
     r" +L\d |time of first sample|time of last sample|sample duration|memory nodes|"
     r" +\d+ \[|clockid frequency|directory data version|compressed :|hybrid cpu system|"
     r"\S+ cpu list :|\S+ pmu capabilities:|contains samples with branch stack|"
-    r"clockid: |reference time:|group: )"
+    r"clockid: |reference time:|group: |contains AUX area data)"
 )
 
 
@@ -172,9 +172,16 @@ def compare_bpf(path, label, mode, theirs):
                 prog[1].append((one.group(1), one.group(2), int(one.group(3))))
         elif s and prog:
             prog[1].append((s.group(1), s.group(2), int(s.group(3))))
-    if not want:
+    btf_want = [int(m.group(1)) for m in
+                (re.match(r"^# btf info of id (\d+)$", t) for t in theirs) if m]
+    if not want and not btf_want:
         return 0
     js = cached([HELPER, "--json"] + mode + [path]).stdout
+    m = re.search(r"^bpf_btf: (.*)$", js, re.M)
+    btf_got = [b["id"] for b in json.loads(m.group(1))] if m else []
+    if btf_got != btf_want:
+        print("%s: btf ids %r, perf's %r" % (label, btf_got, btf_want))
+        return 1
     m = re.search(r"^bpf_prog_info: (.*)$", js, re.M)
     got = [(p["id"], [(sp.get("tag"), sp["addr"], sp.get("size"))
                       for sp in p.get("sub_progs", [])])
@@ -183,7 +190,7 @@ def compare_bpf(path, label, mode, theirs):
         print("%s: bpf programs differ from perf's: ours %r..., perf's %r..." %
               (label, got[:1], want[:1]))
         return 1
-    print("%s: %d bpf programs equal" % (label, len(got)))
+    print("%s: %d bpf programs and %d btf ids equal" % (label, len(got), len(btf_got)))
     return 0
 
 
