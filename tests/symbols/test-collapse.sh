@@ -53,8 +53,8 @@ compare calls-samples "$T/calls.data" 99 --weight samples -- -F comm,tid,time,ev
 compare calls-tid "$T/calls.data" 99 --tid -- -F comm,pid,tid,time,period,event,ip,sym,dso -- --tid -- "$CALLS_FRAMES"
 compare calls-pid "$T/calls.data" 99 --pid -- -F comm,pid,tid,time,period,event,ip,sym,dso -- --pid -- "$CALLS_FRAMES"
 compare calls-kernel "$T/calls.data" 99 --kernel -- -- --kernel -- "$CALLS_FRAMES"
-grep -q 'main;outer_c;recurse;recurse;recurse;recurse;recurse;leaf_spin' "$T/calls.ours" ||
-	{ echo "FAIL calls: the known chain main;outer_c;recurse x5;leaf_spin is missing"; fail=1; }
+grep -q 'main;outer_c;recurse;recurse;.*leaf_spin' "$T/calls.ours" ||
+	{ echo "FAIL calls: the known chain main;outer_c;recurse...;leaf_spin is missing"; fail=1; }
 grep -q 'main;.*lib_inner' "$T/calls.ours" ||
 	{ echo "FAIL calls: the shared library frame lib_inner is missing"; fail=1; }
 
