@@ -28,7 +28,7 @@ PARSER_FEATURE_SOURCES = \
 	parser/feat.c
 
 # the inspect report (JSON of a parsed recording), shared by CLI and daemon
-PARSER_REPORT_SOURCES =
+PARSER_REPORT_SOURCES = parser/report.h parser/report.c
 
 # symbolization and folding: threads, maps, ELF symbols, unwinding, stacks
 PARSER_SYMBOL_SOURCES = \

@@ -3,10 +3,11 @@
  * `perf report --header-only` prints them, from feat.c's decoding, so a
  * test can compare the two line by line.
  *
- *   feat-header [--json] [--reader] FILE
+ *   feat-header [--json | --build-ids] [--reader] FILE
  *
- * Without --json: perf-style lines. With --json: every feature's JSON, one
- * "name: json" a line, then the warnings. By default it reads the file
+ * Without options: perf-style lines. With --json: every feature's JSON, one
+ * "name: json" a line, then the warnings. With --build-ids: the BUILD_ID
+ * feature's entries as `perf buildid-list` prints them. By default it reads the file
  * header and the feature section table itself (file mode, PERFILE2, either
  * byte order), so that it checks feature decoding alone; with --reader it
  * opens the file with the parser (any mode, pipe included) and reads it to
@@ -16,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -121,6 +123,35 @@ static void human(char *buf, size_t len, uint64_t n)
 	snprintf(buf, len, "%" PRIu64 "%c", n, units[i]);
 }
 
+/* "name=value, name=value" as perf lists capabilities */
+static void print_caps(const json_t *caps)
+{
+	const char *k;
+	const json_t *val;
+	int first = 1;
+	if (json_object_size(caps) == 0) {
+		printf(" not available\n");
+		return;
+	}
+	json_object_foreach((json_t *)caps, k, val) {
+		printf("%s%s=%s", first ? " " : ", ", k, json_string_value(val));
+		first = 0;
+	}
+	printf("\n");
+}
+
+static const char *clockid_name(int64_t id)
+{
+	switch (id) {
+	case 0: return "realtime";
+	case 1: return "monotonic";
+	case 4: return "monotonic_raw";
+	case 7: return "boottime";
+	case 11: return "tai";
+	default: return "unknown";
+	}
+}
+
 static void print_perf_style(const struct source *fs)
 {
 	const pd_header *h = fs->f ? pd_get_header(fs->f) : feat_header(fs->fs);
@@ -200,6 +231,9 @@ static void print_perf_style(const struct source *fs)
 	}
 	json_decref(j);
 	j = NULL;
+	if (fs->f ? pd_has_feature(fs->f, PD_FEAT_BRANCH_STACK)
+		  : feat_has(fs->fs, PD_FEAT_BRANCH_STACK))
+		printf("# contains samples with branch stack\n");
 	if ((v = feature(fs, PD_FEAT_CACHE, &j))) {
 		size_t i;
 		const json_t *c;
@@ -234,6 +268,50 @@ static void print_perf_style(const struct source *fs)
 			       (uint64_t)json_integer_value(json_object_get(n, "node")), size,
 			       json_string_value(json_object_get(n, "blocks")));
 		}
+	}
+	json_decref(j);
+	j = NULL;
+	if ((v = feature(fs, PD_FEAT_HYBRID_TOPOLOGY, &j))) {
+		size_t i;
+		const json_t *p;
+		printf("# hybrid cpu system:\n");
+		json_array_foreach(v, i, p)
+			printf("# %s cpu list : %s\n", json_string_value(json_object_get(p, "pmu_name")),
+			       json_string_value(json_object_get(p, "cpus")));
+	}
+	json_decref(j);
+	j = NULL;
+	if ((v = feature(fs, PD_FEAT_CPU_PMU_CAPS, &j))) {
+		printf("# cpu pmu capabilities:");
+		print_caps(v);
+	}
+	json_decref(j);
+	j = NULL;
+	if ((v = feature(fs, PD_FEAT_PMU_CAPS, &j))) {
+		size_t i;
+		const json_t *p;
+		json_array_foreach(v, i, p) {
+			printf("# %s pmu capabilities:",
+			       json_string_value(json_object_get(p, "pmu_name")));
+			print_caps(json_object_get(p, "caps"));
+		}
+	}
+	json_decref(j);
+	j = NULL;
+	if ((v = feature(fs, PD_FEAT_CLOCK_DATA, &j))) {
+		int64_t id = json_integer_value(json_object_get(v, "clockid"));
+		uint64_t tod = (uint64_t)json_integer_value(json_object_get(v, "wall_clock_ns"));
+		uint64_t clk = (uint64_t)json_integer_value(json_object_get(v, "clockid_ns"));
+		time_t secs = (time_t)(tod / 1000000000);
+		struct tm tm;
+		char date[64];
+		localtime_r(&secs, &tm);
+		strftime(date, sizeof(date), "%F %T", &tm);
+		printf("# clockid: %s (%d)\n", clockid_name(id), (int)id);
+		printf("# reference time: %s.%06" PRIu64 " = %" PRIu64 ".%06" PRIu64
+		       " (TOD) = %" PRIu64 ".%09" PRIu64 " (%s)\n",
+		       date, tod % 1000000000 / 1000, tod / 1000000000, tod % 1000000000 / 1000,
+		       clk / 1000000000, clk % 1000000000, clockid_name(id));
 	}
 	json_decref(j);
 	j = NULL;
@@ -275,6 +353,17 @@ static void print_json(const struct source *src)
 	}
 }
 
+static void print_build_ids(const struct source *src)
+{
+	const pd_header *h = src->f ? pd_get_header(src->f) : feat_header(src->fs);
+	for (size_t i = 0; i < h->nr_build_ids; i++) {
+		const pd_build_id *b = &h->build_ids[i];
+		for (unsigned k = 0; k < b->size; k++)
+			printf("%02x", b->build_id[k]);
+		printf(" %s\n", b->filename);
+	}
+}
+
 static int open_with_reader(struct source *src, const char *path)
 {
 	pd_error err;
@@ -296,17 +385,19 @@ static int open_with_reader(struct source *src, const char *path)
 
 int main(int argc, char **argv)
 {
-	int as_json = 0, reader = 0, i;
+	int as_json = 0, build_ids = 0, reader = 0, i;
 	for (i = 1; i < argc - 1; i++) {
 		if (!strcmp(argv[i], "--json"))
 			as_json = 1;
+		else if (!strcmp(argv[i], "--build-ids"))
+			build_ids = 1;
 		else if (!strcmp(argv[i], "--reader"))
 			reader = 1;
 		else
 			break;
 	}
 	if (i != argc - 1) {
-		fprintf(stderr, "usage: feat-header [--json] [--reader] FILE\n");
+		fprintf(stderr, "usage: feat-header [--json | --build-ids] [--reader] FILE\n");
 		return 2;
 	}
 	const char *path = argv[i];
@@ -328,6 +419,8 @@ int main(int argc, char **argv)
 	if (rc == 0) {
 		if (as_json)
 			print_json(&src);
+		else if (build_ids)
+			print_build_ids(&src);
 		else
 			print_perf_style(&src);
 	}
