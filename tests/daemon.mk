@@ -9,3 +9,7 @@ DAEMON_TESTS = \
 	tests/daemon-watch.py
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS)
+
+# make bench: the ingest benchmark (prints figures; not a test)
+BENCHES += tests/bench-ingest
+EXTRA_DIST += tests/bench-ingest tests/bench_ingest.py
