@@ -6,7 +6,8 @@ DAEMON_TESTS = \
 	tests/daemon-intake.py \
 	tests/daemon-corpus.py \
 	tests/daemon-crash.py \
-	tests/daemon-watch.py
+	tests/daemon-watch.py \
+	tests/daemon-client.py
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS)
 
