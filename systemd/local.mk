@@ -21,4 +21,4 @@ systemd/perfhubd.service: systemd/perfhubd.service.in Makefile
 dist_doc_DATA += docs/service.md
 
 # distcheck installs as a user under its own prefix: keep the units there.
-AM_DISTCHECK_CONFIGURE_FLAGS = --with-systemdsystemunitdir='$${dc_install_base}/lib/systemd/system'
+AM_DISTCHECK_CONFIGURE_FLAGS = --with-systemdsystemunitdir=$$dc_install_base/lib/systemd/system

@@ -132,7 +132,7 @@ async function main() {
     await until(() => rects('heat').length > 0, 'heat map drawn');
     const tl = F.normalizeTimeline(await api(base, 'profiles/' + id + '/timeline?bucket_ms=20'), 20);
     const g = F.heatGrid(tl);
-    const cellW = Math.max(3, Math.min(16, Math.floor(800 / g.cols)));
+    const cellW = Math.max(3, Math.min(40, Math.floor(800 / g.cols)));
     const cellH = Math.max(3, Math.floor(150 / g.rows));
     ok(rects('heat').length === g.cols * g.rows, 'one cell per bucket (' + g.cols + 'x' + g.rows + ')');
     /* the first 20 buckets of the first second: 0-400 ms */

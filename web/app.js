@@ -746,7 +746,7 @@
       const g = F.heatGrid(tl);
       this.grid = g;
       const avail = cv.parentElement.clientWidth || 800;
-      this.cellW = Math.max(3, Math.min(16, Math.floor(avail / g.cols)));
+      this.cellW = Math.max(3, Math.min(40, Math.floor(avail / g.cols)));
       this.cellH = Math.max(3, Math.floor(150 / g.rows));
       const w = g.cols * this.cellW, h = g.rows * this.cellH;
       const dpr = window.devicePixelRatio || 1;
