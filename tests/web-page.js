@@ -186,6 +186,12 @@ async function main() {
     ok(up.type === 'application/octet-stream', 'upload content type');
     await until(() => /^#\/profile\//.test(w.location.hash), 'page follows the new profile');
     await until(() => /queued|parsing/.test($('#p-status').textContent), 'live status while parsing');
+    /* leaving and coming back while it parses must resume the live status */
+    const newHash = w.location.hash;
+    nav('#/');
+    await until(() => !$('#view-list').hidden, 'left the parsing profile');
+    await H.sleep(1700); /* longer than the page's poll interval */
+    nav(newHash);
     await until(() => $('#p-status').textContent.startsWith('ready') && texts('fg').length > 0, 'ready and drawn', 10000);
     snapshot('upload');
 
