@@ -26,6 +26,7 @@ struct fcur {
 	size_t len, off;
 	int swap;
 	uint64_t base;		/* input offset of p[0], for messages */
+	size_t budget;		/* list entries this section may still decode to */
 	int failed;
 	char err[200];
 };
@@ -111,6 +112,29 @@ static const uint8_t *cur_bytes(struct fcur *c, size_t n, const char *what)
 }
 
 /*
+ * Limits on what one section may decode to: the JSON of a list entry costs
+ * far more memory than its bytes, so a hostile section could otherwise
+ * make a few MB of input into GBs of JSON. Real files stay far below:
+ * BUILD_ID lists a few thousand DSOs, event ids are events x cpus.
+ */
+#define FEAT_MAX_ENTRIES	(1u << 16)	/* list entries per section */
+#define FEAT_MAX_BITMAP_BITS	(1u << 22)	/* MEM_TOPOLOGY bits per node */
+#define FEAT_MAX_SECTION	(64u << 20)	/* bytes kept of one section */
+
+static int cur_spend(struct fcur *c, uint64_t n, const char *what)
+{
+	if (c->failed)
+		return -1;
+	if (n > c->budget) {
+		cur_fail(c, "%s: more than %u entries in one section (limit)", what,
+			 FEAT_MAX_ENTRIES);
+		return -1;
+	}
+	c->budget -= (size_t)n;
+	return 0;
+}
+
+/*
  * A count of items each at least `min_item` bytes long: larger than what
  * the remaining bytes can hold means the section is malformed (and keeps
  * a hostile count from driving an allocation or a long loop).
@@ -125,6 +149,10 @@ static uint32_t cur_count(struct fcur *c, size_t min_item, const char *what)
 		c->off = at;
 		cur_fail(c, "%s %" PRIu32 " needs at least %zu bytes, %zu remain", what, n,
 			 (size_t)n * min_item, cur_left(c) - 4);
+		return 0;
+	}
+	if (cur_spend(c, n, what)) {
+		c->off = at;
 		return 0;
 	}
 	return n;
@@ -147,6 +175,17 @@ static json_t *json_bytes(const char *s, size_t n)
 	j = json_stringn(copy, n);
 	free(copy);
 	return j;
+}
+
+/* A u64 as JSON: jansson's integers are signed, so the rare value above
+ * INT64_MAX (a raw config with bit 63) is given as a decimal string. */
+static json_t *json_u64(uint64_t v)
+{
+	if (v <= INT64_MAX)
+		return json_integer((json_int_t)v);
+	char buf[24];
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return json_string(buf);
 }
 
 /*
@@ -374,6 +413,8 @@ static json_t *dec_build_id(feat_set *fs, struct fcur *c)
 			cur_fail(c, "build_id entry size %u outside 36..%zu", size, cur_left(c));
 			break;
 		}
+		if (cur_spend(c, 1, "build_id entries"))
+			break;
 		uint32_t pid = get32(e + 8, c->swap);
 		uint8_t idlen = (misc & BUILD_ID_MISC_SIZE) ? e[32] : 20;
 		if (idlen > 20)
@@ -568,6 +609,8 @@ static json_t *dec_event_desc(feat_set *fs, struct fcur *c)
 			 min_event, cur_left(c) - 8);
 		return NULL;
 	}
+	if (cur_spend(c, nr, "events"))
+		return NULL;
 	struct event_desc *descs = calloc(nr ? nr : 1, sizeof(*descs));
 	json_t *arr = json_array();
 	size_t nr_ids_total = 0;
@@ -588,6 +631,8 @@ static json_t *dec_event_desc(feat_set *fs, struct fcur *c)
 				 (size_t)nr_ids * 8, cur_left(c));
 			break;
 		}
+		if (cur_spend(c, nr_ids, "event ids"))
+			break;
 		d->name = strndup(name, slen);
 		d->ids = malloc((nr_ids ? nr_ids : 1) * sizeof(uint64_t));
 		if (!d->name || !d->ids)
@@ -595,17 +640,17 @@ static json_t *dec_event_desc(feat_set *fs, struct fcur *c)
 		json_t *ids = json_array();
 		for (uint32_t k = 0; k < nr_ids; k++) {
 			d->ids[k] = cur_u64(c, "id");
-			json_array_append_new(ids, json_integer((json_int_t)d->ids[k]));
+			json_array_append_new(ids, json_u64(d->ids[k]));
 		}
 		d->nr_ids = nr_ids;
 		nr_ids_total += nr_ids;
 		pd_attr *a = &d->attr;
 		json_t *ev = json_pack(
-			"{s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "name", json_bytes(name, slen), "type",
-			(json_int_t)a->type, "size", (json_int_t)a->size, "config",
-			(json_int_t)a->config, (a->flags & PD_ATTR_FREQ) ? "sample_freq" : "sample_period",
-			(json_int_t)a->sample_period, "sample_type", (json_int_t)a->sample_type,
-			"read_format", (json_int_t)a->read_format, "flags", (json_int_t)a->flags, "ids",
+			"{s:o,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "name", json_bytes(name, slen), "type",
+			(json_int_t)a->type, "size", (json_int_t)a->size, "config", json_u64(a->config),
+			(a->flags & PD_ATTR_FREQ) ? "sample_freq" : "sample_period",
+			json_u64(a->sample_period), "sample_type", json_u64(a->sample_type),
+			"read_format", json_u64(a->read_format), "flags", json_u64(a->flags), "ids",
 			ids);
 		json_array_append_new(arr, ev);
 	}
@@ -783,7 +828,7 @@ static json_t *dec_auxtrace(feat_set *fs, struct fcur *c)
 		cur_fail(c, "auxtrace index count %" PRIu64 " needs %" PRIu64 " bytes, %zu remain",
 			 nr, nr * 16, cur_left(c) - 8);
 	}
-	if (c->failed)
+	if (cur_spend(c, nr, "auxtrace index entries"))
 		return NULL;
 	json_t *entries = json_array();
 	for (uint64_t i = 0; i < nr; i++) {
@@ -905,7 +950,7 @@ static json_t *dec_mem_topology(feat_set *fs, struct fcur *c)
 		cur_fail(c, "node count %" PRIu64 " needs at least %" PRIu64 " bytes, %zu remain",
 			 nr, nr * 24, cur_left(c) - 8);
 	}
-	if (c->failed)
+	if (cur_spend(c, nr, "memory nodes"))
 		return NULL;
 	json_t *nodes = json_array();
 	for (uint64_t i = 0; i < nr && !c->failed; i++) {
@@ -914,6 +959,12 @@ static json_t *dec_mem_topology(feat_set *fs, struct fcur *c)
 		uint64_t nbits = cur_u64(c, "bitmap size");
 		if (c->failed)
 			break;
+		if (nbits > FEAT_MAX_BITMAP_BITS) {
+			c->off -= 8;
+			cur_fail(c, "bitmap of %" PRIu64 " bits, more than the %u-bit limit", nbits,
+				 FEAT_MAX_BITMAP_BITS);
+			break;
+		}
 		uint64_t nwords = nbits / 64 + (nbits % 64 != 0);
 		if (nwords > cur_left(c) / 8) {
 			c->off -= 8;
@@ -1190,7 +1241,22 @@ static void decode_section(feat_set *fs, int id)
 			    s->offset, s->offset, id, s->len);
 		return;
 	}
-	struct fcur c = { .p = s->data, .len = s->len, .swap = s->swap, .base = s->offset };
+	if (!s->data && id != PD_FEAT_TRACING_DATA) {
+		s->malformed = 1;
+		char msg[160];
+		snprintf(msg, sizeof(msg),
+			 "offset %" PRIu64 " (0x%" PRIx64 "): section of %zu bytes, more than the "
+			 "%u-byte limit; not decoded",
+			 s->offset, s->offset, s->len, FEAT_MAX_SECTION);
+		s->json = json_pack("{s:s}", "error", msg);
+		add_warning(fs, "feature %s: %s", pd_feature_name(id), msg);
+		return;
+	}
+	struct fcur c = { .p = s->data,
+			  .len = s->len,	/* no data: only TRACING_DATA, which reads none */
+			  .swap = s->swap,
+			  .base = s->offset,
+			  .budget = FEAT_MAX_ENTRIES };
 	json_t *j = fn(fs, &c);
 	if (!j && !c.failed)
 		cur_fail(&c, "out of memory");
@@ -1236,11 +1302,15 @@ int feat_add(feat_set *fs, int id, const void *data, size_t len, int swap, uint6
 			    offset, offset, id, PD_FEAT_MAX - 1);
 		return 0;
 	}
-	uint8_t *copy = malloc(len ? len : 1);
-	if (!copy)
-		return -1;
-	if (len)
-		memcpy(copy, data, len);
+	/* a section beyond the limit is noted (present, its size) but not kept */
+	uint8_t *copy = NULL;
+	if (len <= FEAT_MAX_SECTION) {
+		copy = malloc(len ? len : 1);
+		if (!copy)
+			return -1;
+		if (len)
+			memcpy(copy, data, len);
+	}
 	struct feat_section *s = &fs->sec[id];
 	forget_section(fs, id);
 	free(s->data);
@@ -1276,7 +1346,7 @@ size_t feat_list(const feat_set *fs, int *out, size_t max)
 
 const void *feat_raw(const feat_set *fs, int id, size_t *len)
 {
-	if (!feat_has(fs, id))
+	if (!feat_has(fs, id) || !fs->sec[id].data)
 		return NULL;
 	if (len)
 		*len = fs->sec[id].len;

@@ -40,6 +40,7 @@ struct pd_file {
 	feat_set *feats;
 	pd_event **events;	/* each allocated once: pointers stay valid */
 	char **event_names;	/* owned names, parallel to events */
+	unsigned char *event_named;	/* name came from the file, not a fallback */
 	uint64_t **event_ids;	/* owned id arrays, parallel to events */
 	size_t nr_events, cap_events;
 	size_t nr_ids_total;
@@ -94,7 +95,8 @@ const char *pd_string(pd_file *f, const uint8_t *p, size_t n);
 int ev_add(pd_file *f, const pd_attr *attr, const uint8_t *ids, size_t nr_ids, int swap_ids,
 	   pd_error *err, uint64_t offset);
 void ev_free_all(pd_file *f);
-int ev_set_name(pd_file *f, size_t idx, const char *name, size_t len);
+/* strong: the name came from the file (EVENT_DESC, EVENT_UPDATE, ...). */
+int ev_set_name(pd_file *f, size_t idx, const char *name, size_t len, int strong);
 void ev_name_defaults(pd_file *f);
 const pd_event *ev_by_id(const pd_file *f, uint64_t id);
 void ev_update_positions(pd_file *f);

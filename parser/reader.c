@@ -829,7 +829,7 @@ static int apply_header_record(pd_file *f, const uint8_t *rec, uint32_t size, pd
 		id = load_u64(rec + 16, f->swap);
 		ev = ev_by_id(f, id);
 		if (t == 2 && ev)
-			ev_set_name(f, ev->index, (const char *)rec + 24, size - 24);
+			ev_set_name(f, ev->index, (const char *)rec + 24, size - 24, 1);
 		return 0;
 	}
 	case PD_RECORD_HEADER_FEATURE: {

@@ -116,6 +116,7 @@ const char *report_sample_type_str(uint64_t sample_type, char *buf, size_t len)
 static json_t *format_json(const pd_file *f)
 {
 	const pd_info *info = pd_get_info(f);
+	const pd_stats *st = pd_get_stats(f);
 	json_t *o = json_object();
 
 	if (!o || !info)
@@ -125,6 +126,11 @@ static json_t *format_json(const pd_file *f)
 	set_str(o, "byte_order", info->big_endian ? "big-endian" : "little-endian");
 	set_new(o, "directory", json_boolean(info->is_directory));
 	set_new(o, "data_files", json_integer(info->nr_data_files));
+	if (st) {
+		set_new(o, "bytes_read", ju64(st->bytes_read));
+		if (st->bytes_decompressed)
+			set_new(o, "decompressed_bytes", ju64(st->bytes_decompressed));
+	}
 	if (info->mode == PD_MODE_FILE) {
 		set_new(o, "file_size", ju64(info->file_size));
 		set_new(o, "header_size", ju64(info->header_size));

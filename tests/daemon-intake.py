@@ -110,6 +110,7 @@ def main():
             p = d.wait(r["id"])
             check(p["status"] == "failed" and "unsafe" in p["error"], "evil tar: %s" % p)
             check(not os.path.exists(os.path.join(d.state, "escaped")), "tar escaped")
+            print("directory upload as tar: ok")
     print("ok")
     return 0
 

@@ -3,6 +3,9 @@
 EXTRA_DIST += tests/perfhubd_harness.py
 DAEMON_TESTS = \
 	tests/daemon-upload.py \
-	tests/daemon-intake.py
+	tests/daemon-intake.py \
+	tests/daemon-corpus.py \
+	tests/daemon-crash.py \
+	tests/daemon-watch.py
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS)

@@ -54,13 +54,14 @@ class Daemon:
                "--spool", os.path.join(self.state, "spool"), "--workers", str(self.workers)]
         cmd += self.args
         self.log = open(self.log_path, "ab")
+        self.log_start = self.log.tell()
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log)
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError("perfhubd exited with %d:\n%s" % (self.proc.returncode,
                                                                     self.read_log()))
-            m = re.findall(r'msg="listening" .*?port=(\d+)', self.read_log())
+            m = re.findall(r'msg="listening" .*?port=(\d+)', self.read_log()[self.log_start:])
             if m:
                 self.port = int(m[-1])
                 return self
@@ -69,7 +70,7 @@ class Daemon:
 
     def read_log(self):
         try:
-            with open(self.log_path, "r", errors="replace") as f:
+            with open(self.log_path, "r", encoding="latin-1") as f:
                 return f.read()
         except OSError:
             return ""
