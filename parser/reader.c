@@ -716,6 +716,18 @@ static int read_record(pd_file *f, const uint8_t **pp, uint32_t *psize, uint64_t
 		}
 		f->stats.bytes_read += skip;
 	}
+	if (!f->stream_data_end) {
+		size = (uint16_t)in_take_buffered(f->in, f->swap, &p, &off);
+		if (size) {
+			if (pipe && load_u32(p, f->swap) >= 0x10000 && f->stats.total_records > 0)
+				return pipe_garbage(f, off, "bytes that are not a record header");
+			f->stats.bytes_read += size;
+			*pp = p;
+			*psize = size;
+			*poff = off;
+			return 1;
+		}
+	}
 	for (;;) {
 		int at_end;
 
