@@ -194,6 +194,13 @@ int ev_add(pd_file *f, const pd_attr *attr, const uint8_t *ids, size_t nr_ids, i
 		if (!ni)
 			goto nomem;
 		f->event_ids = ni;
+		{
+			unsigned char *nb = realloc(f->event_named, ncap);
+
+			if (!nb)
+				goto nomem;
+			f->event_named = nb;
+		}
 		f->cap_events = ncap;
 		/* events themselves never move: consumers keep pointers */
 	}
@@ -216,9 +223,11 @@ int ev_add(pd_file *f, const pd_attr *attr, const uint8_t *ids, size_t nr_ids, i
 	ev->nr_ids = nr_ids;
 	ev->name = "unknown";
 	f->event_names[f->nr_events] = NULL;
+	f->event_named[f->nr_events] = 0;
 	f->event_ids[f->nr_events] = own;
 	f->nr_events++;
 	f->nr_ids_total += nr_ids;
+	f->last_ev = NULL;	/* a new id may now resolve differently */
 	for (i = 0; i < nr_ids; i++)
 		if (id_insert(f, own[i], ev->index) < 0)
 			goto nomem;
@@ -241,12 +250,13 @@ void ev_free_all(pd_file *f)
 	free(f->events);
 	free(f->event_names);
 	free(f->event_ids);
+	free(f->event_named);
 	free(f->id_keys);
 	free(f->id_vals);
 	free(f->legacy);
 }
 
-int ev_set_name(pd_file *f, size_t idx, const char *name, size_t len)
+int ev_set_name(pd_file *f, size_t idx, const char *name, size_t len, int strong)
 {
 	char *s;
 
@@ -261,6 +271,7 @@ int ev_set_name(pd_file *f, size_t idx, const char *name, size_t len)
 	free(f->event_names[idx]);
 	f->event_names[idx] = s;
 	f->events[idx]->name = s;
+	f->event_named[idx] = !!strong;
 	return 0;
 }
 
@@ -341,7 +352,7 @@ void ev_name_defaults(pd_file *f)
 		pd_event *ev = f->events[i];
 		const char *n = NULL;
 
-		if (f->event_names[i])
+		if (f->event_named[i])
 			continue;
 		if (f->feats && feat_has(f->feats, PD_FEAT_EVENT_DESC)) {
 			for (j = 0; j < ev->nr_ids && !n; j++)
@@ -360,9 +371,11 @@ void ev_name_defaults(pd_file *f)
 				if (f->legacy[j].id == ev->attr.config && f->legacy[j].name[0])
 					n = f->legacy[j].name;
 		if (n) {
-			ev_set_name(f, i, n, strlen(n));
+			ev_set_name(f, i, n, strlen(n), 1);
 			continue;
 		}
+		if (f->event_names[i])
+			continue;	/* keep the fallback given earlier */
 		switch (ev->attr.type) {
 		case 0:
 			if (ev->attr.config < sizeof(hw_names) / sizeof(hw_names[0]))
@@ -389,6 +402,6 @@ void ev_name_defaults(pd_file *f)
 			snprintf(buf, sizeof(buf), "unknown attr type: %u", ev->attr.type);
 			break;
 		}
-		ev_set_name(f, i, buf, strlen(buf));
+		ev_set_name(f, i, buf, strlen(buf), 0);
 	}
 }

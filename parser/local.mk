@@ -31,7 +31,14 @@ PARSER_FEATURE_SOURCES = \
 PARSER_REPORT_SOURCES = parser/report.h parser/report.c
 
 # symbolization and folding: threads, maps, ELF symbols, unwinding, stacks
-PARSER_SYMBOL_SOURCES =
+PARSER_SYMBOL_SOURCES = \
+	parser/symbols.h parser/symbols.c \
+	parser/thread.h parser/thread.c \
+	parser/maps.h parser/maps.c \
+	parser/dso.h parser/dso.c \
+	parser/fold.h parser/fold.c \
+	parser/unwind.h \
+	parser/unwind.c
 PARSER_SYMBOL_LIBS =
 
 parser_libperfhub_parse_a_SOURCES = $(PARSER_CORE_SOURCES) $(PARSER_FEATURE_SOURCES) \

@@ -35,11 +35,12 @@ struct pd_file {
 	char *dir;		/* directory format: the directory */
 	unsigned *data_nums;	/* data.N numbers, ascending */
 	unsigned nr_data_nums, next_data;
-	unsigned cur_file;	/* 0 = main, k+1 = data.<data_nums[k]> */
+	unsigned cur_file;	/* 0 = main, N+1 = data.N */
 
 	feat_set *feats;
 	pd_event **events;	/* each allocated once: pointers stay valid */
 	char **event_names;	/* owned names, parallel to events */
+	unsigned char *event_named;	/* name came from the file, not a fallback */
 	uint64_t **event_ids;	/* owned id arrays, parallel to events */
 	size_t nr_events, cap_events;
 	size_t nr_ids_total;
@@ -55,6 +56,10 @@ struct pd_file {
 	size_t id_cap, id_n;
 	int has_zero_id;
 	uint32_t zero_id_val;
+	const pd_record *clean_rec;	/* holds a fully decoded sample of clean_ev */
+	const pd_event *clean_ev;
+	uint64_t last_id;	/* the last sample id looked up, and its event */
+	const pd_event *last_ev;
 
 	pd_stats stats;
 	char *warnings[PD_MAX_WARNINGS];
@@ -94,7 +99,8 @@ const char *pd_string(pd_file *f, const uint8_t *p, size_t n);
 int ev_add(pd_file *f, const pd_attr *attr, const uint8_t *ids, size_t nr_ids, int swap_ids,
 	   pd_error *err, uint64_t offset);
 void ev_free_all(pd_file *f);
-int ev_set_name(pd_file *f, size_t idx, const char *name, size_t len);
+/* strong: the name came from the file (EVENT_DESC, EVENT_UPDATE, ...). */
+int ev_set_name(pd_file *f, size_t idx, const char *name, size_t len, int strong);
 void ev_name_defaults(pd_file *f);
 const pd_event *ev_by_id(const pd_file *f, uint64_t id);
 void ev_update_positions(pd_file *f);

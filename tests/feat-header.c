@@ -3,18 +3,21 @@
  * `perf report --header-only` prints them, from feat.c's decoding, so a
  * test can compare the two line by line.
  *
- *   feat-header FILE          perf-style lines
- *   feat-header --json FILE   every feature's JSON, one "name: json" a line,
- *                             then the warnings
+ *   feat-header [--json | --build-ids] [--reader] FILE
  *
- * It reads the file header and the feature section table itself (file
- * mode, PERFILE2, either byte order) so that it checks feature decoding
- * alone; the reader has its own tests.
+ * Without options: perf-style lines. With --json: every feature's JSON, one
+ * "name: json" a line, then the warnings. With --build-ids: the BUILD_ID
+ * feature's entries as `perf buildid-list` prints them. By default it reads the file
+ * header and the feature section table itself (file mode, PERFILE2, either
+ * byte order), so that it checks feature decoding alone; with --reader it
+ * opens the file with the parser (any mode, pipe included) and reads it to
+ * the end first, as pipe-mode features arrive as records.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -85,9 +88,20 @@ static int load_features(feat_set *fs, const uint8_t *buf, size_t len)
 	return 0;
 }
 
-static const json_t *feature(const feat_set *fs, int id, json_t **keep)
+/* the features, from feat.c alone or through the reader */
+struct source {
+	feat_set *fs;
+	pd_file *f;
+};
+
+static char *source_json(const struct source *src, int id)
 {
-	char *text = feat_json(fs, id);
+	return src->f ? pd_feature_json(src->f, id) : feat_json(src->fs, id);
+}
+
+static const json_t *feature(const struct source *src, int id, json_t **keep)
+{
+	char *text = source_json(src, id);
 	if (!text)
 		return NULL;
 	*keep = json_loads(text, JSON_DECODE_ANY, NULL);
@@ -109,9 +123,38 @@ static void human(char *buf, size_t len, uint64_t n)
 	snprintf(buf, len, "%" PRIu64 "%c", n, units[i]);
 }
 
-static void print_perf_style(feat_set *fs)
+/* "name=value, name=value" as perf lists capabilities */
+static void print_caps(const json_t *caps)
 {
-	const pd_header *h = feat_header(fs);
+	const char *k;
+	const json_t *val;
+	int first = 1;
+	if (json_object_size(caps) == 0) {
+		printf(" not available\n");
+		return;
+	}
+	json_object_foreach((json_t *)caps, k, val) {
+		printf("%s%s=%s", first ? " " : ", ", k, json_string_value(val));
+		first = 0;
+	}
+	printf("\n");
+}
+
+static const char *clockid_name(int64_t id)
+{
+	switch (id) {
+	case 0: return "realtime";
+	case 1: return "monotonic";
+	case 4: return "monotonic_raw";
+	case 7: return "boottime";
+	case 11: return "tai";
+	default: return "unknown";
+	}
+}
+
+static void print_perf_style(const struct source *fs)
+{
+	const pd_header *h = fs->f ? pd_get_header(fs->f) : feat_header(fs->fs);
 	json_t *j = NULL;
 	const json_t *v;
 
@@ -188,6 +231,34 @@ static void print_perf_style(feat_set *fs)
 	}
 	json_decref(j);
 	j = NULL;
+	/* groups as perf lists them: {leader,member,...} by the events' names */
+	json_t *descs = NULL;
+	const json_t *events = feature(fs, PD_FEAT_EVENT_DESC, &descs);
+	if ((v = feature(fs, PD_FEAT_GROUP_DESC, &j)) && events) {
+		size_t i;
+		const json_t *g;
+		json_array_foreach(v, i, g) {
+			const char *name = json_string_value(json_object_get(g, "name"));
+			size_t leader = (size_t)json_integer_value(json_object_get(g, "leader_idx"));
+			size_t nr = (size_t)json_integer_value(json_object_get(g, "nr_members"));
+			if (nr < 2 || leader + nr > json_array_size(events))
+				continue;
+			printf("# group: %s{", name && strcmp(name, "{anon_group}") ? name : "");
+			for (size_t k = 0; k < nr; k++)
+				printf("%s%s", k ? "," : "",
+				       json_string_value(json_object_get(
+					       json_array_get(events, leader + k), "name")));
+			printf("}\n");
+		}
+	}
+	json_decref(j);
+	json_decref(descs);
+	j = NULL;
+	if (fs->f ? pd_has_feature(fs->f, PD_FEAT_AUXTRACE) : feat_has(fs->fs, PD_FEAT_AUXTRACE))
+		printf("# contains AUX area data (e.g. instruction trace)\n");
+	if (fs->f ? pd_has_feature(fs->f, PD_FEAT_BRANCH_STACK)
+		  : feat_has(fs->fs, PD_FEAT_BRANCH_STACK))
+		printf("# contains samples with branch stack\n");
 	if ((v = feature(fs, PD_FEAT_CACHE, &j))) {
 		size_t i;
 		const json_t *c;
@@ -225,6 +296,50 @@ static void print_perf_style(feat_set *fs)
 	}
 	json_decref(j);
 	j = NULL;
+	if ((v = feature(fs, PD_FEAT_HYBRID_TOPOLOGY, &j))) {
+		size_t i;
+		const json_t *p;
+		printf("# hybrid cpu system:\n");
+		json_array_foreach(v, i, p)
+			printf("# %s cpu list : %s\n", json_string_value(json_object_get(p, "pmu_name")),
+			       json_string_value(json_object_get(p, "cpus")));
+	}
+	json_decref(j);
+	j = NULL;
+	if ((v = feature(fs, PD_FEAT_CPU_PMU_CAPS, &j))) {
+		printf("# cpu pmu capabilities:");
+		print_caps(v);
+	}
+	json_decref(j);
+	j = NULL;
+	if ((v = feature(fs, PD_FEAT_PMU_CAPS, &j))) {
+		size_t i;
+		const json_t *p;
+		json_array_foreach(v, i, p) {
+			printf("# %s pmu capabilities:",
+			       json_string_value(json_object_get(p, "pmu_name")));
+			print_caps(json_object_get(p, "caps"));
+		}
+	}
+	json_decref(j);
+	j = NULL;
+	if ((v = feature(fs, PD_FEAT_CLOCK_DATA, &j))) {
+		int64_t id = json_integer_value(json_object_get(v, "clockid"));
+		uint64_t tod = (uint64_t)json_integer_value(json_object_get(v, "wall_clock_ns"));
+		uint64_t clk = (uint64_t)json_integer_value(json_object_get(v, "clockid_ns"));
+		time_t secs = (time_t)(tod / 1000000000);
+		struct tm tm;
+		char date[64];
+		localtime_r(&secs, &tm);
+		strftime(date, sizeof(date), "%F %T", &tm);
+		printf("# clockid: %s (%d)\n", clockid_name(id), (int)id);
+		printf("# reference time: %s.%06" PRIu64 " = %" PRIu64 ".%06" PRIu64
+		       " (TOD) = %" PRIu64 ".%09" PRIu64 " (%s)\n",
+		       date, tod % 1000000000 / 1000, tod / 1000000000, tod % 1000000000 / 1000,
+		       clk / 1000000000, clk % 1000000000, clockid_name(id));
+	}
+	json_decref(j);
+	j = NULL;
 	if (h->has_clockid)
 		printf("# clockid frequency: %" PRIu64 " MHz\n",
 		       h->clockid_res_ns ? 1000 / h->clockid_res_ns : 0);
@@ -240,39 +355,103 @@ static void print_perf_style(feat_set *fs)
 	json_decref(j);
 }
 
+static void print_json(const struct source *src)
+{
+	int ids[PD_FEAT_MAX];
+	size_t n = src->f ? pd_features(src->f, ids, PD_FEAT_MAX)
+			  : feat_list(src->fs, ids, PD_FEAT_MAX);
+	for (size_t i = 0; i < n && i < PD_FEAT_MAX; i++) {
+		char *text = source_json(src, ids[i]);
+		const char *name = pd_feature_name(ids[i]);
+		if (name)
+			printf("%s: %s\n", name, text);
+		else
+			printf("feature %d: %s\n", ids[i], text);
+		free(text);
+	}
+	if (src->f) {
+		for (size_t i = 0; i < pd_nr_warnings(src->f); i++)
+			printf("warning: %s\n", pd_warning(src->f, i));
+	} else {
+		for (size_t i = 0; i < feat_nr_warnings(src->fs); i++)
+			printf("warning: %s\n", feat_warning(src->fs, i));
+	}
+}
+
+static void print_build_ids(const struct source *src)
+{
+	const pd_header *h = src->f ? pd_get_header(src->f) : feat_header(src->fs);
+	for (size_t i = 0; i < h->nr_build_ids; i++) {
+		const pd_build_id *b = &h->build_ids[i];
+		for (unsigned k = 0; k < b->size; k++)
+			printf("%02x", b->build_id[k]);
+		printf(" %s\n", b->filename);
+	}
+}
+
+static int open_with_reader(struct source *src, const char *path)
+{
+	pd_error err;
+	char msg[320];
+	pd_options opt = { .no_decode_samples = 1 };
+	src->f = pd_open_path(path, &opt, &err);
+	if (!src->f) {
+		fprintf(stderr, "%s: %s\n", path, pd_strerror(&err, msg, sizeof(msg)));
+		return -1;
+	}
+	pd_record r;
+	int rc;
+	while ((rc = pd_next(src->f, &r, &err)) > 0)
+		;
+	if (rc < 0) /* the features seen before the error are still shown */
+		fprintf(stderr, "%s: %s\n", path, pd_strerror(&err, msg, sizeof(msg)));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	int as_json = argc == 3 && !strcmp(argv[1], "--json");
-	if (argc != 2 && !as_json) {
-		fprintf(stderr, "usage: feat-header [--json] FILE\n");
+	int as_json = 0, build_ids = 0, reader = 0, i;
+	for (i = 1; i < argc - 1; i++) {
+		if (!strcmp(argv[i], "--json"))
+			as_json = 1;
+		else if (!strcmp(argv[i], "--build-ids"))
+			build_ids = 1;
+		else if (!strcmp(argv[i], "--reader"))
+			reader = 1;
+		else
+			break;
+	}
+	if (i != argc - 1) {
+		fprintf(stderr, "usage: feat-header [--json | --build-ids] [--reader] FILE\n");
 		return 2;
 	}
-	size_t len;
-	uint8_t *buf = slurp(argv[argc - 1], &len);
-	if (!buf) {
-		perror(argv[argc - 1]);
-		return 1;
-	}
-	feat_set *fs = feat_new();
-	int rc = load_features(fs, buf, len);
-	if (rc == 0 && as_json) {
-		int ids[PD_FEAT_MAX];
-		size_t n = feat_list(fs, ids, PD_FEAT_MAX);
-		for (size_t i = 0; i < n; i++) {
-			char *text = feat_json(fs, ids[i]);
-			const char *name = pd_feature_name(ids[i]);
-			if (name)
-				printf("%s: %s\n", name, text);
-			else
-				printf("feature %d: %s\n", ids[i], text);
-			free(text);
+	const char *path = argv[i];
+	struct source src = { 0 };
+	uint8_t *buf = NULL;
+	int rc;
+	if (reader) {
+		rc = open_with_reader(&src, path);
+	} else {
+		size_t len;
+		buf = slurp(path, &len);
+		if (!buf) {
+			perror(path);
+			return 1;
 		}
-		for (size_t i = 0; i < feat_nr_warnings(fs); i++)
-			printf("warning: %s\n", feat_warning(fs, i));
-	} else if (rc == 0) {
-		print_perf_style(fs);
+		src.fs = feat_new();
+		rc = load_features(src.fs, buf, len);
 	}
-	feat_free(fs);
+	if (rc == 0) {
+		if (as_json)
+			print_json(&src);
+		else if (build_ids)
+			print_build_ids(&src);
+		else
+			print_perf_style(&src);
+	}
+	if (src.f)
+		pd_close(src.f);
+	feat_free(src.fs);
 	free(buf);
 	return rc ? 1 : 0;
 }

@@ -1,0 +1,779 @@
+/*
+ * unwind.c - DWARF unwinding of --call-graph dwarf samples with libdwfl.
+ *
+ * Per process a "session": one Dwfl with the ELF files that process had
+ * mapped (reported on demand, at the bias the mapping implies) and a
+ * thread state attached through Dwfl_Thread_Callbacks that serve the
+ * registers and stack bytes of the sample being unwound. libdwfl keeps the
+ * parsed CFI of each module, so a session is reused for every sample of
+ * its process; when the caller's maps say an address now belongs to a
+ * different file (exec, dlclose/dlopen), the session is rebuilt.
+ */
+#include "config.h"
+
+#include "unwind.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <elfutils/libdwelf.h>
+#include <elfutils/libdwfl.h>
+
+/* perf_regs numbering (arch/x86/include/uapi/asm/perf_regs.h) */
+enum {
+	X86_AX = 0, X86_BX = 1, X86_CX = 2, X86_DX = 3, X86_SI = 4, X86_DI = 5,
+	X86_BP = 6, X86_SP = 7, X86_IP = 8, X86_R8 = 16, X86_R15 = 23,
+};
+/* arch/arm64/include/uapi/asm/perf_regs.h: X0..X30 = 0..30 */
+enum { ARM64_SP = 31, ARM64_PC = 32 };
+
+#define MAX_LOADS	16	/* PT_LOAD segments remembered per module */
+#define NEG_CACHE_SIZE	512	/* files known to be unusable */
+#define SEEN_MAPS	4	/* mappings already checked against a module */
+
+/* One ELF file reported into a session. */
+struct module {
+	char *path;
+	uint64_t bias;		/* load address minus link-time address */
+	Dwfl_Module *mod;
+	unsigned nr_loads;
+	struct {
+		uint64_t vaddr, offset, filesz, align;
+		uint32_t flags;
+	} loads[MAX_LOADS];
+	int is_exec;		/* ET_EXEC: linked at its load address */
+	uint64_t seen_start[SEEN_MAPS], seen_pgoff[SEEN_MAPS];
+	unsigned nr_seen;
+};
+
+struct session {
+	uint32_t pid;
+	Dwfl *dwfl;
+	bool attached;
+	bool stale;		/* a mapping changed under a module */
+	uint64_t last_use;
+	struct module **mods;
+	unsigned nr_mods, cap_mods;
+	struct unwinder *u;
+};
+
+struct unwinder {
+	int arch;
+	unwind_find_map_fn find_map;
+	void *ctx;
+	unsigned max_sessions, max_modules;
+	unsigned nr_modules;		/* over all sessions */
+	unsigned char ehdr[sizeof(Elf64_Ehdr)];	/* names the machine */
+	Elf *arch_elf;			/* over ehdr, for dwfl_attach_state */
+	char *debuginfo_path;
+	Dwfl_Callbacks dwfl_callbacks;	/* must outlive every Dwfl */
+	struct session **sessions;
+	unsigned nr_sessions;
+	uint64_t clock;
+	const unwind_input *cur;	/* the sample being unwound */
+	uint64_t cur_sp;
+	struct {
+		uint64_t hash;
+		char *path;
+	} neg[NEG_CACHE_SIZE];
+	unwind_stats stats;
+};
+
+int
+unwind_arch_from_name(const char *a)
+{
+	if (a == NULL)
+		return UNWIND_ARCH_UNKNOWN;
+	if (strcmp(a, "x86_64") == 0 || strcmp(a, "amd64") == 0)
+		return UNWIND_ARCH_X86_64;
+	if (strcmp(a, "aarch64") == 0 || strcmp(a, "arm64") == 0)
+		return UNWIND_ARCH_AARCH64;
+	return UNWIND_ARCH_UNKNOWN;
+}
+
+static unsigned
+arch_sp_reg(int arch)
+{
+	return arch == UNWIND_ARCH_X86_64 ? X86_SP : ARM64_SP;
+}
+
+static unsigned
+arch_ip_reg(int arch)
+{
+	return arch == UNWIND_ARCH_X86_64 ? X86_IP : ARM64_PC;
+}
+
+static int
+arch_elf_machine(int arch)
+{
+	return arch == UNWIND_ARCH_X86_64 ? EM_X86_64 : EM_AARCH64;
+}
+
+/* The value of perf register `regno` in the sample: registers are stored
+ * one per set bit of the mask, in ascending bit order. */
+static bool
+reg_get(const unwind_input *in, unsigned regno, uint64_t *val)
+{
+	if (regno >= 64 || !(in->regs_mask & (1ULL << regno)))
+		return false;
+	unsigned idx = (unsigned)__builtin_popcountll(in->regs_mask &
+						      ((1ULL << regno) - 1));
+	if (idx >= in->nr_regs)
+		return false;
+	*val = in->regs[idx];
+	return true;
+}
+
+void
+unwind_input_from_sample(unwind_input *in, const pd_sample *s, int swapped)
+{
+	memset(in, 0, sizeof(*in));
+	in->pid = s->pid;
+	in->tid = s->tid;
+	if (s->fields & PD_SAMPLE_REGS_USER) {
+		in->regs_abi = s->regs_user.abi;
+		in->regs_mask = s->regs_user.mask;
+		in->regs = s->regs_user.regs;
+		in->nr_regs = s->regs_user.regs ? s->regs_user.nr : 0;
+	}
+	if (s->fields & PD_SAMPLE_STACK_USER) {
+		in->stack = s->stack_user;
+		in->stack_size = s->stack_user_size;
+		in->stack_dyn_size = s->stack_user_dyn_size;
+	}
+	in->swapped = swapped;
+}
+
+/* ---- the negative cache: files that could not be used ------------------ */
+
+static uint64_t
+path_hash(const char *p)
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	for (; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return h;
+}
+
+static bool
+neg_has(struct unwinder *u, const char *path)
+{
+	uint64_t h = path_hash(path);
+	for (unsigned i = 0; i < NEG_CACHE_SIZE; i++) {
+		unsigned j = (unsigned)((h + i) % NEG_CACHE_SIZE);
+		if (u->neg[j].path == NULL)
+			return false;
+		if (u->neg[j].hash == h && strcmp(u->neg[j].path, path) == 0)
+			return true;
+	}
+	return false;
+}
+
+static void
+neg_add(struct unwinder *u, const char *path)
+{
+	uint64_t h = path_hash(path);
+	for (unsigned i = 0; i < NEG_CACHE_SIZE; i++) {
+		unsigned j = (unsigned)((h + i) % NEG_CACHE_SIZE);
+		if (u->neg[j].path == NULL) {
+			u->neg[j].path = strdup(path);	/* NULL: not cached */
+			u->neg[j].hash = h;
+			return;
+		}
+	}
+	/* full: such files are retried, which is slower but correct */
+}
+
+/* ---- sessions ---------------------------------------------------------- */
+
+static void
+module_free(struct module *m)
+{
+	if (m == NULL)
+		return;
+	free(m->path);
+	free(m);
+}
+
+static void
+session_free(struct unwinder *u, struct session *s)
+{
+	if (s == NULL)
+		return;
+	if (s->dwfl)
+		dwfl_end(s->dwfl);	/* closes the modules' descriptors */
+	for (unsigned i = 0; i < s->nr_mods; i++)
+		module_free(s->mods[i]);
+	u->nr_modules -= s->nr_mods;
+	free(s->mods);
+	free(s);
+}
+
+static void
+session_drop(struct unwinder *u, unsigned i)
+{
+	session_free(u, u->sessions[i]);
+	u->sessions[i] = u->sessions[--u->nr_sessions];
+}
+
+/* Evict the least recently used session other than `keep`. */
+static bool
+evict_one(struct unwinder *u, const struct session *keep)
+{
+	unsigned victim = u->nr_sessions;
+	for (unsigned i = 0; i < u->nr_sessions; i++) {
+		if (u->sessions[i] == keep)
+			continue;
+		if (victim == u->nr_sessions ||
+		    u->sessions[i]->last_use < u->sessions[victim]->last_use)
+			victim = i;
+	}
+	if (victim == u->nr_sessions)
+		return false;
+	session_drop(u, victim);
+	u->stats.sessions_evicted++;
+	return true;
+}
+
+static struct session *
+session_find(struct unwinder *u, uint32_t pid)
+{
+	for (unsigned i = 0; i < u->nr_sessions; i++)
+		if (u->sessions[i]->pid == pid)
+			return u->sessions[i];
+	return NULL;
+}
+
+static struct session *
+session_new(struct unwinder *u, uint32_t pid)
+{
+	if (u->nr_sessions >= u->max_sessions && !evict_one(u, NULL))
+		return NULL;
+	struct session *s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return NULL;
+	s->dwfl = dwfl_begin(&u->dwfl_callbacks);
+	if (s->dwfl == NULL) {
+		free(s);
+		return NULL;
+	}
+	s->pid = pid;
+	s->u = u;
+	u->sessions[u->nr_sessions++] = s;
+	u->stats.sessions_created++;
+	return s;
+}
+
+void
+unwind_forget_process(unwinder *u, uint32_t pid)
+{
+	for (unsigned i = 0; i < u->nr_sessions; i++)
+		if (u->sessions[i]->pid == pid) {
+			session_drop(u, i);
+			return;
+		}
+}
+
+/* ---- modules ----------------------------------------------------------- */
+
+/*
+ * The bias (load address minus link-time address) implied by mapping file
+ * offset `pgoff` at `start`: the PT_LOAD segment holding that offset
+ * (preferring an executable one) gives the link-time address of it.
+ * Returns false when no segment holds the offset.
+ */
+static bool
+implied_bias(const struct module *m, uint64_t start, uint64_t pgoff,
+	     uint64_t *bias)
+{
+	if (m->is_exec) {
+		*bias = 0;
+		return true;
+	}
+	int best = -1;
+	for (unsigned i = 0; i < m->nr_loads; i++) {
+		uint64_t align = m->loads[i].align;
+		if (align < 0x1000 || align > 0x10000 || (align & (align - 1)))
+			align = 0x1000;
+		uint64_t lo = m->loads[i].offset & ~(align - 1);
+		uint64_t hi = m->loads[i].offset + m->loads[i].filesz;
+		if (pgoff < lo || pgoff >= hi)
+			continue;
+		if (best < 0 || (m->loads[i].flags & PF_X))
+			best = (int)i;
+	}
+	if (best < 0)
+		return false;
+	/* link-time address of file offset pgoff */
+	uint64_t link = m->loads[best].vaddr - m->loads[best].offset + pgoff;
+	*bias = start - link;
+	return true;
+}
+
+/* Does the caller's mapping agree with what the module was reported as? */
+static bool
+module_matches(struct module *m, const unwind_map *map)
+{
+	if (strcmp(m->path, map->path) != 0)
+		return false;
+	for (unsigned i = 0; i < m->nr_seen; i++)
+		if (m->seen_start[i] == map->start &&
+		    m->seen_pgoff[i] == map->pgoff)
+			return true;
+	uint64_t bias;
+	if (!implied_bias(m, map->start, map->pgoff, &bias) || bias != m->bias)
+		return false;
+	unsigned slot = m->nr_seen < SEEN_MAPS ? m->nr_seen++ : 0;
+	m->seen_start[slot] = map->start;
+	m->seen_pgoff[slot] = map->pgoff;
+	return true;
+}
+
+/* Read the program headers and build-id of the file on `fd` into m.
+ * Returns false when it is not an ELF file of the recording's machine or
+ * not the build the recording saw. */
+static bool
+module_inspect(struct unwinder *u, struct module *m, int fd,
+	       const unwind_map *map)
+{
+	bool ok = false;
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (elf == NULL || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	GElf_Ehdr eh;
+	if (gelf_getehdr(elf, &eh) == NULL ||
+	    eh.e_machine != arch_elf_machine(u->arch))
+		goto out;
+	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
+		goto out;
+	m->is_exec = eh.e_type == ET_EXEC;
+	size_t phnum;
+	if (elf_getphdrnum(elf, &phnum) != 0)
+		goto out;
+	for (size_t i = 0; i < phnum && m->nr_loads < MAX_LOADS; i++) {
+		GElf_Phdr ph;
+		if (gelf_getphdr(elf, (int)i, &ph) == NULL)
+			goto out;
+		if (ph.p_type != PT_LOAD)
+			continue;
+		m->loads[m->nr_loads].vaddr = ph.p_vaddr;
+		m->loads[m->nr_loads].offset = ph.p_offset;
+		m->loads[m->nr_loads].filesz = ph.p_filesz;
+		m->loads[m->nr_loads].align = ph.p_align;
+		m->loads[m->nr_loads].flags = ph.p_flags;
+		m->nr_loads++;
+	}
+	if (map->build_id != NULL && map->build_id_size > 0) {
+		const void *bid = NULL;
+		ssize_t n = dwelf_elf_gnu_build_id(elf, &bid);
+		/* perf pads 20-byte slots with zeros for shorter ids */
+		if (n <= 0 || (size_t)n > map->build_id_size ||
+		    memcmp(bid, map->build_id, (size_t)n) != 0) {
+			u->stats.build_id_mismatch++;
+			goto out;
+		}
+	}
+	ok = implied_bias(m, map->start, map->pgoff, &m->bias);
+out:
+	if (elf)
+		elf_end(elf);
+	return ok;
+}
+
+enum { MOD_OK, MOD_NONE, MOD_STALE, MOD_NOMEM };
+
+static const char *
+base_name(const char *p)
+{
+	const char *s = strrchr(p, '/');
+	return s ? s + 1 : p;
+}
+
+/* Report the file mapped at `pc` into the session, unless it already is. */
+static int
+ensure_module(struct session *s, uint64_t pc)
+{
+	struct unwinder *u = s->u;
+	unwind_map map;
+	memset(&map, 0, sizeof(map));
+	if (!u->find_map(u->ctx, s->pid, pc, &map) || map.path == NULL ||
+	    map.path[0] == '\0' || map.path[0] == '[' || pc < map.start ||
+	    pc >= map.end) {
+		u->stats.no_module++;
+		return MOD_NONE;
+	}
+	Dwfl_Module *dm = dwfl_addrmodule(s->dwfl, pc);
+	if (dm != NULL) {
+		void **ud = NULL;
+		dwfl_module_info(dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+		struct module *m = ud ? *ud : NULL;
+		if (m != NULL && module_matches(m, &map))
+			return MOD_OK;
+		return MOD_STALE;
+	}
+	if (neg_has(u, map.path)) {
+		u->stats.no_module++;
+		return MOD_NONE;
+	}
+	/* The file is reported already at this bias: pc lies in its mapping
+	 * but past its segments (the tail of the last page). Reporting it
+	 * again would only collide with itself. */
+	for (unsigned i = 0; i < s->nr_mods; i++) {
+		uint64_t bias;
+		if (strcmp(s->mods[i]->path, map.path) == 0 &&
+		    implied_bias(s->mods[i], map.start, map.pgoff, &bias) &&
+		    bias == s->mods[i]->bias) {
+			u->stats.no_module++;
+			return MOD_NONE;
+		}
+	}
+	if (u->nr_modules >= u->max_modules) {
+		while (u->nr_modules >= u->max_modules && evict_one(u, s))
+			;
+		if (u->nr_modules >= u->max_modules) {
+			u->stats.no_module++;
+			return MOD_NONE;
+		}
+	}
+	if (s->nr_mods == s->cap_mods) {
+		unsigned cap = s->cap_mods ? s->cap_mods * 2 : 8;
+		struct module **n = realloc(s->mods, cap * sizeof(*n));
+		if (n == NULL)
+			return MOD_NOMEM;
+		s->mods = n;
+		s->cap_mods = cap;
+	}
+	struct module *m = calloc(1, sizeof(*m));
+	if (m == NULL || (m->path = strdup(map.path)) == NULL) {
+		module_free(m);
+		return MOD_NOMEM;
+	}
+	int fd = open(map.path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || !module_inspect(u, m, fd, &map)) {
+		if (fd >= 0)
+			close(fd);
+		neg_add(u, map.path);
+		module_free(m);
+		u->stats.no_module++;
+		return MOD_NONE;
+	}
+	dwfl_report_begin_add(s->dwfl);
+	/* on success the module owns fd and closes it at dwfl_end */
+	dm = dwfl_report_elf(s->dwfl, base_name(map.path), map.path, fd,
+			     m->bias, true);
+	if (dm == NULL) {
+		/* It overlaps a module reported for another mapping, and
+		 * libdwfl marked that one for removal at dwfl_report_end,
+		 * which could be in use by the walk under way: the session
+		 * is rebuilt instead. */
+		close(fd);
+		module_free(m);
+		return MOD_STALE;
+	}
+	dwfl_report_end(s->dwfl, NULL, NULL);
+	void **ud = NULL;
+	dwfl_module_info(dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	if (ud)
+		*ud = m;
+	m->mod = dm;
+	m->seen_start[0] = map.start;
+	m->seen_pgoff[0] = map.pgoff;
+	m->nr_seen = 1;
+	s->mods[s->nr_mods++] = m;
+	u->nr_modules++;
+	return MOD_OK;
+}
+
+/* ---- thread state callbacks ------------------------------------------- */
+
+static pid_t
+cb_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	struct session *s = arg;
+	(void)dwfl;
+	if (*thread_argp != NULL)
+		return 0;
+	*thread_argp = s;
+	return s->u->cur->tid ? (pid_t)s->u->cur->tid : 1;
+}
+
+static bool
+cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	struct session *s = arg;
+	const unwind_input *in = s->u->cur;
+	uint64_t sp = s->u->cur_sp;
+	uint64_t valid = in->stack_dyn_size;
+	(void)dwfl;
+	if (valid > in->stack_size)
+		valid = in->stack_size;
+	/* only the copied stack is readable; [sp, sp + valid) */
+	if (addr < sp || addr - sp > valid || valid - (addr - sp) < 8)
+		return false;
+	uint64_t v;
+	memcpy(&v, (const char *)in->stack + (addr - sp), sizeof(v));
+	*result = in->swapped ? __builtin_bswap64(v) : v;
+	return true;
+}
+
+static bool
+cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct session *s = arg;
+	const unwind_input *in = s->u->cur;
+	Dwarf_Word w;
+	uint64_t v;
+
+	if (s->u->arch == UNWIND_ARCH_X86_64) {
+		/* DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+		static const unsigned dwarf_to_perf[17] = {
+			X86_AX, X86_DX, X86_CX, X86_BX, X86_SI, X86_DI,
+			X86_BP, X86_SP, X86_R8, X86_R8 + 1, X86_R8 + 2,
+			X86_R8 + 3, X86_R8 + 4, X86_R8 + 5, X86_R8 + 6,
+			X86_R15, X86_IP,
+		};
+		for (unsigned i = 0; i < 17; i++) {
+			if (!reg_get(in, dwarf_to_perf[i], &v))
+				continue;	/* unknown to the unwinder */
+			w = v;
+			if (!dwfl_thread_state_registers(thread, (int)i, 1, &w))
+				return false;
+		}
+		return true;
+	}
+	/* aarch64: x0-x30 and sp are DWARF 0-31, the pc is set apart */
+	for (unsigned i = 0; i <= ARM64_SP; i++) {
+		if (!reg_get(in, i, &v))
+			continue;
+		w = v;
+		if (!dwfl_thread_state_registers(thread, (int)i, 1, &w))
+			return false;
+	}
+	if (reg_get(in, ARM64_PC, &v))
+		dwfl_thread_state_register_pc(thread, v);
+	return true;
+}
+
+static const Dwfl_Thread_Callbacks thread_callbacks = {
+	.next_thread = cb_next_thread,
+	.memory_read = cb_memory_read,
+	.set_initial_registers = cb_set_initial_registers,
+};
+
+/* ---- walking ----------------------------------------------------------- */
+
+struct walk {
+	struct session *s;
+	uint64_t *ips;
+	size_t n, max;
+	bool stale, nomem;
+};
+
+static int
+frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct walk *w = arg;
+	Dwarf_Addr pc;
+	bool activation;
+
+	if (!dwfl_frame_pc(state, &pc, NULL))
+		return DWARF_CB_ABORT;
+	/* the module must be known before libdwfl unwinds this frame (and
+	 * before it can tell whether the frame is an activation) */
+	switch (ensure_module(w->s, pc)) {
+	case MOD_STALE:
+		w->stale = true;
+		return DWARF_CB_ABORT;
+	case MOD_NOMEM:
+		w->nomem = true;
+		return DWARF_CB_ABORT;
+	}
+	if (!dwfl_frame_pc(state, &pc, &activation))
+		return DWARF_CB_ABORT;
+	if (!activation && pc > 0)
+		pc--;	/* the call instruction, not the return address */
+	w->ips[w->n++] = pc;
+	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/* One attempt. Returns frames, -1 out of memory, -2 session went stale. */
+static int
+walk_once(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips,
+	  size_t max)
+{
+	switch (ensure_module(s, ip)) {
+	case MOD_STALE:
+		return -2;
+	case MOD_NOMEM:
+		return -1;
+	}
+	if (!s->attached) {
+		/* the machine comes from our own ELF header: an Ebl taken
+		 * from a module would die with that module */
+		if (s->nr_mods == 0) {
+			ips[0] = ip;
+			return 1;
+		}
+		if (!dwfl_attach_state(s->dwfl, u->arch_elf,
+				       (pid_t)(s->pid ? s->pid : 1),
+				       &thread_callbacks, s)) {
+			u->stats.errors++;
+			ips[0] = ip;
+			return 1;
+		}
+		s->attached = true;
+	}
+	struct walk w = { .s = s, .ips = ips, .max = max };
+	pid_t tid = u->cur->tid ? (pid_t)u->cur->tid : 1;
+	int rc = dwfl_getthread_frames(s->dwfl, tid, frame_cb, &w);
+	if (w.nomem)
+		return -1;
+	if (w.stale)
+		return -2;
+	if (rc < 0 && w.n < 2)
+		u->stats.errors++;
+	if (w.n == 0) {
+		ips[0] = ip;
+		return 1;
+	}
+	return (int)w.n;
+}
+
+int
+unwind_sample(unwinder *u, const unwind_input *in, uint64_t *ips, size_t max)
+{
+	uint64_t sp, ip;
+
+	u->stats.samples++;
+	if (max == 0)
+		return 0;
+	if (max > INT32_MAX)
+		max = INT32_MAX;
+	if (in->regs_abi != UNWIND_REGS_ABI_64 || in->regs == NULL ||
+	    in->nr_regs != (unsigned)__builtin_popcountll(in->regs_mask) ||
+	    !reg_get(in, arch_sp_reg(u->arch), &sp) ||
+	    !reg_get(in, arch_ip_reg(u->arch), &ip)) {
+		u->stats.no_regs++;
+		return 0;
+	}
+	if (in->stack_size > 0 && in->stack == NULL) {
+		u->stats.no_regs++;
+		return 0;
+	}
+	struct session *s = session_find(u, in->pid);
+	if (s == NULL && (s = session_new(u, in->pid)) == NULL)
+		return -1;
+	s->last_use = ++u->clock;
+	u->cur = in;
+	u->cur_sp = sp;
+
+	int n = walk_once(u, s, ip, ips, max);
+	if (n == -2) {
+		/* the process's maps changed: start it afresh, once */
+		u->stats.stale_sessions++;
+		unwind_forget_process(u, in->pid);
+		if ((s = session_new(u, in->pid)) == NULL) {
+			u->cur = NULL;
+			return -1;
+		}
+		s->last_use = ++u->clock;
+		n = walk_once(u, s, ip, ips, max);
+		if (n == -2) {
+			ips[0] = ip;
+			n = 1;
+		}
+	}
+	u->cur = NULL;
+	if (n > 0)
+		u->stats.frames += (uint64_t)n;
+	return n;
+}
+
+const char *
+unwind_symbol_name(unwinder *u, uint32_t pid, uint64_t addr)
+{
+	struct session *s = session_find(u, pid);
+	if (s == NULL)
+		return NULL;
+	Dwfl_Module *dm = dwfl_addrmodule(s->dwfl, addr);
+	return dm ? dwfl_module_addrname(dm, addr) : NULL;
+}
+
+const unwind_stats *
+unwind_get_stats(const unwinder *u)
+{
+	return &u->stats;
+}
+
+unwinder *
+unwind_new(int arch, unwind_find_map_fn find_map, void *ctx,
+	   const unwind_options *opt)
+{
+	if ((arch != UNWIND_ARCH_X86_64 && arch != UNWIND_ARCH_AARCH64) ||
+	    find_map == NULL)
+		return NULL;
+	struct unwinder *u = calloc(1, sizeof(*u));
+	if (u == NULL)
+		return NULL;
+	u->arch = arch;
+	u->find_map = find_map;
+	u->ctx = ctx;
+	u->max_sessions = opt && opt->max_processes ? opt->max_processes
+						    : UNWIND_DEFAULT_MAX_PROCESSES;
+	u->max_modules = opt && opt->max_modules ? opt->max_modules
+						 : UNWIND_DEFAULT_MAX_MODULES;
+	if (opt && opt->debuginfo_path &&
+	    (u->debuginfo_path = strdup(opt->debuginfo_path)) == NULL)
+		goto fail;
+	u->dwfl_callbacks.find_elf = dwfl_build_id_find_elf;
+	u->dwfl_callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	u->dwfl_callbacks.section_address = dwfl_offline_section_address;
+	u->dwfl_callbacks.debuginfo_path = &u->debuginfo_path;
+	u->sessions = calloc(u->max_sessions, sizeof(*u->sessions));
+	if (u->sessions == NULL)
+		goto fail;
+	elf_version(EV_CURRENT);
+	Elf64_Ehdr eh;
+	memset(&eh, 0, sizeof(eh));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_CORE;
+	eh.e_machine = (Elf64_Half)arch_elf_machine(arch);
+	eh.e_version = EV_CURRENT;
+	eh.e_ehsize = sizeof(eh);
+	memcpy(u->ehdr, &eh, sizeof(eh));
+	u->arch_elf = elf_memory((char *)u->ehdr, sizeof(u->ehdr));
+	if (u->arch_elf == NULL)
+		goto fail;
+	return u;
+fail:
+	free(u->sessions);
+	free(u->debuginfo_path);
+	free(u);
+	return NULL;
+}
+
+void
+unwind_free(unwinder *u)
+{
+	if (u == NULL)
+		return;
+	while (u->nr_sessions > 0)
+		session_drop(u, u->nr_sessions - 1);
+	free(u->sessions);
+	if (u->arch_elf)
+		elf_end(u->arch_elf);
+	for (unsigned i = 0; i < NEG_CACHE_SIZE; i++)
+		free(u->neg[i].path);
+	free(u->debuginfo_path);
+	free(u);
+}
