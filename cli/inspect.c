@@ -17,30 +17,42 @@
 #include "perfdata.h"
 #include "report.h"
 
-/* Files smaller than this parse in well under a second: no progress line. */
-#define INSPECT_PROGRESS_MIN_BYTES (256ULL << 20)
+/* A progress line only once parsing has taken this long (it would flicker
+ * for small files), then at most every PROGRESS_EVERY_NS. */
+#define PROGRESS_AFTER_NS	500000000LL
+#define PROGRESS_EVERY_NS	100000000LL
 
 struct progress {
-	int shown;
-	struct timespec last;
+	int started, shown;
+	struct timespec start, last;
 };
+
+static long long ns_between(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1000000000LL + (b->tv_nsec - a->tv_nsec);
+}
 
 static void show_progress(void *ctx, uint64_t done, uint64_t total)
 {
 	struct progress *p = ctx;
 	struct timespec now;
 
-	if (total < INSPECT_PROGRESS_MIN_BYTES)
-		return;
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	/* at most ten updates a second */
-	if (p->shown && (now.tv_sec - p->last.tv_sec) * 1000000000L + (now.tv_nsec - p->last.tv_nsec) <
-				100000000L)
+	if (!p->started) {
+		p->started = 1;
+		p->start = now;
+		return;
+	}
+	if (ns_between(&p->start, &now) < PROGRESS_AFTER_NS ||
+	    (p->shown && ns_between(&p->last, &now) < PROGRESS_EVERY_NS))
 		return;
 	p->last = now;
 	p->shown = 1;
-	fprintf(stderr, "\rperfhub inspect: %3u%% of %llu MB", (unsigned)(done * 100 / total),
-		(unsigned long long)(total >> 20));
+	if (total && done <= total)
+		fprintf(stderr, "\rperfhub inspect: %3u%% of %llu MB", (unsigned)(done * 100 / total),
+			(unsigned long long)(total >> 20));
+	else
+		fprintf(stderr, "\rperfhub inspect: %llu MB read", (unsigned long long)(done >> 20));
 	fflush(stderr);
 }
 
@@ -93,6 +105,8 @@ int cmd_inspect(int argc, char **argv)
 	f = pd_open_path(path, NULL, &err);
 	if (!f)
 		goto fail;
+	prog.started = 1;
+	clock_gettime(CLOCK_MONOTONIC, &prog.start);
 	if (report_read_all(f, tty ? show_progress : NULL, &prog, &err) < 0)
 		goto fail;
 	if (prog.shown)

@@ -9,7 +9,7 @@ the file holds >= 200 MB of records (perf.data allows it: the same records,
 ids and attrs, the feature sections moved behind), and measures that; then
 records the same workload with -z and measures the zstd file.
 
-Prints for each file: wall time (best of 3, from page cache), MB/s and
+Prints for each file: wall time (best of 5, from page cache), MB/s and
 records/s of `perfhub inspect --json` (which decodes every sample field),
 the wall time of `perf report --stats` and of `perf script` (extrapolated
 from a time slice when the whole file would take long; the output says so),
@@ -37,14 +37,31 @@ SCRIPT_FULL_MAX_MB = 40.0
 MB = 1e6
 
 
+TIME = "/usr/bin/time"
+
+
 def run_measured(cmd, stdout=subprocess.DEVNULL):
-    """Run cmd; return (exit status, wall seconds, peak RSS in MB)."""
+    """Run cmd; return (exit status, wall seconds, peak RSS in MB).
+
+    The peak RSS comes from GNU time's %M when it is installed: Linux keeps
+    a process's maxrss across exec, so a child forked straight from this
+    (large) Python process would report Python's peak, not its own."""
+    use_time = os.access(TIME, os.X_OK)
+    rss_file = os.path.join(os.environ.get("TMPDIR", "/tmp"), "bench-parse-rss.%d" % os.getpid())
+    full = [TIME, "-o", rss_file, "-f", "%M"] + cmd if use_time else cmd
     t0 = time.perf_counter()
-    p = subprocess.Popen(cmd, stdout=stdout, stderr=subprocess.DEVNULL)
+    p = subprocess.Popen(full, stdout=stdout, stderr=subprocess.DEVNULL)
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
-    p.returncode = os.waitstatus_to_exitcode(status)
-    return p.returncode, wall, ru.ru_maxrss / 1024.0
+    rss = ru.ru_maxrss / 1024.0
+    if use_time:
+        try:
+            with open(rss_file) as fh:
+                rss = int(fh.read().split()[-1]) / 1024.0
+            os.unlink(rss_file)
+        except (OSError, ValueError, IndexError):
+            pass
+    return os.waitstatus_to_exitcode(status), wall, rss
 
 
 def input_bytes(path):
@@ -138,6 +155,9 @@ def perf_script_time(path, total_samples, size_mb):
         rc, wall, rss = run_measured(["perf", "script", "-i", path])
         return wall, rss, "whole file"
     cmd = ["perf", "script", "-i", path, "--time", "0%-10%"]
+    rss_file = "/tmp/bench-parse-script-rss.%d" % os.getpid()
+    if os.access(TIME, os.X_OK):
+        cmd = [TIME, "-o", rss_file, "-f", "%M"] + cmd
     t0 = time.perf_counter()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     printed = 0
@@ -147,10 +167,17 @@ def perf_script_time(path, total_samples, size_mb):
     p.stdout.close()
     _, status, ru = os.wait4(p.pid, 0)
     wall = time.perf_counter() - t0
+    rss = ru.ru_maxrss / 1024.0
+    try:
+        with open(rss_file) as fh:
+            rss = int(fh.read().split()[-1]) / 1024.0
+        os.unlink(rss_file)
+    except (OSError, ValueError, IndexError):
+        pass
     if printed == 0:
-        return None, ru.ru_maxrss / 1024.0, "perf script printed no samples"
+        return None, rss, "perf script printed no samples"
     scale = total_samples / printed
-    return wall * scale, ru.ru_maxrss / 1024.0, (
+    return wall * scale, rss, (
         "extrapolated: --time 0%%-10%% printed %d of %d samples in %.2f s, x%.1f"
         % (printed, total_samples, wall, scale))
 
@@ -166,7 +193,7 @@ def bench_file(perfhub, path, label):
         int(rep.get("records", {}).get("COMPRESSED2", 0))
 
     best, rss = None, 0.0
-    for _ in range(3):
+    for _ in range(5):
         rc, wall, r = run_measured([perfhub, "inspect", "--json", path])
         if rc != 0:
             sys.exit("bench-parse: perfhub inspect exited %d" % rc)
@@ -179,12 +206,20 @@ def bench_file(perfhub, path, label):
         st_rss = max(st_rss, r)
     sc_wall, sc_rss, sc_note = perf_script_time(path, samples, size / MB)
 
+    cat_best = None
+    if os.path.isfile(path):
+        for _ in range(3):
+            _, wall, _ = run_measured(["cat", path])
+            cat_best = wall if cat_best is None else min(cat_best, wall)
+
     print()
     print("== %s: %s" % (label, path))
     print("   %.1f MB on disk, %d records, %d samples, %d events%s"
           % (size / MB, records, samples, len(rep.get("events", [])),
              ", %d COMPRESSED records -> %.1f MB of records" % (compressed, decompressed / MB)
              if compressed else ""))
+    print("   (best of 5 runs; %s)" % ("peak RSS by GNU time" if os.access(TIME, os.X_OK)
+                                     else "peak RSS by wait4, includes this script's"))
     print("   perfhub inspect --json  %8.3f s  %8.1f MB/s  %6.2f M records/s  peak RSS %6.1f MB"
           % (best, size / MB / best, records / best / 1e6, rss))
     if compressed:
@@ -195,6 +230,9 @@ def bench_file(perfhub, path, label):
     if sc_wall:
         print("   perf script             %8.3f s  %8.1f MB/s  %6.2f M records/s  peak RSS %6.1f MB  (%s)"
               % (sc_wall, size / MB / sc_wall, records / sc_wall / 1e6, sc_rss, sc_note))
+    if cat_best:
+        print("   cat FILE >/dev/null     %8.3f s  %8.1f MB/s  (page-cache read: the ceiling of any reader)"
+              % (cat_best, size / MB / cat_best))
     print("   ratios: perf report --stats / inspect = %.2fx%s"
           % (st_best / best, ", perf script / inspect = %.0fx" % (sc_wall / best) if sc_wall else ""))
     mbs = (decompressed if compressed else size) / MB / best
@@ -217,8 +255,11 @@ def main():
                                 int(os.environ.get("PERFHUB_BENCH_MB", "200"))))
     print("machine: %d CPUs; %s" % (os.cpu_count(), subprocess.run(
         ["perf", "--version"], stdout=subprocess.PIPE).stdout.decode().strip()))
+    print("load average before: %.2f %.2f %.2f (figures are only meaningful near 0 on this machine)"
+          % os.getloadavg())
     for f in files:
         bench_file(perfhub, f, "file")
+    print("load average after: %.2f %.2f %.2f" % os.getloadavg())
     return 0
 
 

@@ -103,6 +103,16 @@ def perf_header(path):
             fields["last"] = value.strip()
         elif label == "event":
             events.append(parse_event_line(value))
+        elif label == "pmu mappings":
+            fields["pmu_mappings"] = [
+                (m2.group(1), int(m2.group(2)))
+                for m2 in re.finditer(r"(\S+) = (\d+)(?:, |$)", value)]
+        elif label == "compressed":
+            m2 = re.match(r"(\w+), level = (\d+), ratio = (\d+)", value)
+            if m2:
+                fields["compressed"] = (m2.group(1).lower(), int(m2.group(2)), int(m2.group(3)))
+        elif label == "directory data version":
+            fields["dir_format"] = int(value)
         elif label == "missing features":
             missing = set(value.split())
             present = set(f for f in PERF_FEATURES if f not in missing)
@@ -214,6 +224,21 @@ def compare(perfhub, path, perf_reads_records=True):
            fields.get("first"))
     differ("header.sample_time.last", usec_time(num(st["last_ns"])) if st else None,
            fields.get("last"))
+    feats = hdr.get("features", {})
+    if "pmu_mappings" in fields or "pmu_mappings" in feats:
+        pm = feats.get("pmu_mappings")
+        differ("features.pmu_mappings",
+               [(e.get("name"), e.get("type")) for e in pm] if isinstance(pm, list) else pm,
+               fields.get("pmu_mappings"))
+    if "compressed" in fields or "compressed" in feats:
+        c = feats.get("compressed")
+        differ("features.compressed",
+               (c.get("type_name"), c.get("level"), c.get("ratio")) if isinstance(c, dict) else c,
+               fields.get("compressed"))
+    if "dir_format" in fields or "dir_format" in feats:
+        d = feats.get("dir_format")
+        differ("features.dir_format.version", d.get("version") if isinstance(d, dict) else d,
+               fields.get("dir_format"))
     fmt = rep.get("format", {})
     if fmt.get("mode") == "file":
         for k, v in layout.items():
