@@ -1266,6 +1266,93 @@ static int run_combo(const combo *c)
 	return failures != before;
 }
 
+/*
+ * Time-ordered delivery: rounds of samples whose times are shuffled
+ * within each round (round j holds times j*1000 .. j*1000+999) must come
+ * out ascending with options.ordered, every sample once, its fields
+ * intact (ip = 0x400000 + time). With no_decode_samples the counts stay.
+ */
+enum { ORDER_ROUNDS = 12, ORDER_PER_ROUND = 60 };
+
+static void check_ordered(int be, int pipe, int compress)
+{
+	snprintf(where, sizeof(where), "[ordered %s %s%s]", pipe ? "pipe" : "file", be ? "BE" : "LE",
+		 compress ? " COMPRESSED" : "");
+	pdw_config cfg = { .pipe = pipe, .big_endian = be, .attr_size = 128 };
+	pdw *w = pdw_new(&cfg);
+	pdw_event ev = { .attr = { .type = 1, .sample_period = 1,
+				   .sample_type = PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP |
+						  PD_SAMPLE_TID | PD_SAMPLE_TIME,
+				   .flags = PD_ATTR_SAMPLE_ID_ALL } };
+	ev.ids[0] = 7;
+	ev.nr_ids = 1;
+	ev.name = "cpu-clock";
+	pdw_add_event(w, &ev);
+	if (compress)
+		pdw_compress_begin(w, 0, 8192, 1);
+	for (unsigned j = 0; j < ORDER_ROUNDS; j++) {
+		for (unsigned i = 0; i < ORDER_PER_ROUND; i++) {
+			/* a permutation of 0..ORDER_PER_ROUND-1 (7 is coprime to 60) */
+			unsigned t = (i * 7 + j) % ORDER_PER_ROUND;
+			pd_sample smp = { .identifier = 7, .pid = 1, .tid = 2 };
+			smp.time = 1000ULL * (j + 1) + t;
+			smp.ip = 0x400000 + smp.time;
+			pdw_sample(w, 0, PD_MISC_USER, &smp);
+		}
+		if (compress)
+			pdw_compress_flush(w);
+		pdw_finished_round(w);
+	}
+	if (compress)
+		pdw_compress_end(w);
+	uint8_t *buf;
+	size_t len;
+	if (pdw_finish(w, &buf, &len)) {
+		fail("the writer failed");
+		pdw_free(w);
+		return;
+	}
+	pdw_free(w);
+	for (int mode = 0; mode < 2; mode++) {
+		pd_options opt = { .ordered = mode == 0, .no_decode_samples = mode == 1 };
+		pd_error err;
+		char eb[400];
+		pd_file *f = pd_open_mem(buf, len, &opt, &err);
+		if (!f) {
+			fail("pd_open_mem: %s", pd_strerror(&err, eb, sizeof(eb)));
+			continue;
+		}
+		pd_record rec;
+		int rc;
+		uint64_t last = 0, n = 0, bad = 0;
+		while ((rc = pd_next(f, &rec, &err)) > 0) {
+			if (rec.type != PD_RECORD_SAMPLE)
+				continue;
+			n++;
+			if (mode == 1)
+				continue;
+			const pd_sample *sm = &rec.u.sample;
+			if (sm->time < last || sm->ip != 0x400000 + sm->time)
+				bad++;
+			last = sm->time;
+		}
+		if (rc < 0)
+			fail("%s: pd_next: %s", mode ? "no_decode_samples" : "ordered",
+			     pd_strerror(&err, eb, sizeof(eb)));
+		EQ(mode ? "no_decode_samples: samples" : "ordered: samples", n,
+		   ORDER_ROUNDS * ORDER_PER_ROUND);
+		EQ("ordered: samples out of order or altered", bad, 0);
+		EQ("stats.records[SAMPLE]", pd_get_stats(f)->records[PD_RECORD_SAMPLE],
+		   ORDER_ROUNDS * ORDER_PER_ROUND);
+		EQ("stats.records[FINISHED_ROUND]",
+		   pd_get_stats(f)->records[PD_RECORD_FINISHED_ROUND], ORDER_ROUNDS);
+		if (mode == 0)
+			EQ("ordered: last time", last, 1000ULL * ORDER_ROUNDS + ORDER_PER_ROUND - 1);
+		pd_close(f);
+	}
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned sizes[] = { 64, 72, 80, 88, 96, 104, 112, 120, 128, 136 };
@@ -1297,6 +1384,14 @@ int main(int argc, char **argv)
 			bad += run_combo(&c) != 0;
 			combos++;
 		}
+	for (int be = 0; be < 2; be++)
+		for (int pipe = 0; pipe < 2; pipe++)
+			for (int comp = 0; comp < 2; comp++) {
+				unsigned long before = failures;
+				check_ordered(be, pipe, comp);
+				bad += failures != before;
+				combos++;
+			}
 	printf("%lu combinations, %lu with mismatches, %lu mismatches in all\n", combos, bad,
 	       failures);
 	return failures ? 1 : 0;
