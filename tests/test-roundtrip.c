@@ -5,8 +5,12 @@
  * Combinations: both byte orders x attr sizes 64..136 x sample_type
  * presets x file/pipe mode x uncompressed/COMPRESSED/COMPRESSED2, plus the
  * legacy PERFFILE v1 header. Every file carries every record type the
- * format defines (kernel 1..21, user 64..83 where they can stand alone,
- * unknown types), sample_id_all trailers, and feature sections.
+ * format defines (kernel 1..21; user 64..83 where they can stand alone in
+ * a stream: HEADER_BUILD_ID, FINISHED_ROUND, ID_INDEX, AUXTRACE_INFO,
+ * AUXTRACE with its payload, AUXTRACE_ERROR, THREAD_MAP, STAT_CONFIG,
+ * STAT, STAT_ROUND, TIME_CONV, FINISHED_INIT; in pipe mode also
+ * HEADER_ATTR, EVENT_UPDATE, HEADER_FEATURE; unknown types), sample_id_all
+ * trailers, and feature sections.
  *
  * Exit 0 when everything matched, 1 otherwise (the first mismatches are
  * printed with the combination and record index).
@@ -345,6 +349,9 @@ static void write_record(pdw *w, file_exp *fx, exp_rec *r, unsigned k)
 {
 	int ev = (int)(k % (unsigned)fx->c.nr_events);
 	unsigned kind = k % 40;
+	/* which of the rarer types a slot holds varies by record and by file,
+	 * so that all of them appear across the combinations */
+	unsigned salt = k / 40 + (unsigned)fx->c.preset * 3 + fx->c.attr_size / 8;
 	r->ev = -1;
 	/* most records are samples, as in real recordings */
 	if (kind >= 20) {
@@ -468,7 +475,7 @@ static void write_record(pdw *w, file_exp *fx, exp_rec *r, unsigned k)
 						  PD_RECORD_AUX, PD_RECORD_CGROUP,
 						  PD_RECORD_AUX_OUTPUT_HW_ID, PD_RECORD_ITRACE_START,
 						  PD_RECORD_NAMESPACES, PD_RECORD_TEXT_POKE };
-		r->type = types[(k / 40) % 8];
+		r->type = types[salt % 8];
 		fill_sid(fx, r, k, ev);
 		pdw_record_begin(w, r->type, 0);
 		uint64_t v[4] = { 1000000 + 100ULL * k, fx->ev[ev].ids[0], 5, 0 };
@@ -548,13 +555,55 @@ static void write_record(pdw *w, file_exp *fx, exp_rec *r, unsigned k)
 		pdw_put_bytes(w, "thread-map-comm\0", 16);
 		pdw_record_end(w, -1, NULL);
 		return;
-	case 17:
-		r->type = PD_RECORD_STAT_ROUND;
+	case 17: {
+		/* user records of perf stat and AUX tracing, by their layouts */
+		static const uint32_t types[] = { PD_RECORD_STAT_ROUND, PD_RECORD_STAT,
+						  PD_RECORD_STAT_CONFIG, PD_RECORD_FINISHED_INIT,
+						  PD_RECORD_AUXTRACE_INFO, PD_RECORD_AUXTRACE_ERROR };
+		r->type = types[salt % 6];
 		pdw_record_begin(w, r->type, 0);
-		pdw_put_u64(w, 1);
-		pdw_put_u64(w, 1000000 + 100ULL * k);
+		switch (r->type) {
+		case PD_RECORD_STAT_ROUND:	/* type, time */
+			pdw_put_u64(w, 1);
+			pdw_put_u64(w, 1000000 + 100ULL * k);
+			break;
+		case PD_RECORD_STAT:		/* id, cpu, thread, val, ena, run */
+			pdw_put_u64(w, fx->ev[ev].ids[0]);
+			pdw_put_u32(w, 1);
+			pdw_put_u32(w, 0);
+			pdw_put_u64(w, 12345);
+			pdw_put_u64(w, 1000);
+			pdw_put_u64(w, 900);
+			break;
+		case PD_RECORD_STAT_CONFIG:	/* nr, {tag, val}[nr] */
+			pdw_put_u64(w, 1);
+			pdw_put_u64(w, 0);
+			pdw_put_u64(w, 1);
+			break;
+		case PD_RECORD_AUXTRACE_INFO:	/* type, reserved, priv[] */
+			pdw_put_u32(w, 1);
+			pdw_put_u32(w, 0);
+			pdw_put_u64(w, 0x1111);
+			pdw_put_u64(w, 0x2222);
+			break;
+		case PD_RECORD_AUXTRACE_ERROR: {	/* type, code, cpu, pid, tid, fmt, ip, msg[64] */
+			char msg[64] = "decoder error";
+			pdw_put_u32(w, 1);
+			pdw_put_u32(w, 2);
+			pdw_put_u32(w, 0);
+			pdw_put_u32(w, 100);
+			pdw_put_u32(w, 101);
+			pdw_put_u32(w, 0);
+			pdw_put_u64(w, 0x400000);
+			pdw_put_bytes(w, msg, sizeof(msg));
+			break;
+		}
+		default:			/* FINISHED_INIT: header only */
+			break;
+		}
 		pdw_record_end(w, -1, NULL);
 		return;
+	}
 	case 18:
 		/* unknown types: one in the counted range, one beyond it */
 		r->type = (k / 40) % 2 ? 200 : 100;
