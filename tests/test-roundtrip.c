@@ -1197,6 +1197,11 @@ static void check_file(file_exp *fx, const uint8_t *buf, size_t len, const pdw *
 			continue;
 		}
 		if (fx->c.pipe && rec.type == PD_RECORD_HEADER_ATTR) {
+			/* the event it defined, in the order written */
+			if (!rec.u.attr || rec.u.attr->index != nr_attr)
+				fail("HEADER_ATTR #%zu: u.attr is not event %zu", nr_attr, nr_attr);
+			else
+				check_attr(&rec.u.attr->attr, &fx->ev[nr_attr].attr);
 			nr_attr++;
 			continue;
 		}
