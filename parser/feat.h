@@ -58,7 +58,8 @@ const void *feat_raw(const feat_set *fs, int id, size_t *len);
  *                      "size_bytes", "blocks" ("0-23,32-199")}]}
  *   clockid          {"res_ns", "frequency_mhz"}
  *   dir_format       {"version"}
- *   bpf_prog_info    [{"info_len", "data_len" [, "type", "id", "tag"]}]
+ *   bpf_prog_info    [{"info_len", "data_len" [, "type", "id", "tag"] [, "name",
+ *                      "sub_progs": [{"addr" ("0x..."), ["size"], ["tag"]}]]}]
  *   bpf_btf          [{"id", "data_size"}]
  *   compressed       {"version", "type", "type_name", "level", "ratio", "mmap_len"}
  *   cpu_pmu_caps     {"cap": "value", ...}
@@ -72,6 +73,9 @@ char *feat_json(const feat_set *fs, int id);
 
 /* Header facts decoded from the features seen so far. */
 const pd_header *feat_header(feat_set *fs);
+
+/* Names and build-id filenames returned here stay valid until the section
+ * they came from is replaced (a second feat_add of its id) or feat_free(). */
 
 /* EVENT_DESC: the event name recorded for sample id `id`, or NULL.
  * Used by the reader to name attrs in file mode. */

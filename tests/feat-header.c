@@ -254,6 +254,8 @@ static void print_perf_style(const struct source *fs)
 	json_decref(j);
 	json_decref(descs);
 	j = NULL;
+	if (fs->f ? pd_has_feature(fs->f, PD_FEAT_AUXTRACE) : feat_has(fs->fs, PD_FEAT_AUXTRACE))
+		printf("# contains AUX area data (e.g. instruction trace)\n");
 	if (fs->f ? pd_has_feature(fs->f, PD_FEAT_BRANCH_STACK)
 		  : feat_has(fs->fs, PD_FEAT_BRANCH_STACK))
 		printf("# contains samples with branch stack\n");

@@ -30,7 +30,7 @@ COVERED = re.compile(
     r" +L\d |time of first sample|time of last sample|sample duration|memory nodes|"
     r" +\d+ \[|clockid frequency|directory data version|compressed :|hybrid cpu system|"
     r"\S+ cpu list :|\S+ pmu capabilities:|contains samples with branch stack|"
-    r"clockid: |reference time:|group: )"
+    r"clockid: |reference time:|group: |contains AUX area data)"
 )
 
 
@@ -154,6 +154,46 @@ def compare_events(path, label, mode, theirs):
     return 0
 
 
+def compare_bpf(path, label, mode, theirs):
+    """BPF_PROG_INFO against perf's bpf_prog_info lines: each program's id
+    and each jited sub-program's tag, address and size (perf takes the
+    names from BTF, which is not decoded here)."""
+    want, prog = [], None
+    for line in theirs:
+        m = re.match(r"^# bpf_prog_info (\d+):(.*)$", line)
+        s = re.match(r"^# \tsub_prog \d+: bpf_prog_([0-9a-f]{16})\S* addr (0x[0-9a-f]+) "
+                     r"size (\d+)$", line)
+        if m:
+            prog = (int(m.group(1)), [])
+            want.append(prog)
+            one = re.match(r" bpf_prog_([0-9a-f]{16})\S* addr (0x[0-9a-f]+) size (\d+)$",
+                           m.group(2))
+            if one:
+                prog[1].append((one.group(1), one.group(2), int(one.group(3))))
+        elif s and prog:
+            prog[1].append((s.group(1), s.group(2), int(s.group(3))))
+    btf_want = [int(m.group(1)) for m in
+                (re.match(r"^# btf info of id (\d+)$", t) for t in theirs) if m]
+    if not want and not btf_want:
+        return 0
+    js = cached([HELPER, "--json"] + mode + [path]).stdout
+    m = re.search(r"^bpf_btf: (.*)$", js, re.M)
+    btf_got = [b["id"] for b in json.loads(m.group(1))] if m else []
+    if btf_got != btf_want:
+        print("%s: btf ids %r, perf's %r" % (label, btf_got, btf_want))
+        return 1
+    m = re.search(r"^bpf_prog_info: (.*)$", js, re.M)
+    got = [(p["id"], [(sp.get("tag"), sp["addr"], sp.get("size"))
+                      for sp in p.get("sub_progs", [])])
+           for p in json.loads(m.group(1))] if m else []
+    if got != want:
+        print("%s: bpf programs differ from perf's: ours %r..., perf's %r..." %
+              (label, got[:1], want[:1]))
+        return 1
+    print("%s: %d bpf programs and %d btf ids equal" % (label, len(got), len(btf_got)))
+    return 0
+
+
 def compare_modes(path, label):
     pipe = is_pipe(path)  # (or a directory: only the reader opens those)
     modes = [["--reader"]] if pipe else [[], ["--reader"]]
@@ -184,6 +224,7 @@ def compare(path, label, mode):
         return 1
     ours = [line.rstrip() for line in r.stdout.splitlines()]
     bad = compare_events(path, label, mode, theirs)
+    bad += compare_bpf(path, label, mode, theirs)
     # perf finds the per-cpu part of CPU_TOPOLOGY by adding up string
     # sizes rounded to 64 bytes, not the lengths stored; files whose writer
     # padded otherwise (quipper) lose it in perf, while we read it
