@@ -33,17 +33,6 @@ static unsigned long failures, cases, known;
  * fail. Remove an entry once the reader is fixed (the run says so).
  */
 static const char *const known_gaps[] = {
-	/* reader.c read_attrs: a remainder only warns, and the count is
-	 * rounded down, so the file fails later with a misleading message */
-	"attrs section not a multiple of attr_size",
-	/* reader.c read_header: the data section is checked against the
-	 * header but not against the attrs section */
-	"data section overlaps the attrs",
-	/* reader.c read_features: feature sections may overlap each other */
-	"overlapping feature sections",
-	/* reader.c next record: a record header with size < 8 after the
-	 * stream is fatal instead of trailing garbage */
-	"zero bytes after the stream",
 	NULL
 };
 
