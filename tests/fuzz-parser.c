@@ -15,7 +15,7 @@
 
 #define FUZZ_MAX_INPUT (4u << 20)
 #define FUZZ_MAX_RECORDS 2000000
-#define FUZZ_MAX_DECOMPRESSED (64ULL << 20)
+#define FUZZ_MAX_DECOMPRESSED (8ULL << 20)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -142,7 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size > FUZZ_MAX_INPUT)
 		return 0;
-	read_one(data, size, 0);
-	read_one(data, size, 1);
+	/* time-ordered delivery on every other input: half the cost of both */
+	read_one(data, size, (int)(size & 1));
 	return 0;
 }

@@ -1,8 +1,14 @@
 /*
  * fuzz-replay - run the fuzz target's entry point over every file in
- * tests/fuzz-corpus/ (seeds and kept crash reproducers), or over the files
- * and directories given as arguments. A crash or sanitizer report fails
- * the test; otherwise it prints how many inputs it replayed.
+ * tests/fuzz-corpus/ (seeds and fixed crash reproducers), or over the
+ * files and directories given as arguments. A crash or sanitizer report
+ * fails the test; otherwise it prints how many inputs it replayed.
+ *
+ * tests/fuzz-corpus/known-crashes/ holds reproducers of reader bugs that
+ * are reported but not fixed yet: each is replayed in a child process and
+ * printed as KNOWN while it still crashes, and as "fixed" once it does not
+ * (then move it up into tests/fuzz-corpus/). FUZZ_REPLAY_STRICT=1 replays
+ * them in-process like the rest, so that they fail the run.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -11,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -54,6 +62,58 @@ static int replay_file(const char *path, unsigned long *n)
 	return 0;
 }
 
+/* A known crash, in a child so that it cannot take the run down. */
+static void replay_known(const char *path, unsigned long *n)
+{
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		unsigned long k = 0;
+		/* the child's sanitizer report is expected: keep the log short */
+		if (!freopen("/dev/null", "w", stderr))
+			_exit(2);
+		_exit(replay_file(path, &k) ? 2 : 0);
+	}
+	int st = 0;
+	if (pid < 0 || waitpid(pid, &st, 0) < 0) {
+		fprintf(stderr, "fuzz-replay: %s: cannot run a child\n", path);
+		return;
+	}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		printf("fixed: %s no longer crashes the reader; move it into tests/fuzz-corpus/\n",
+		       path);
+	else
+		printf("KNOWN: %s still crashes the reader (%s %d)\n", path,
+		       WIFSIGNALED(st) ? "signal" : "exit",
+		       WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+	(*n)++;
+}
+
+static int replay_known_dir(const char *dir, unsigned long *n)
+{
+	const char *strict = getenv("FUZZ_REPLAY_STRICT");
+	struct dirent **names;
+	int nr = scandir(dir, &names, NULL, alphasort);
+	if (nr < 0)
+		return 0;	/* no known crashes */
+	int rc = 0;
+	for (int i = 0; i < nr; i++) {
+		char full[4096];
+		struct stat st;
+		int len = snprintf(full, sizeof(full), "%s/%s", dir, names[i]->d_name);
+		if (len > 0 && (size_t)len < sizeof(full) && names[i]->d_name[0] != '.' &&
+		    stat(full, &st) == 0 && S_ISREG(st.st_mode)) {
+			if (strict && *strict == '1')
+				rc |= replay_file(full, n);
+			else
+				replay_known(full, n);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return rc;
+}
+
 static int replay(const char *path, unsigned long *n)
 {
 	struct stat st;
@@ -95,6 +155,8 @@ int main(int argc, char **argv)
 		char dir[4096];
 		snprintf(dir, sizeof(dir), "%s/tests/fuzz-corpus", top ? top : ".");
 		rc = replay(dir, &n);
+		snprintf(dir, sizeof(dir), "%s/tests/fuzz-corpus/known-crashes", top ? top : ".");
+		rc |= replay_known_dir(dir, &n);
 	}
 	printf("replayed %lu inputs\n", n);
 	if (n == 0) {

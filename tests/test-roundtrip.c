@@ -5,8 +5,12 @@
  * Combinations: both byte orders x attr sizes 64..136 x sample_type
  * presets x file/pipe mode x uncompressed/COMPRESSED/COMPRESSED2, plus the
  * legacy PERFFILE v1 header. Every file carries every record type the
- * format defines (kernel 1..21, user 64..83 where they can stand alone,
- * unknown types), sample_id_all trailers, and feature sections.
+ * format defines (kernel 1..21; user 64..83 where they can stand alone in
+ * a stream: HEADER_BUILD_ID, FINISHED_ROUND, ID_INDEX, AUXTRACE_INFO,
+ * AUXTRACE with its payload, AUXTRACE_ERROR, THREAD_MAP, STAT_CONFIG,
+ * STAT, STAT_ROUND, TIME_CONV, FINISHED_INIT; in pipe mode also
+ * HEADER_ATTR, EVENT_UPDATE, HEADER_FEATURE; unknown types), sample_id_all
+ * trailers, and feature sections.
  *
  * Exit 0 when everything matched, 1 otherwise (the first mismatches are
  * printed with the combination and record index).
@@ -345,6 +349,9 @@ static void write_record(pdw *w, file_exp *fx, exp_rec *r, unsigned k)
 {
 	int ev = (int)(k % (unsigned)fx->c.nr_events);
 	unsigned kind = k % 40;
+	/* which of the rarer types a slot holds varies by record and by file,
+	 * so that all of them appear across the combinations */
+	unsigned salt = k / 40 + (unsigned)fx->c.preset * 3 + fx->c.attr_size / 8;
 	r->ev = -1;
 	/* most records are samples, as in real recordings */
 	if (kind >= 20) {
@@ -468,7 +475,7 @@ static void write_record(pdw *w, file_exp *fx, exp_rec *r, unsigned k)
 						  PD_RECORD_AUX, PD_RECORD_CGROUP,
 						  PD_RECORD_AUX_OUTPUT_HW_ID, PD_RECORD_ITRACE_START,
 						  PD_RECORD_NAMESPACES, PD_RECORD_TEXT_POKE };
-		r->type = types[(k / 40) % 8];
+		r->type = types[salt % 8];
 		fill_sid(fx, r, k, ev);
 		pdw_record_begin(w, r->type, 0);
 		uint64_t v[4] = { 1000000 + 100ULL * k, fx->ev[ev].ids[0], 5, 0 };
@@ -548,13 +555,55 @@ static void write_record(pdw *w, file_exp *fx, exp_rec *r, unsigned k)
 		pdw_put_bytes(w, "thread-map-comm\0", 16);
 		pdw_record_end(w, -1, NULL);
 		return;
-	case 17:
-		r->type = PD_RECORD_STAT_ROUND;
+	case 17: {
+		/* user records of perf stat and AUX tracing, by their layouts */
+		static const uint32_t types[] = { PD_RECORD_STAT_ROUND, PD_RECORD_STAT,
+						  PD_RECORD_STAT_CONFIG, PD_RECORD_FINISHED_INIT,
+						  PD_RECORD_AUXTRACE_INFO, PD_RECORD_AUXTRACE_ERROR };
+		r->type = types[salt % 6];
 		pdw_record_begin(w, r->type, 0);
-		pdw_put_u64(w, 1);
-		pdw_put_u64(w, 1000000 + 100ULL * k);
+		switch (r->type) {
+		case PD_RECORD_STAT_ROUND:	/* type, time */
+			pdw_put_u64(w, 1);
+			pdw_put_u64(w, 1000000 + 100ULL * k);
+			break;
+		case PD_RECORD_STAT:		/* id, cpu, thread, val, ena, run */
+			pdw_put_u64(w, fx->ev[ev].ids[0]);
+			pdw_put_u32(w, 1);
+			pdw_put_u32(w, 0);
+			pdw_put_u64(w, 12345);
+			pdw_put_u64(w, 1000);
+			pdw_put_u64(w, 900);
+			break;
+		case PD_RECORD_STAT_CONFIG:	/* nr, {tag, val}[nr] */
+			pdw_put_u64(w, 1);
+			pdw_put_u64(w, 0);
+			pdw_put_u64(w, 1);
+			break;
+		case PD_RECORD_AUXTRACE_INFO:	/* type, reserved, priv[] */
+			pdw_put_u32(w, 1);
+			pdw_put_u32(w, 0);
+			pdw_put_u64(w, 0x1111);
+			pdw_put_u64(w, 0x2222);
+			break;
+		case PD_RECORD_AUXTRACE_ERROR: {	/* type, code, cpu, pid, tid, fmt, ip, msg[64] */
+			char msg[64] = "decoder error";
+			pdw_put_u32(w, 1);
+			pdw_put_u32(w, 2);
+			pdw_put_u32(w, 0);
+			pdw_put_u32(w, 100);
+			pdw_put_u32(w, 101);
+			pdw_put_u32(w, 0);
+			pdw_put_u64(w, 0x400000);
+			pdw_put_bytes(w, msg, sizeof(msg));
+			break;
+		}
+		default:			/* FINISHED_INIT: header only */
+			break;
+		}
 		pdw_record_end(w, -1, NULL);
 		return;
+	}
 	case 18:
 		/* unknown types: one in the counted range, one beyond it */
 		r->type = (k / 40) % 2 ? 200 : 100;
@@ -1148,6 +1197,11 @@ static void check_file(file_exp *fx, const uint8_t *buf, size_t len, const pdw *
 			continue;
 		}
 		if (fx->c.pipe && rec.type == PD_RECORD_HEADER_ATTR) {
+			/* the event it defined, in the order written */
+			if (!rec.u.attr || rec.u.attr->index != nr_attr)
+				fail("HEADER_ATTR #%zu: u.attr is not event %zu", nr_attr, nr_attr);
+			else
+				check_attr(&rec.u.attr->attr, &fx->ev[nr_attr].attr);
 			nr_attr++;
 			continue;
 		}
@@ -1266,6 +1320,93 @@ static int run_combo(const combo *c)
 	return failures != before;
 }
 
+/*
+ * Time-ordered delivery: rounds of samples whose times are shuffled
+ * within each round (round j holds times j*1000 .. j*1000+999) must come
+ * out ascending with options.ordered, every sample once, its fields
+ * intact (ip = 0x400000 + time). With no_decode_samples the counts stay.
+ */
+enum { ORDER_ROUNDS = 12, ORDER_PER_ROUND = 60 };
+
+static void check_ordered(int be, int pipe, int compress)
+{
+	snprintf(where, sizeof(where), "[ordered %s %s%s]", pipe ? "pipe" : "file", be ? "BE" : "LE",
+		 compress ? " COMPRESSED" : "");
+	pdw_config cfg = { .pipe = pipe, .big_endian = be, .attr_size = 128 };
+	pdw *w = pdw_new(&cfg);
+	pdw_event ev = { .attr = { .type = 1, .sample_period = 1,
+				   .sample_type = PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP |
+						  PD_SAMPLE_TID | PD_SAMPLE_TIME,
+				   .flags = PD_ATTR_SAMPLE_ID_ALL } };
+	ev.ids[0] = 7;
+	ev.nr_ids = 1;
+	ev.name = "cpu-clock";
+	pdw_add_event(w, &ev);
+	if (compress)
+		pdw_compress_begin(w, 0, 8192, 1);
+	for (unsigned j = 0; j < ORDER_ROUNDS; j++) {
+		for (unsigned i = 0; i < ORDER_PER_ROUND; i++) {
+			/* a permutation of 0..ORDER_PER_ROUND-1 (7 is coprime to 60) */
+			unsigned t = (i * 7 + j) % ORDER_PER_ROUND;
+			pd_sample smp = { .identifier = 7, .pid = 1, .tid = 2 };
+			smp.time = 1000ULL * (j + 1) + t;
+			smp.ip = 0x400000 + smp.time;
+			pdw_sample(w, 0, PD_MISC_USER, &smp);
+		}
+		if (compress)
+			pdw_compress_flush(w);
+		pdw_finished_round(w);
+	}
+	if (compress)
+		pdw_compress_end(w);
+	uint8_t *buf;
+	size_t len;
+	if (pdw_finish(w, &buf, &len)) {
+		fail("the writer failed");
+		pdw_free(w);
+		return;
+	}
+	pdw_free(w);
+	for (int mode = 0; mode < 2; mode++) {
+		pd_options opt = { .ordered = mode == 0, .no_decode_samples = mode == 1 };
+		pd_error err;
+		char eb[400];
+		pd_file *f = pd_open_mem(buf, len, &opt, &err);
+		if (!f) {
+			fail("pd_open_mem: %s", pd_strerror(&err, eb, sizeof(eb)));
+			continue;
+		}
+		pd_record rec;
+		int rc;
+		uint64_t last = 0, n = 0, bad = 0;
+		while ((rc = pd_next(f, &rec, &err)) > 0) {
+			if (rec.type != PD_RECORD_SAMPLE)
+				continue;
+			n++;
+			if (mode == 1)
+				continue;
+			const pd_sample *sm = &rec.u.sample;
+			if (sm->time < last || sm->ip != 0x400000 + sm->time)
+				bad++;
+			last = sm->time;
+		}
+		if (rc < 0)
+			fail("%s: pd_next: %s", mode ? "no_decode_samples" : "ordered",
+			     pd_strerror(&err, eb, sizeof(eb)));
+		EQ(mode ? "no_decode_samples: samples" : "ordered: samples", n,
+		   ORDER_ROUNDS * ORDER_PER_ROUND);
+		EQ("ordered: samples out of order or altered", bad, 0);
+		EQ("stats.records[SAMPLE]", pd_get_stats(f)->records[PD_RECORD_SAMPLE],
+		   ORDER_ROUNDS * ORDER_PER_ROUND);
+		EQ("stats.records[FINISHED_ROUND]",
+		   pd_get_stats(f)->records[PD_RECORD_FINISHED_ROUND], ORDER_ROUNDS);
+		if (mode == 0)
+			EQ("ordered: last time", last, 1000ULL * ORDER_ROUNDS + ORDER_PER_ROUND - 1);
+		pd_close(f);
+	}
+	free(buf);
+}
+
 int main(int argc, char **argv)
 {
 	static const unsigned sizes[] = { 64, 72, 80, 88, 96, 104, 112, 120, 128, 136 };
@@ -1297,6 +1438,14 @@ int main(int argc, char **argv)
 			bad += run_combo(&c) != 0;
 			combos++;
 		}
+	for (int be = 0; be < 2; be++)
+		for (int pipe = 0; pipe < 2; pipe++)
+			for (int comp = 0; comp < 2; comp++) {
+				unsigned long before = failures;
+				check_ordered(be, pipe, comp);
+				bad += failures != before;
+				combos++;
+			}
 	printf("%lu combinations, %lu with mismatches, %lu mismatches in all\n", combos, bad,
 	       failures);
 	return failures ? 1 : 0;
