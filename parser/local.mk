@@ -28,10 +28,15 @@ PARSER_FEATURE_SOURCES = \
 	parser/feat.c
 
 # the inspect report (JSON of a parsed recording), shared by CLI and daemon
-PARSER_REPORT_SOURCES =
+PARSER_REPORT_SOURCES = parser/report.h parser/report.c
 
 # symbolization and folding: threads, maps, ELF symbols, unwinding, stacks
 PARSER_SYMBOL_SOURCES = \
+	parser/symbols.h parser/symbols.c \
+	parser/thread.h parser/thread.c \
+	parser/maps.h parser/maps.c \
+	parser/dso.h parser/dso.c \
+	parser/fold.h parser/fold.c \
 	parser/unwind.h \
 	parser/unwind.c
 PARSER_SYMBOL_LIBS =

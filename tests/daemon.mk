@@ -1,1 +1,16 @@
-# tests/daemon.mk: build rules for this area (included from Makefile.am)
+# tests/daemon.mk: perfhubd integration tests (Python 3 standard library,
+# a daemon on a free loopback port with a fresh state directory each).
+EXTRA_DIST += tests/perfhubd_harness.py
+DAEMON_TESTS = \
+	tests/daemon-upload.py \
+	tests/daemon-intake.py \
+	tests/daemon-corpus.py \
+	tests/daemon-crash.py \
+	tests/daemon-watch.py \
+	tests/daemon-client.py
+TESTS += $(DAEMON_TESTS)
+EXTRA_DIST += $(DAEMON_TESTS)
+
+# make bench: the ingest benchmark (prints figures; not a test)
+BENCHES += tests/bench-ingest
+EXTRA_DIST += tests/bench-ingest tests/bench_ingest.py

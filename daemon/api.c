@@ -1,0 +1,899 @@
+/* api.c - HTTP routing and handlers over the store. */
+#include "config.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <microhttpd.h>
+
+#include "api.h"
+#include "log.h"
+#include "spool.h"
+
+#define API_MAX_TAGS 32
+#define API_MAX_LIST 1000
+#define API_CONN_TIMEOUT_S 300
+#define API_PREFIX "/api/v1/profiles"
+
+#if MHD_VERSION < 0x00097002
+typedef int MHD_Result_t;
+#else
+typedef enum MHD_Result MHD_Result_t;
+#endif
+
+struct api {
+	const cfg *c;
+	st_store *st;
+	jobs *j;
+	struct MHD_Daemon *d;
+	unsigned port;
+	atomic_ullong uploads, duplicates, rejected;
+	atomic_ullong by_status[6];	/* 2xx 3xx 4xx 5xx other */
+};
+
+enum req_kind { REQ_PLAIN, REQ_UPLOAD };
+
+/* Per-request state, kept in MHD's con_cls. */
+typedef struct req {
+	int kind;
+	sp_upload *up;
+	int failed;		/* sp_write result once it went wrong */
+	int is_tar;
+} req;
+
+/* ---- responses ------------------------------------------------------------ */
+
+static void count_status(api *a, unsigned status)
+{
+	unsigned b = status / 100 - 2;
+
+	atomic_fetch_add(&a->by_status[b < 4 ? b : 4], 1);
+}
+
+static MHD_Result_t reply(api *a, struct MHD_Connection *conn, unsigned status, char *body,
+			  size_t len, const char *type)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	MHD_Result_t rc;
+
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	if (type)
+		MHD_add_response_header(r, "Content-Type", type);
+	count_status(a, status);
+	rc = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+/* Takes the reference to j. */
+static MHD_Result_t reply_json(api *a, struct MHD_Connection *conn, unsigned status, json_t *j)
+{
+	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+
+	json_decref(j);
+	if (!s)
+		return reply(a, conn, 500, strdup("{\"error\":\"out of memory\"}"), 25,
+			     "application/json");
+	return reply(a, conn, status, s, strlen(s), "application/json");
+}
+
+static MHD_Result_t reply_error(api *a, struct MHD_Connection *conn, unsigned status,
+				const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static MHD_Result_t reply_error(api *a, struct MHD_Connection *conn, unsigned status,
+				const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return reply_json(a, conn, status, json_pack("{s:s}", "error", msg));
+}
+
+static MHD_Result_t reply_empty(api *a, struct MHD_Connection *conn, unsigned status)
+{
+	return reply(a, conn, status, NULL, 0, NULL);
+}
+
+/* ---- query parameters ------------------------------------------------------ */
+
+static const char *arg(struct MHD_Connection *conn, const char *name)
+{
+	return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* Parses an integer parameter; 0 ok (absent leaves *out), -1 bad. */
+static int arg_i64(struct MHD_Connection *conn, const char *name, int64_t min, int64_t max,
+		   int64_t *out)
+{
+	const char *v = arg(conn, name);
+	char *end;
+	long long x;
+
+	if (!v)
+		return 0;
+	errno = 0;
+	x = strtoll(v, &end, 10);
+	if (errno || end == v || *end || x < min || x > max)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+typedef struct tag_args {
+	size_t n;
+	const char *keys[API_MAX_TAGS], *values[API_MAX_TAGS];
+	char *owned[API_MAX_TAGS];
+	int bad;
+} tag_args;
+
+static MHD_Result_t collect_tag(void *cls, enum MHD_ValueKind kind, const char *key,
+				const char *value)
+{
+	tag_args *t = cls;
+	char *copy, *eq;
+
+	(void)kind;
+	if (strcmp(key, "tag"))
+		return MHD_YES;
+	if (!value || !(eq = strchr(value, '=')) || eq == value || t->n >= API_MAX_TAGS) {
+		t->bad = 1;
+		return MHD_YES;
+	}
+	copy = strdup(value);
+	if (!copy) {
+		t->bad = 1;
+		return MHD_YES;
+	}
+	copy[eq - value] = 0;
+	t->owned[t->n] = copy;
+	t->keys[t->n] = copy;
+	t->values[t->n] = copy + (eq - value) + 1;
+	t->n++;
+	return MHD_YES;
+}
+
+static void tags_free(tag_args *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->n; i++)
+		free(t->owned[i]);
+}
+
+/* ---- intake ------------------------------------------------------------------ */
+
+int api_intake(st_store *st, jobs *j, unsigned queue_size, const char *sha256,
+	       const char *path, const char *kind, uint64_t size, const char *name,
+	       size_t nr_tags, const char *const *keys, const char *const *values, int64_t *id,
+	       int *existed)
+{
+	st_new_profile p = { sha256, name, kind, path, size, nr_tags, keys, values };
+	st_counts c;
+
+	if (st_counts_get(st, &c) < 0)
+		return -1;
+	if (c.queued >= (int64_t)queue_size) {
+		/* a duplicate is still answered; only new work is refused */
+		int rc = st_profile_by_sha(st, sha256, id);
+		if (rc < 0)
+			return -1;
+		*existed = rc == 0;
+		return rc == 0 ? 0 : -2;
+	}
+	if (st_profile_add(st, &p, id, existed) < 0)
+		return -1;
+	if (!*existed && j)
+		jobs_notify(j);
+	return 0;
+}
+
+static MHD_Result_t upload_begin(api *a, struct MHD_Connection *conn, req *r)
+{
+	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+	const char *enc = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Encoding");
+	const char *type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
+	int encoding = SP_IDENTITY;
+
+	/* refuse before reading a byte of the body */
+	if (len && !enc && strtoull(len, NULL, 10) > a->c->max_upload) {
+		atomic_fetch_add(&a->rejected, 1);
+		return reply_error(a, conn, 413, "upload of %s bytes exceeds the limit of %llu",
+				   len, (unsigned long long)a->c->max_upload);
+	}
+	if (enc && !strcasecmp(enc, "zstd"))
+		encoding = SP_ZSTD;
+	else if (enc && strcasecmp(enc, "identity"))
+		return reply_error(a, conn, 415, "unsupported Content-Encoding '%s' (use zstd)", enc);
+	r->is_tar = type && !strncasecmp(type, "application/x-tar", 17);
+	r->up = sp_begin(a->c->spool_dir, encoding, a->c->max_upload);
+	if (!r->up) {
+		log_warn("msg=\"spool\" error=\"%s\"", strerror(errno));
+		return reply_error(a, conn, 500, "cannot write to the spool");
+	}
+	r->kind = REQ_UPLOAD;
+	return MHD_YES;
+}
+
+static MHD_Result_t upload_end(api *a, struct MHD_Connection *conn, req *r)
+{
+	char sha[65], *path = NULL;
+	uint64_t size = 0;
+	tag_args tags = { 0 };
+	const char *kind = r->is_tar ? "tar" : "file";
+	int64_t id = 0;
+	int existed = 0, rc;
+	MHD_Result_t ret;
+
+	rc = sp_finish(r->up, kind, sha, &size, &path);
+	r->up = NULL;
+	if (rc == SP_ERR_ENCODING)
+		return reply_error(a, conn, 400, "the zstd stream is corrupt or truncated");
+	if (rc == SP_ERR_TOO_LARGE)
+		return reply_error(a, conn, 413, "upload exceeds the limit of %llu bytes",
+				   (unsigned long long)a->c->max_upload);
+	if (rc != SP_OK) {
+		log_warn("msg=\"spool\" error=\"%s\"", strerror(errno));
+		return reply_error(a, conn, 500, "cannot write to the spool");
+	}
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_tag, &tags);
+	if (tags.bad) {
+		tags_free(&tags);
+		free(path);
+		return reply_error(a, conn, 400, "bad tag: want tag=KEY=VALUE (at most %d)",
+				   API_MAX_TAGS);
+	}
+	rc = api_intake(a->st, a->j, a->c->queue_size, sha, path, kind, size, arg(conn, "name"),
+			tags.n, tags.keys, tags.values, &id, &existed);
+	tags_free(&tags);
+	if (rc == -2) {
+		/* the spooled bytes belong to no profile */
+		sp_remove(path);
+		free(path);
+		return reply_error(a, conn, 503, "the job queue is full; retry later");
+	}
+	if (rc < 0) {
+		free(path);
+		return reply_error(a, conn, 500, "storage error");
+	}
+	atomic_fetch_add(existed ? &a->duplicates : &a->uploads, 1);
+	log_info("msg=\"upload\" id=%lld sha256=%s bytes=%llu kind=%s duplicate=%d",
+		 (long long)id, sha, (unsigned long long)size, kind, existed);
+	free(path);
+	ret = reply_json(a, conn, existed ? 200 : 202,
+			 json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)id, "status",
+				   existed ? "exists" : "queued", "sha256", sha, "size",
+				   (json_int_t)size));
+	return ret;
+}
+
+/* ---- profiles ------------------------------------------------------------------ */
+
+static MHD_Result_t list_profiles(api *a, struct MHD_Connection *conn)
+{
+	st_list_filter f = { .limit = 100, .offset = 0, .status = -1 };
+	tag_args tags = { 0 };
+	const char *s;
+	json_t *out;
+
+	if (arg_i64(conn, "limit", 0, API_MAX_LIST, &f.limit) < 0)
+		return reply_error(a, conn, 400, "bad parameter 'limit' (0..%d)", API_MAX_LIST);
+	if (arg_i64(conn, "offset", 0, INT64_MAX, &f.offset) < 0)
+		return reply_error(a, conn, 400, "bad parameter 'offset'");
+	if (arg_i64(conn, "since", 0, INT64_MAX, &f.since) < 0)
+		return reply_error(a, conn, 400, "bad parameter 'since' (unix seconds)");
+	if (arg_i64(conn, "until", 0, INT64_MAX, &f.until) < 0)
+		return reply_error(a, conn, 400, "bad parameter 'until' (unix seconds)");
+	if ((s = arg(conn, "status")) && (f.status = st_status_parse(s)) < 0)
+		return reply_error(a, conn, 400,
+				   "bad parameter 'status' (queued, parsing, ready, failed)");
+	f.hostname = arg(conn, "hostname");
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_tag, &tags);
+	if (tags.bad || tags.n > 1) {
+		tags_free(&tags);
+		return reply_error(a, conn, 400, "bad parameter 'tag' (one tag=KEY=VALUE)");
+	}
+	if (tags.n) {
+		f.tag_key = tags.keys[0];
+		f.tag_value = tags.values[0];
+	}
+	out = st_profile_list_json(a->st, &f);
+	tags_free(&tags);
+	if (!out)
+		return reply_error(a, conn, 500, "storage error");
+	return reply_json(a, conn, 200, out);
+}
+
+static MHD_Result_t get_profile(api *a, struct MHD_Connection *conn, int64_t id)
+{
+	int notfound = 0;
+	json_t *o = st_profile_json(a->st, id, &notfound);
+
+	if (notfound)
+		return reply_error(a, conn, 404, "no profile %lld", (long long)id);
+	if (!o)
+		return reply_error(a, conn, 500, "storage error");
+	return reply_json(a, conn, 200, o);
+}
+
+static MHD_Result_t delete_profile(api *a, struct MHD_Connection *conn, int64_t id)
+{
+	char *path = NULL;
+	int rc = st_profile_delete(a->st, id, &path);
+
+	if (rc == 1)
+		return reply_error(a, conn, 404, "no profile %lld", (long long)id);
+	if (rc < 0)
+		return reply_error(a, conn, 500, "storage error");
+	if (path)
+		sp_remove(path);
+	log_info("msg=\"delete\" id=%lld", (long long)id);
+	free(path);
+	return reply_empty(a, conn, 204);
+}
+
+/* ---- folded stacks: collapsed text and the flame graph tree ------------------ */
+
+typedef struct fold_args {
+	st_fold_filter f;
+	int by_samples;		/* weight=samples */
+} fold_args;
+
+#define FOLD_BAD(...) do { *ret = reply_error(a, conn, 400, __VA_ARGS__); return -1; } while (0)
+/* 0, or -1 when a 400 answer was queued (its result in *ret). */
+static int parse_fold_args(api *a, struct MHD_Connection *conn, fold_args *fa,
+			   const char *default_weight, MHD_Result_t *ret)
+{
+	const char *w = arg(conn, "weight");
+	int64_t v;
+
+	memset(fa, 0, sizeof(*fa));
+	fa->f.pid = fa->f.tid = -1;
+	fa->f.event = arg(conn, "event");
+	fa->f.comm = arg(conn, "comm");
+	if (arg_i64(conn, "pid", 0, UINT32_MAX, &fa->f.pid) < 0)
+		FOLD_BAD("bad parameter 'pid'");
+	if (arg_i64(conn, "tid", 0, UINT32_MAX, &fa->f.tid) < 0)
+		FOLD_BAD("bad parameter 'tid'");
+	v = 0;
+	if (arg_i64(conn, "from_ns", 0, INT64_MAX, &v) < 0)
+		FOLD_BAD("bad parameter 'from_ns'");
+	fa->f.from_ns = (uint64_t)v;
+	v = 0;
+	if (arg_i64(conn, "to_ns", 0, INT64_MAX, &v) < 0)
+		FOLD_BAD("bad parameter 'to_ns'");
+	fa->f.to_ns = (uint64_t)v;
+	if (!w)
+		w = default_weight;
+	if (!strcmp(w, "samples"))
+		fa->by_samples = 1;
+	else if (strcmp(w, "period"))
+		FOLD_BAD("bad parameter 'weight' (samples or period)");
+	fa->f.with_pid = arg(conn, "with_pid") != NULL;
+	fa->f.with_tid = arg(conn, "with_tid") != NULL;
+	fa->f.kernel = arg(conn, "kernel") != NULL;
+	return 0;
+}
+
+typedef struct textbuf {
+	char *p;
+	size_t len, cap;
+	int by_samples;
+	int oom;
+} textbuf;
+
+static int collapsed_line(void *ctx, const char *line, uint64_t samples, uint64_t period)
+{
+	textbuf *b = ctx;
+	size_t need = strlen(line) + 32;
+	int n;
+
+	if (b->len + need > b->cap) {
+		size_t ncap = b->cap ? 2 * b->cap : 65536;
+		char *p;
+		while (ncap < b->len + need)
+			ncap *= 2;
+		if (!(p = realloc(b->p, ncap))) {
+			b->oom = 1;
+			return -1;
+		}
+		b->p = p;
+		b->cap = ncap;
+	}
+	n = snprintf(b->p + b->len, b->cap - b->len, "%s %llu\n", line,
+		     (unsigned long long)(b->by_samples ? samples : period));
+	b->len += (size_t)n;
+	return 0;
+}
+
+static MHD_Result_t get_collapsed(api *a, struct MHD_Connection *conn, int64_t id)
+{
+	fold_args fa;
+	textbuf b = { 0 };
+	int rc;
+
+	MHD_Result_t ret;
+
+	if (parse_fold_args(a, conn, &fa, "period", &ret) < 0)
+		return ret;
+	b.by_samples = fa.by_samples;
+	rc = st_fold(a->st, id, &fa.f, collapsed_line, &b);
+	if (rc == 1) {
+		free(b.p);
+		return reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
+	}
+	if (rc < 0 || b.oom) {
+		free(b.p);
+		return reply_error(a, conn, 500, "storage error");
+	}
+	if (!b.p)
+		b.p = strdup("");
+	return reply(a, conn, 200, b.p, b.len, "text/plain; charset=utf-8");
+}
+
+typedef struct tree_builder {
+	json_t *root;
+	json_t *path[8192];	/* current path of nodes, root at 0 */
+	size_t depth;
+	int by_samples;
+} tree_builder;
+
+static json_t *new_node(const char *name, size_t len)
+{
+	return json_pack("{s:s%,s:I,s:[]}", "name", name, len, "value", (json_int_t)0, "children");
+}
+
+static json_t *child_named(json_t *parent, const char *name, size_t len)
+{
+	json_t *kids = json_object_get(parent, "children"), *k;
+	size_t i, n = json_array_size(kids);
+
+	/* sorted input: the wanted child is nearly always the last one */
+	for (i = n; i--;) {
+		const char *kn;
+		k = json_array_get(kids, i);
+		kn = json_string_value(json_object_get(k, "name"));
+		if (kn && strlen(kn) == len && !memcmp(kn, name, len))
+			return k;
+	}
+	k = new_node(name, len);
+	json_array_append_new(kids, k);
+	return k;
+}
+
+static void add_value(json_t *node, uint64_t v)
+{
+	json_t *val = json_object_get(node, "value");
+
+	json_integer_set(val, json_integer_value(val) + (json_int_t)v);
+}
+
+static int tree_line(void *ctx, const char *line, uint64_t samples, uint64_t period)
+{
+	tree_builder *t = ctx;
+	uint64_t v = t->by_samples ? samples : period;
+	const char *p = line;
+	size_t d = 1;
+
+	add_value(t->root, v);
+	while (*p && d < sizeof(t->path) / sizeof(t->path[0])) {
+		size_t len = strcspn(p, ";");
+		json_t *node;
+
+		/* reuse the current path while the prefix agrees */
+		if (d < t->depth) {
+			const char *kn = json_string_value(json_object_get(t->path[d], "name"));
+			if (kn && strlen(kn) == len && !memcmp(kn, p, len))
+				node = t->path[d];
+			else {
+				node = child_named(t->path[d - 1], p, len);
+				t->depth = d;
+			}
+		} else {
+			node = child_named(t->path[d - 1], p, len);
+		}
+		t->path[d] = node;
+		if (t->depth <= d)
+			t->depth = d + 1;
+		add_value(node, v);
+		d++;
+		p += len;
+		if (*p == ';')
+			p++;
+	}
+	t->depth = d;
+	return 0;
+}
+
+static MHD_Result_t get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id)
+{
+	fold_args fa;
+	tree_builder *t;
+	MHD_Result_t ret;
+	int rc;
+
+	if (parse_fold_args(a, conn, &fa, "period", &ret) < 0)
+		return ret;
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return reply_error(a, conn, 500, "out of memory");
+	t->by_samples = fa.by_samples;
+	t->root = new_node("all", 3);
+	t->path[0] = t->root;
+	t->depth = 1;
+	rc = st_fold(a->st, id, &fa.f, tree_line, t);
+	if (rc != 0) {
+		json_decref(t->root);
+		free(t);
+		if (rc == 1)
+			return reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
+		return reply_error(a, conn, 500, "storage error");
+	}
+	{
+		json_t *root = t->root;
+		free(t);
+		return reply_json(a, conn, 200, root);
+	}
+}
+
+/* ---- health and metrics --------------------------------------------------------- */
+
+static MHD_Result_t get_healthz(api *a, struct MHD_Connection *conn)
+{
+	if (st_ping(a->st) < 0)
+		return reply_error(a, conn, 503, "the store does not answer");
+	return reply_json(a, conn, 200, json_pack("{s:s,s:s}", "status", "ok", "version", VERSION));
+}
+
+static MHD_Result_t get_metrics(api *a, struct MHD_Connection *conn)
+{
+	st_counts c;
+	jobs_stats js;
+	char *buf;
+	size_t cap = 8192, n = 0;
+	int i;
+	uint64_t cum = 0;
+	static const char *const classes[] = { "2xx", "3xx", "4xx", "5xx", "other" };
+
+	if (st_counts_get(a->st, &c) < 0)
+		return reply_error(a, conn, 503, "the store does not answer");
+	jobs_get_stats(a->j, &js);
+	buf = malloc(cap);
+	if (!buf)
+		return MHD_NO;
+#define OUT(...) n += (size_t)snprintf(buf + n, n < cap ? cap - n : 0, __VA_ARGS__)
+	OUT("# HELP perfhub_uploads_total Uploads accepted as new profiles.\n"
+	    "# TYPE perfhub_uploads_total counter\nperfhub_uploads_total %llu\n",
+	    (unsigned long long)atomic_load(&a->uploads));
+	OUT("# HELP perfhub_upload_duplicates_total Uploads of bytes already stored.\n"
+	    "# TYPE perfhub_upload_duplicates_total counter\nperfhub_upload_duplicates_total %llu\n",
+	    (unsigned long long)atomic_load(&a->duplicates));
+	OUT("# HELP perfhub_parses_total Recordings parsed successfully.\n"
+	    "# TYPE perfhub_parses_total counter\nperfhub_parses_total %llu\n",
+	    (unsigned long long)js.parsed);
+	OUT("# HELP perfhub_parse_failures_total Recordings that failed to parse.\n"
+	    "# TYPE perfhub_parse_failures_total counter\nperfhub_parse_failures_total %llu\n",
+	    (unsigned long long)js.failed);
+	OUT("# HELP perfhub_queue_depth Profiles waiting to be parsed.\n"
+	    "# TYPE perfhub_queue_depth gauge\nperfhub_queue_depth %lld\n", (long long)c.queued);
+	OUT("# HELP perfhub_profiles Profiles by status.\n# TYPE perfhub_profiles gauge\n"
+	    "perfhub_profiles{status=\"queued\"} %lld\nperfhub_profiles{status=\"parsing\"} %lld\n"
+	    "perfhub_profiles{status=\"ready\"} %lld\nperfhub_profiles{status=\"failed\"} %lld\n",
+	    (long long)c.queued, (long long)c.parsing, (long long)c.ready, (long long)c.failed);
+	OUT("# HELP perfhub_parse_seconds Time to parse and store a recording.\n"
+	    "# TYPE perfhub_parse_seconds histogram\n");
+	for (i = 0; i < 8; i++) {
+		cum += js.parse_hist[i];
+		if (i < 7)
+			OUT("perfhub_parse_seconds_bucket{le=\"%g\"} %llu\n", jobs_hist_bounds[i],
+			    (unsigned long long)cum);
+		else
+			OUT("perfhub_parse_seconds_bucket{le=\"+Inf\"} %llu\n", (unsigned long long)cum);
+	}
+	OUT("perfhub_parse_seconds_sum %.3f\nperfhub_parse_seconds_count %llu\n", js.parse_seconds,
+	    (unsigned long long)cum);
+	OUT("# HELP perfhub_database_bytes Size of the SQLite database.\n"
+	    "# TYPE perfhub_database_bytes gauge\nperfhub_database_bytes %lld\n",
+	    (long long)c.db_bytes);
+	OUT("# HELP perfhub_http_responses_total HTTP responses by status class.\n"
+	    "# TYPE perfhub_http_responses_total counter\n");
+	for (i = 0; i < 5; i++)
+		OUT("perfhub_http_responses_total{code=\"%s\"} %llu\n", classes[i],
+		    (unsigned long long)atomic_load(&a->by_status[i]));
+#undef OUT
+	if (n >= cap) {
+		free(buf);
+		return reply_error(a, conn, 500, "metrics too large");
+	}
+	return reply(a, conn, 200, buf, n, "text/plain; version=0.0.4");
+}
+
+/* ---- static files --------------------------------------------------------------- */
+
+static const char *mime_of(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+
+	if (!dot)
+		return "application/octet-stream";
+	if (!strcmp(dot, ".html"))
+		return "text/html; charset=utf-8";
+	if (!strcmp(dot, ".js"))
+		return "text/javascript; charset=utf-8";
+	if (!strcmp(dot, ".css"))
+		return "text/css; charset=utf-8";
+	if (!strcmp(dot, ".svg"))
+		return "image/svg+xml";
+	if (!strcmp(dot, ".json"))
+		return "application/json";
+	if (!strcmp(dot, ".png"))
+		return "image/png";
+	return "application/octet-stream";
+}
+
+static MHD_Result_t get_static(api *a, struct MHD_Connection *conn, const char *url)
+{
+	char want[PATH_MAX], real[PATH_MAX], root[PATH_MAX];
+	struct MHD_Response *r;
+	struct stat st;
+	size_t rl;
+	int fd;
+
+	if (strstr(url, "..") || !a->c->web_root || !realpath(a->c->web_root, root))
+		return reply_error(a, conn, 404, "not found");
+	if (strlen(root) + strlen(url) + 12 > sizeof(want))
+		return reply_error(a, conn, 404, "not found");
+	strcpy(want, root);
+	strcat(want, url);
+	if (url[strlen(url) - 1] == '/')
+		strcat(want, "index.html");
+	/* the resolved file must still be inside the web root (no symlinks out) */
+	rl = strlen(root);
+	if (!realpath(want, real) || strncmp(real, root, rl) || (real[rl] && real[rl] != '/'))
+		return reply_error(a, conn, 404, "not found");
+	fd = open(real, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return reply_error(a, conn, 404, "not found");
+	}
+	r = MHD_create_response_from_fd((uint64_t)st.st_size, fd);
+	if (!r) {
+		close(fd);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", mime_of(real));
+	count_status(a, 200);
+	{
+		MHD_Result_t rc = MHD_queue_response(conn, 200, r);
+		MHD_destroy_response(r);
+		return rc;
+	}
+}
+
+/* ---- routing -------------------------------------------------------------------- */
+
+/* "/api/v1/profiles/123/rest" -> id 123 and rest "/rest" (or ""). */
+static int parse_id(const char *p, int64_t *id, const char **rest)
+{
+	char *end;
+	long long v;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	v = strtoll(p, &end, 10);
+	if (errno || v <= 0 || (*end && *end != '/'))
+		return -1;
+	*id = v;
+	*rest = end;
+	return 0;
+}
+
+static MHD_Result_t route(api *a, struct MHD_Connection *conn, const char *url,
+			  const char *method)
+{
+	int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+	int64_t id;
+	const char *rest;
+
+	if (!strcmp(url, "/healthz"))
+		return get ? get_healthz(a, conn) : reply_error(a, conn, 405, "use GET");
+	if (!strcmp(url, "/metrics"))
+		return get ? get_metrics(a, conn) : reply_error(a, conn, 405, "use GET");
+	if (!strcmp(url, API_PREFIX) || !strcmp(url, API_PREFIX "/"))
+		return get ? list_profiles(a, conn) : reply_error(a, conn, 405, "use GET or POST");
+	if (!strncmp(url, API_PREFIX "/", sizeof(API_PREFIX))) {
+		if (parse_id(url + sizeof(API_PREFIX), &id, &rest) < 0)
+			return reply_error(a, conn, 404, "no such profile");
+		if (!*rest || !strcmp(rest, "/")) {
+			if (get)
+				return get_profile(a, conn, id);
+			if (!strcmp(method, "DELETE"))
+				return delete_profile(a, conn, id);
+			return reply_error(a, conn, 405, "use GET or DELETE");
+		}
+		if (!get)
+			return reply_error(a, conn, 405, "use GET");
+		if (!strcmp(rest, "/collapsed"))
+			return get_collapsed(a, conn, id);
+		if (!strcmp(rest, "/flamegraph"))
+			return get_flamegraph(a, conn, id);
+		return reply_error(a, conn, 404, "no such endpoint");
+	}
+	if (!strncmp(url, "/api/", 5))
+		return reply_error(a, conn, 404, "no such endpoint");
+	if (get)
+		return get_static(a, conn, url);
+	return reply_error(a, conn, 405, "method not allowed");
+}
+
+static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const char *url,
+			       const char *method, const char *version, const char *data,
+			       size_t *data_size, void **con_cls)
+{
+	api *a = cls;
+	req *r = *con_cls;
+
+	(void)version;
+	if (!r) {
+		r = calloc(1, sizeof(*r));
+		if (!r)
+			return MHD_NO;
+		*con_cls = r;
+		if (!strcmp(method, "POST") &&
+		    (!strcmp(url, API_PREFIX) || !strcmp(url, API_PREFIX "/")))
+			return upload_begin(a, conn, r);
+		if (!strcmp(method, "POST") || !strcmp(method, "PUT"))
+			r->failed = 1;	/* consume any body, then answer */
+		else
+			return route(a, conn, url, method);
+		return MHD_YES;
+	}
+	if (r->kind == REQ_UPLOAD) {
+		if (*data_size) {
+			/* after a failure the rest of the body is read and dropped:
+			 * this MHD cannot answer in the middle of an upload */
+			if (!r->failed)
+				r->failed = sp_write(r->up, data, *data_size);
+			*data_size = 0;
+			return MHD_YES;
+		}
+		if (r->failed == SP_ERR_TOO_LARGE) {
+			atomic_fetch_add(&a->rejected, 1);
+			return reply_error(a, conn, 413, "upload exceeds the limit of %llu bytes",
+					   (unsigned long long)a->c->max_upload);
+		}
+		if (r->failed == SP_ERR_ENCODING)
+			return reply_error(a, conn, 400, "the zstd stream is corrupt");
+		if (r->failed)
+			return reply_error(a, conn, 500, "cannot write to the spool");
+		return upload_end(a, conn, r);
+	}
+	if (*data_size) {
+		*data_size = 0;
+		return MHD_YES;
+	}
+	return route(a, conn, url, method);
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	req *r = *con_cls;
+
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	if (!r)
+		return;
+	sp_abort(r->up);	/* an interrupted upload leaves nothing behind */
+	free(r);
+	*con_cls = NULL;
+}
+
+static void mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[512];
+	size_t n;
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = 0;
+	log_warn("msg=\"http\" detail=\"%s\"", msg);
+}
+
+api *api_start(const cfg *c, st_store *st, jobs *j)
+{
+	api *a = calloc(1, sizeof(*a));
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	const union MHD_DaemonInfo *info;
+	char host[256];
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			 MHD_USE_ERROR_LOG;
+
+	if (!a)
+		return NULL;
+	a->c = c;
+	a->st = st;
+	a->j = j;
+	memset(&ss, 0, sizeof(ss));
+	/* "[::1]" or "::1" are IPv6, anything else IPv4 */
+	snprintf(host, sizeof(host), "%s", c->listen_addr);
+	if (host[0] == '[') {
+		size_t n = strlen(host);
+		memmove(host, host + 1, n);
+		if (n > 1 && host[n - 2] == ']')
+			host[n - 2] = 0;
+	}
+	if (strchr(host, ':')) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)c->listen_port);
+		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
+			goto bad_addr;
+		sl = sizeof(*s6);
+		flags |= MHD_USE_IPv6;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)c->listen_port);
+		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
+			goto bad_addr;
+		sl = sizeof(*s4);
+	}
+	(void)sl;
+	a->d = MHD_start_daemon(flags, (uint16_t)c->listen_port, NULL, NULL, on_request, a,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
+				MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
+				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)API_CONN_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
+				MHD_OPTION_END);
+	if (!a->d) {
+		log_warn("msg=\"cannot listen\" addr=%s port=%u error=\"%s\"", c->listen_addr,
+			 c->listen_port, strerror(errno));
+		free(a);
+		return NULL;
+	}
+	info = MHD_get_daemon_info(a->d, MHD_DAEMON_INFO_BIND_PORT);
+	a->port = info ? info->port : c->listen_port;
+	return a;
+bad_addr:
+	log_warn("msg=\"bad listen address\" addr=\"%s\"", c->listen_addr);
+	free(a);
+	return NULL;
+}
+
+unsigned api_port(const api *a)
+{
+	return a->port;
+}
+
+void api_stop(api *a)
+{
+	if (!a)
+		return;
+	MHD_stop_daemon(a->d);
+	free(a);
+}

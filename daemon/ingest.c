@@ -1,0 +1,303 @@
+/* ingest.c - a recording's records into the store's rows. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "ingest.h"
+#include "log.h"
+#include "perfdata.h"
+#include "fold.h"
+#include "report.h"
+#include "symbols.h"
+#include "spool.h"
+#include "tar.h"
+
+#define PD_FOLD_NAME_LEN 4096	/* as fold.c builds names */
+#define ING_CHECK_STOP 4096	/* records between looks at the stop flag */
+
+typedef struct ingest {
+	st_writer *w;
+	pd_symbolizer *sym;
+	uint64_t samples, resolved_samples;
+} ingest;
+
+/* The frame as stackcollapse-perf names it (pd_fold_frame_name, the one
+ * implementation `perfhub collapse` uses too), interned; 0 = dropped. */
+static uint32_t store_frame(ingest *in, const pd_frame *fr, int *failed)
+{
+	char name[PD_FOLD_NAME_LEN], kname[PD_FOLD_NAME_LEN];
+	uint32_t id;
+	int kernel;
+
+	if (!pd_fold_frame_name(fr, 0, name, sizeof(name)))
+		return 0;
+	/* whether --kernel would mark it "_[k]" */
+	pd_fold_frame_name(fr, PD_FOLD_KERNEL, kname, sizeof(kname));
+	kernel = strcmp(name, kname) != 0;
+	id = st_writer_frame(in->w, name, fr->dso, fr->sym != NULL, kernel);
+	if (!id)
+		*failed = 1;
+	return id;
+}
+
+static int on_sample(ingest *in, const pd_record *r)
+{
+	const pd_sample *s = &r->u.sample;
+	uint32_t node = 0;
+	int all_named = 1, failed = 0;
+	pd_stack st;
+	st_sample row;
+	size_t i;
+
+	if (pd_symbolize(in->sym, r, &st) < 0)
+		return -1;
+	/* frames come innermost first; the tree is outermost first */
+	for (i = st.nr; i-- > 0;) {
+		uint32_t fid = store_frame(in, &st.frames[i], &failed);
+		if (failed)
+			return -1;
+		if (!st.frames[i].sym)
+			all_named = 0;
+		if (!fid)
+			continue;
+		node = st_writer_stack(in->w, node, fid);
+		if (!node)
+			return -1;
+	}
+	memset(&row, 0, sizeof(row));
+	row.event = s->event ? s->event->index : 0;
+	row.time = s->time;
+	row.cpu = s->cpu;
+	row.pid = st.pid;
+	row.tid = st.tid;
+	/* stackcollapse-perf's weight: the period perf script prints, 1 without */
+	row.period = !(s->fields & PD_SAMPLE_PERIOD) || !s->period ? 1 : s->period;
+	row.weight = s->weight;
+	row.stack = node;
+	row.comm = st_writer_string(in->w, st.comm ? st.comm : "");
+	in->samples++;
+	if (all_named)
+		in->resolved_samples++;
+	return st_writer_sample(in->w, &row);
+}
+
+static int on_mmap(ingest *in, const pd_record *r)
+{
+	const pd_mmap *m = &r->u.mmap;
+	char bid[41] = "";
+	uint64_t time = r->has_sample_id ? r->sample_id.time : 0;
+	unsigned i;
+
+	for (i = 0; i < m->build_id_size && i < 20; i++)
+		snprintf(bid + 2 * i, 3, "%02x", m->build_id[i]);
+	return st_writer_mmap(in->w, m->pid, m->start, m->len, m->pgoff,
+			      m->filename ? m->filename : "", bid[0] ? bid : NULL, time);
+}
+
+static int on_comm(ingest *in, const pd_record *r)
+{
+	const pd_comm *c = &r->u.comm;
+
+	return st_writer_comm(in->w, c->pid, c->tid, r->has_sample_id ? r->sample_id.time : 0,
+			      c->comm ? c->comm : "");
+}
+
+static char *dump(const json_t *j)
+{
+	return j ? json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
+}
+
+/* Events, features and record counts as rows; the report's parts as JSON. */
+static int write_summary(ingest *in, pd_file *f, int64_t parse_ms, uint64_t *samples)
+{
+	json_t *rep = report_json(f);
+	json_t *header, *events, *records, *spe, *feats, *v;
+	const char *key;
+	st_summary sum;
+	char *h = NULL, *e = NULL, *rc = NULL, *sp = NULL;
+	size_t i;
+	int ret = -1;
+
+	if (!rep)
+		return -1;
+	header = json_object_get(rep, "header");
+	events = json_object_get(rep, "events");
+	records = json_object_get(rep, "records");
+	spe = json_object_get(rep, "samples_per_event");
+	feats = json_object_get(header, "features");
+	json_object_foreach(feats, key, v) {
+		char *t = dump(v);
+		int bad = !t || st_writer_feature(in->w, key, t) < 0;
+		free(t);
+		if (bad)
+			goto out;
+	}
+	json_object_foreach(records, key, v)
+		if (st_writer_record_count(in->w, key, (uint64_t)json_integer_value(v)) < 0)
+			goto out;
+	for (i = 0; i < pd_nr_events(f); i++) {
+		const pd_event *ev = pd_get_event(f, i);
+		int freq = (ev->attr.flags & PD_ATTR_FREQ) != 0;
+		if (st_writer_event(in->w, ev->index, ev->name, ev->attr.type, ev->attr.config,
+				    ev->attr.sample_type, ev->attr.sample_period, freq,
+				    ev->nr_samples) < 0)
+			goto out;
+	}
+	h = dump(header);
+	e = dump(events);
+	rc = dump(records);
+	sp = dump(spe);
+	memset(&sum, 0, sizeof(sum));
+	sum.hostname = pd_get_header(f)->hostname;
+	sum.first_ns = pd_get_stats(f)->first_time;
+	sum.last_ns = pd_get_stats(f)->last_time;
+	sum.nr_samples = in->samples;
+	sum.symbolized_pct = in->samples ? 100.0 * (double)in->resolved_samples /
+						   (double)in->samples : 100.0;
+	sum.parse_ms = parse_ms;
+	sum.header = h;
+	sum.events = e;
+	sum.records = rc;
+	sum.samples_per_event = sp;
+	v = json_object_get(rep, "lost");
+	sum.lost = (uint64_t)json_integer_value(v);
+	*samples = in->samples;
+	ret = st_writer_finish(in->w, &sum);
+	in->w = NULL;
+out:
+	free(h);
+	free(e);
+	free(rc);
+	free(sp);
+	json_decref(rep);
+	return ret;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* SPOOL/<sha>.tar -> SPOOL/<sha>.d/, unpacked once (a temporary name first,
+ * so a crash never leaves a half-unpacked directory under the final name). */
+static int unpack(const char *tar, uint64_t max_bytes, char *dir, size_t dirlen, char *err,
+		  size_t errlen)
+{
+	char tmp[PATH_MAX + 16];
+	struct stat st;
+	size_t n = strlen(tar);
+
+	if (n > 4 && !strcmp(tar + n - 4, ".tar"))
+		n -= 4;
+	snprintf(dir, dirlen, "%.*s.d", (int)n, tar);
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", dir);
+	sp_remove_tree(tmp);
+	if (tar_extract(tar, tmp, max_bytes, err, errlen) < 0) {
+		sp_remove_tree(tmp);
+		return -1;
+	}
+	if (rename(tmp, dir) < 0) {
+		snprintf(err, errlen, "%.200s: %s", dir, strerror(errno));
+		sp_remove_tree(tmp);
+		return -1;
+	}
+	return 0;
+}
+
+void ingest_profile(st_store *st, pd_symcache *cache, int64_t id, const char *path,
+		    const char *kind, uint64_t max_bytes, atomic_int *stop, ing_result *res)
+{
+	pd_options opt = { .ordered = 1 };
+	pd_sym_options so = { 0 };
+	ingest in;
+	pd_error err;
+	pd_record r;
+	pd_file *f = NULL;
+	char dir[PATH_MAX];
+	const char *open_path = path;
+	int64_t t0 = now_ms();
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	memset(&in, 0, sizeof(in));
+	res->offset = -1;
+	if (!strcmp(kind, "tar")) {
+		if (unpack(path, max_bytes, dir, sizeof(dir), res->msg, sizeof(res->msg)) < 0)
+			return;
+		open_path = dir;
+	}
+	f = pd_open_path(open_path, &opt, &err);
+	if (!f)
+		goto parse_error;
+	in.w = st_writer_begin(st, id);
+	if (!in.w) {
+		snprintf(res->msg, sizeof(res->msg), "storage error while writing the profile");
+		goto out;
+	}
+	so.recording = open_path;
+	in.sym = pd_symbolizer_new(f, cache, &so);
+	if (!in.sym) {
+		snprintf(res->msg, sizeof(res->msg), "out of memory for the symbolizer");
+		goto out;
+	}
+	while ((rc = pd_next(f, &r, &err)) > 0) {
+		int wrc = 0;
+
+		res->records++;
+		if (res->records % ING_CHECK_STOP == 0 && atomic_load(stop)) {
+			res->cancelled = 1;
+			snprintf(res->msg, sizeof(res->msg), "shutting down");
+			goto out;
+		}
+		if (r.type != PD_RECORD_SAMPLE && pd_symbolizer_record(in.sym, &r) < 0)
+			log_debug("msg=\"symbolizer limit\" id=%lld", (long long)id);
+		switch (r.type) {
+		case PD_RECORD_SAMPLE:
+			wrc = on_sample(&in, &r);
+			break;
+		case PD_RECORD_MMAP:
+		case PD_RECORD_MMAP2:
+			wrc = on_mmap(&in, &r);
+			break;
+		case PD_RECORD_COMM:
+			wrc = on_comm(&in, &r);
+			break;
+		default:
+			break;
+		}
+		if (wrc < 0) {
+			snprintf(res->msg, sizeof(res->msg), "storage error while writing the profile");
+			goto out;
+		}
+	}
+	if (rc < 0)
+		goto parse_error;
+	if (write_summary(&in, f, now_ms() - t0, &res->samples) < 0) {
+		snprintf(res->msg, sizeof(res->msg), "storage error while writing the profile");
+		goto out;
+	}
+	res->ok = 1;
+	goto out;
+parse_error:
+	pd_strerror(&err, res->msg, sizeof(res->msg));
+	res->offset = (int64_t)err.offset;
+out:
+	st_writer_abort(in.w);
+	pd_close(f);
+	pd_symbolizer_free(in.sym);
+}

@@ -1,0 +1,32 @@
+/*
+ * ingest.h - one spooled recording into the store: parse (libperfhub-parse),
+ * symbolize, fold into interned stacks, write rows, summarize.
+ *
+ * Frames are symbolized by parser/symbols.h and named by parser/fold.h's
+ * pd_fold_frame_name, the same code `perfhub collapse` uses, so /collapsed
+ * answers from the database what `perfhub collapse` prints for the file.
+ */
+#ifndef PERFHUB_DAEMON_INGEST_H
+#define PERFHUB_DAEMON_INGEST_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "store.h"
+#include "symbols.h"
+
+typedef struct ing_result {
+	int ok;
+	char msg[320];		/* the parser's message when !ok */
+	int64_t offset;		/* byte offset of the failure, -1 when none */
+	uint64_t samples, records;
+	int cancelled;		/* stopped by *stop: requeue, not failed */
+} ing_result;
+
+/* Parses `path` (kind "file", or "tar": unpacked next to it first) into
+ * profile `id`. `cache` holds symbol tables shared by all workers. Checks
+ * *stop now and then. Never fails the process. */
+void ingest_profile(st_store *st, pd_symcache *cache, int64_t id, const char *path,
+		    const char *kind, uint64_t max_bytes, atomic_int *stop, ing_result *res);
+
+#endif

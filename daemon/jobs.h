@@ -1,0 +1,32 @@
+/*
+ * jobs.h - the worker pool. The job queue itself lives in the store (a
+ * profile row in state 'queued' is a job), so a crash loses nothing; the
+ * pool only wakes its threads and bounds how many jobs may wait.
+ */
+#ifndef PERFHUB_DAEMON_JOBS_H
+#define PERFHUB_DAEMON_JOBS_H
+
+#include <stdint.h>
+
+#include "store.h"
+
+typedef struct jobs jobs;
+
+typedef struct jobs_stats {
+	uint64_t parsed, failed;
+	double parse_seconds;	/* sum over finished jobs */
+	uint64_t parse_hist[8];	/* cumulative-free buckets, see jobs_hist_bounds */
+} jobs_stats;
+
+/* Bucket upper bounds in seconds for parse_hist (the last is +Inf). */
+extern const double jobs_hist_bounds[8];
+
+/* Starts `workers` threads. `max_bytes` caps unpacked tar contents. */
+jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes);
+/* A job was queued: wake a worker. */
+void jobs_notify(jobs *j);
+void jobs_get_stats(jobs *j, jobs_stats *out);
+/* Stops taking jobs, cancels running ones (they go back to queued), joins. */
+void jobs_stop(jobs *j);
+
+#endif

@@ -1,0 +1,51 @@
+/*
+ * spool.h - where uploads land before they are parsed: streamed to a
+ * temporary file with their sha256 computed on the way (memory stays flat
+ * whatever the size), fsynced, then renamed to SPOOL/<sha256>.<kind>.
+ * The spool keeps originals so a profile can be parsed again.
+ */
+#ifndef PERFHUB_DAEMON_SPOOL_H
+#define PERFHUB_DAEMON_SPOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sp_upload sp_upload;
+
+enum sp_encoding { SP_IDENTITY, SP_ZSTD };
+
+enum sp_result {
+	SP_OK = 0,
+	SP_ERR_IO = -1,		/* disk trouble (errno kept) */
+	SP_ERR_TOO_LARGE = -2,	/* more than max bytes after decoding */
+	SP_ERR_ENCODING = -3,	/* the zstd stream is corrupt */
+};
+
+/* Creates the spool directories if needed. 0 or -1 (errno). */
+int sp_init(const char *spool_dir);
+
+/* A new upload; `max` caps the decoded size. NULL on error (errno). */
+sp_upload *sp_begin(const char *spool_dir, int encoding, uint64_t max);
+/* Feeds bytes as they arrive. enum sp_result. */
+int sp_write(sp_upload *u, const void *data, size_t len);
+/*
+ * Ends the stream: checks the encoding is complete, fsyncs, renames to
+ * SPOOL/<sha256>.<ext> (an existing file of that name is kept: same bytes)
+ * and fsyncs the directory. OUT: sha256 hex, decoded size, malloc'ed path.
+ * Frees u. enum sp_result.
+ */
+int sp_finish(sp_upload *u, const char *ext, char sha256[65], uint64_t *size, char **path);
+/* Throws the upload away. Frees u. */
+void sp_abort(sp_upload *u);
+
+/* Copies a local file or a perf.data directory (as a tar) into the spool.
+ * OUT as sp_finish; *kind is "file" or "tar". enum sp_result. */
+int sp_add_path(const char *spool_dir, const char *src, uint64_t max, char sha256[65],
+		uint64_t *size, char **path, const char **kind);
+
+/* Removes a spooled original and what was unpacked from it. */
+void sp_remove(const char *spool_path);
+/* rm -r, without following symlinks. */
+void sp_remove_tree(const char *path);
+
+#endif

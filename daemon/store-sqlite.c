@@ -1,0 +1,1422 @@
+/*
+ * store-sqlite.c - the SQLite implementation of store.h.
+ *
+ * One database file in WAL mode. Readers and short control writes take a
+ * connection from a pool; each profile writer has a connection of its own
+ * and writes its rows in batched transactions. A profile's rows are only
+ * visible once its status is 'ready' (set in the last transaction), and a
+ * retried profile starts by deleting what an earlier attempt left.
+ */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sqlite3.h>
+
+#include "log.h"
+#include "store.h"
+
+#define ST_BUSY_TIMEOUT_MS 30000
+#define ST_BATCH_ROWS 50000	/* rows per transaction while ingesting */
+#define ST_POOL_MAX 64		/* idle reader connections kept */
+#define ST_MAX_STACK_NODES (1u << 30)
+#define ST_MAX_DEPTH_FOLD 8192	/* frames per folded stack */
+
+struct st_store {
+	char *path;
+	pthread_mutex_t lock;
+	sqlite3 *pool[ST_POOL_MAX];
+	size_t nr_pool;
+};
+
+/* ---- schema and migrations ------------------------------------------- */
+
+/* Each entry moves the schema from version i to i+1; never edit a shipped one. */
+static const char *const migrations[] = {
+	/* 1: profiles, jobs, records, stacks */
+	"CREATE TABLE profiles ("
+	" id INTEGER PRIMARY KEY AUTOINCREMENT, sha256 TEXT NOT NULL UNIQUE, name TEXT,"
+	" kind TEXT NOT NULL, spool_path TEXT NOT NULL, size INTEGER NOT NULL,"
+	" uploaded_at INTEGER NOT NULL, status INTEGER NOT NULL, error TEXT,"
+	" error_offset INTEGER, parse_ms INTEGER, hostname TEXT, first_ns INTEGER,"
+	" last_ns INTEGER, nr_samples INTEGER, symbolized_pct REAL, header TEXT,"
+	" events TEXT, records TEXT, samples_per_event TEXT, lost INTEGER);"
+	"CREATE INDEX profiles_status ON profiles(status, id);"
+	"CREATE INDEX profiles_host ON profiles(hostname);"
+	"CREATE TABLE tags (profile_id INTEGER NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,"
+	" PRIMARY KEY (profile_id, key, value)) WITHOUT ROWID;"
+	"CREATE INDEX tags_kv ON tags(key, value);"
+	"CREATE TABLE features (profile_id INTEGER NOT NULL, name TEXT NOT NULL, json TEXT,"
+	" PRIMARY KEY (profile_id, name)) WITHOUT ROWID;"
+	"CREATE TABLE events (profile_id INTEGER NOT NULL, idx INTEGER NOT NULL, name TEXT,"
+	" type INTEGER, config INTEGER, sample_type INTEGER, period INTEGER, freq INTEGER,"
+	" samples INTEGER, PRIMARY KEY (profile_id, idx)) WITHOUT ROWID;"
+	"CREATE TABLE record_counts (profile_id INTEGER NOT NULL, type TEXT NOT NULL,"
+	" count INTEGER, PRIMARY KEY (profile_id, type)) WITHOUT ROWID;"
+	"CREATE TABLE strings (profile_id INTEGER NOT NULL, id INTEGER NOT NULL, text TEXT,"
+	" PRIMARY KEY (profile_id, id)) WITHOUT ROWID;"
+	"CREATE TABLE frames (profile_id INTEGER NOT NULL, id INTEGER NOT NULL, name INTEGER,"
+	" dso INTEGER, resolved INTEGER, PRIMARY KEY (profile_id, id)) WITHOUT ROWID;"
+	/* the stack prefix tree: a node is a frame under its parent node */
+	"CREATE TABLE stacks (profile_id INTEGER NOT NULL, id INTEGER NOT NULL,"
+	" parent INTEGER NOT NULL, frame INTEGER NOT NULL,"
+	" PRIMARY KEY (profile_id, id)) WITHOUT ROWID;"
+	"CREATE TABLE comms (profile_id INTEGER NOT NULL, seq INTEGER NOT NULL, pid INTEGER,"
+	" tid INTEGER, time INTEGER, comm INTEGER, PRIMARY KEY (profile_id, seq)) WITHOUT ROWID;"
+	"CREATE TABLE maps (profile_id INTEGER NOT NULL, seq INTEGER NOT NULL, pid INTEGER,"
+	" start INTEGER, len INTEGER, pgoff INTEGER, filename INTEGER, build_id TEXT,"
+	" time INTEGER, PRIMARY KEY (profile_id, seq)) WITHOUT ROWID;"
+	/* samples in file order; clustered by profile so a profile is one range */
+	"CREATE TABLE samples (profile_id INTEGER NOT NULL, seq INTEGER NOT NULL,"
+	" event INTEGER NOT NULL, time INTEGER, cpu INTEGER, pid INTEGER, tid INTEGER,"
+	" period INTEGER, weight INTEGER, stack INTEGER NOT NULL, comm INTEGER NOT NULL,"
+	" PRIMARY KEY (profile_id, seq)) WITHOUT ROWID;",
+	/* 2: frames remember whether `perfhub collapse --kernel` marks them "_[k]" */
+	"ALTER TABLE frames ADD COLUMN kernel INTEGER NOT NULL DEFAULT 0;",
+};
+#define NR_MIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
+
+/* rows a parse writes (tags belong to the upload and stay) */
+static const char *const profile_tables[] = {
+	"features", "events", "record_counts", "strings", "frames",
+	"stacks", "comms", "maps", "samples",
+};
+#define NR_PROFILE_TABLES (sizeof(profile_tables) / sizeof(profile_tables[0]))
+
+static int exec(sqlite3 *db, const char *sql)
+{
+	char *msg = NULL;
+
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		log_warn("msg=\"sqlite\" sql=\"%.60s\" error=\"%s\"", sql, msg ? msg : "?");
+		sqlite3_free(msg);
+		return -1;
+	}
+	return 0;
+}
+
+static sqlite3 *conn_open(const char *path, char *err, size_t errlen)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE |
+			    SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		if (err)
+			snprintf(err, errlen, "%s: %s", path, db ? sqlite3_errmsg(db) : "out of memory");
+		sqlite3_close(db);
+		return NULL;
+	}
+	sqlite3_busy_timeout(db, ST_BUSY_TIMEOUT_MS);
+	/* WAL: readers never block the writer; NORMAL sync is crash safe in WAL */
+	if (exec(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+		     "PRAGMA foreign_keys=OFF; PRAGMA temp_store=MEMORY;") < 0) {
+		if (err)
+			snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+		sqlite3_close(db);
+		return NULL;
+	}
+	return db;
+}
+
+static int migrate(sqlite3 *db, char *err, size_t errlen)
+{
+	sqlite3_stmt *s;
+	int version = 0, i;
+	char sql[64];
+
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		goto fail;
+	if (sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK)
+		goto fail_rb;
+	if (sqlite3_step(s) == SQLITE_ROW)
+		version = sqlite3_column_int(s, 0);
+	sqlite3_finalize(s);
+	if (version > NR_MIGRATIONS) {
+		snprintf(err, errlen, "database schema version %d is newer than this perfhubd (%d)",
+			 version, NR_MIGRATIONS);
+		exec(db, "ROLLBACK");
+		return -1;
+	}
+	for (i = version; i < NR_MIGRATIONS; i++) {
+		if (exec(db, migrations[i]) < 0)
+			goto fail_rb;
+		log_info("msg=\"schema migrated\" version=%d", i + 1);
+	}
+	snprintf(sql, sizeof(sql), "PRAGMA user_version=%d", NR_MIGRATIONS);
+	if (exec(db, sql) < 0 || exec(db, "COMMIT") < 0)
+		goto fail_rb;
+	return 0;
+fail_rb:
+	snprintf(err, errlen, "migration failed: %s", sqlite3_errmsg(db));
+	exec(db, "ROLLBACK");
+	return -1;
+fail:
+	snprintf(err, errlen, "migration failed: %s", sqlite3_errmsg(db));
+	return -1;
+}
+
+st_store *st_open(const char *path, char *err, size_t errlen)
+{
+	st_store *st = calloc(1, sizeof(*st));
+	sqlite3 *db;
+
+	if (!st) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	st->path = strdup(path);
+	pthread_mutex_init(&st->lock, NULL);
+	db = conn_open(path, err, errlen);
+	if (!db || migrate(db, err, errlen) < 0) {
+		sqlite3_close(db);
+		st_close(st);
+		return NULL;
+	}
+	st->pool[st->nr_pool++] = db;
+	return st;
+}
+
+void st_close(st_store *st)
+{
+	size_t i;
+
+	if (!st)
+		return;
+	for (i = 0; i < st->nr_pool; i++)
+		sqlite3_close(st->pool[i]);
+	pthread_mutex_destroy(&st->lock);
+	free(st->path);
+	free(st);
+}
+
+static sqlite3 *conn_get(st_store *st)
+{
+	sqlite3 *db = NULL;
+	char err[256];
+
+	pthread_mutex_lock(&st->lock);
+	if (st->nr_pool)
+		db = st->pool[--st->nr_pool];
+	pthread_mutex_unlock(&st->lock);
+	if (!db) {
+		db = conn_open(st->path, err, sizeof(err));
+		if (!db)
+			log_warn("msg=\"sqlite open\" error=\"%s\"", err);
+	}
+	return db;
+}
+
+static void conn_put(st_store *st, sqlite3 *db)
+{
+	if (!db)
+		return;
+	pthread_mutex_lock(&st->lock);
+	if (st->nr_pool < ST_POOL_MAX) {
+		st->pool[st->nr_pool++] = db;
+		db = NULL;
+	}
+	pthread_mutex_unlock(&st->lock);
+	sqlite3_close(db);
+}
+
+static sqlite3_stmt *prep(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *s = NULL;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
+		log_warn("msg=\"sqlite prepare\" sql=\"%.80s\" error=\"%s\"", sql, sqlite3_errmsg(db));
+		return NULL;
+	}
+	return s;
+}
+
+static int step_done(sqlite3 *db, sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+
+	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
+		log_warn("msg=\"sqlite step\" error=\"%s\"", sqlite3_errmsg(db));
+		return -1;
+	}
+	return 0;
+}
+
+int st_ping(st_store *st)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	s = prep(db, "SELECT count(*) FROM profiles");
+	if (s && sqlite3_step(s) == SQLITE_ROW)
+		rc = 0;
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	return rc;
+}
+
+/* ---- profiles ---------------------------------------------------------- */
+
+static const char *const status_names[] = { "queued", "parsing", "ready", "failed" };
+
+const char *st_status_name(int status)
+{
+	return status >= 0 && status < 4 ? status_names[status] : "unknown";
+}
+
+int st_status_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (!strcmp(name, status_names[i]))
+			return i;
+	return -1;
+}
+
+int st_profile_add(st_store *st, const st_new_profile *p, int64_t *id, int *existed)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s = NULL;
+	int rc = -1;
+	size_t i;
+
+	*existed = 0;
+	if (!db)
+		return -1;
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		goto out;
+	s = prep(db, "SELECT id FROM profiles WHERE sha256 = ?");
+	if (!s)
+		goto rollback;
+	sqlite3_bind_text(s, 1, p->sha256, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		*id = sqlite3_column_int64(s, 0);
+		*existed = 1;
+		sqlite3_finalize(s);
+		exec(db, "COMMIT");
+		rc = 0;
+		goto out;
+	}
+	sqlite3_finalize(s);
+	s = prep(db, "INSERT INTO profiles (sha256, name, kind, spool_path, size, uploaded_at,"
+		     " status) VALUES (?, ?, ?, ?, ?, ?, 0)");
+	if (!s)
+		goto rollback;
+	sqlite3_bind_text(s, 1, p->sha256, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, p->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, p->kind, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, p->spool_path, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)p->size);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)time(NULL));
+	if (step_done(db, s) < 0)
+		goto rollback;
+	*id = sqlite3_last_insert_rowid(db);
+	sqlite3_finalize(s);
+	s = prep(db, "INSERT OR IGNORE INTO tags (profile_id, key, value) VALUES (?, ?, ?)");
+	if (!s)
+		goto rollback;
+	for (i = 0; i < p->nr_tags; i++) {
+		sqlite3_bind_int64(s, 1, *id);
+		sqlite3_bind_text(s, 2, p->tag_keys[i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, p->tag_values[i], -1, SQLITE_STATIC);
+		if (step_done(db, s) < 0)
+			goto rollback;
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (exec(db, "COMMIT") < 0)
+		goto rollback;
+	rc = 0;
+	goto out;
+rollback:
+	sqlite3_finalize(s);
+	exec(db, "ROLLBACK");
+out:
+	conn_put(st, db);
+	return rc;
+}
+
+/* Runs an UPDATE with up to 4 bound values; returns changed rows or -1. */
+static int update(st_store *st, const char *sql, int64_t id, const char *text, int64_t a, int64_t b)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	s = prep(db, sql);
+	if (s) {
+		int n = sqlite3_bind_parameter_count(s);
+		sqlite3_bind_int64(s, 1, id);
+		if (n >= 2)
+			sqlite3_bind_text(s, 2, text, -1, SQLITE_STATIC);
+		if (n >= 3)
+			sqlite3_bind_int64(s, 3, a);
+		if (n >= 4)
+			sqlite3_bind_int64(s, 4, b);
+		if (step_done(db, s) == 0)
+			rc = sqlite3_changes(db);
+	}
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	return rc;
+}
+
+int st_profile_by_sha(st_store *st, const char *sha256, int64_t *id)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	s = prep(db, "SELECT id FROM profiles WHERE sha256 = ?");
+	if (s) {
+		sqlite3_bind_text(s, 1, sha256, -1, SQLITE_STATIC);
+		rc = 1;
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			*id = sqlite3_column_int64(s, 0);
+			rc = 0;
+		}
+	}
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	return rc;
+}
+
+int st_profile_claim_next(st_store *st, int64_t *id, char **spool_path, char **kind)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	s = prep(db, "UPDATE profiles SET status = 1 WHERE id = (SELECT id FROM profiles"
+		     " WHERE status = 0 ORDER BY id LIMIT 1) RETURNING id, spool_path, kind");
+	if (s) {
+		int r = sqlite3_step(s);
+		if (r == SQLITE_ROW) {
+			*id = sqlite3_column_int64(s, 0);
+			*spool_path = strdup((const char *)sqlite3_column_text(s, 1));
+			*kind = strdup((const char *)sqlite3_column_text(s, 2));
+			rc = 0;
+		} else if (r == SQLITE_DONE) {
+			rc = 1;
+		} else {
+			log_warn("msg=\"sqlite claim\" error=\"%s\"", sqlite3_errmsg(db));
+		}
+	}
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	return rc;
+}
+
+int st_profile_fail(st_store *st, int64_t id, const char *msg, int64_t offset, int64_t parse_ms)
+{
+	return update(st, "UPDATE profiles SET status = 3, error = ?2, error_offset = ?3,"
+			  " parse_ms = ?4 WHERE id = ?1", id, msg, offset, parse_ms) < 0 ? -1 : 0;
+}
+
+int st_profile_requeue(st_store *st, int64_t id)
+{
+	return update(st, "UPDATE profiles SET status = 0 WHERE id = ?1 AND status = 1", id,
+		      NULL, 0, 0) < 0 ? -1 : 0;
+}
+
+int st_requeue_parsing(st_store *st, int *count)
+{
+	int rc = update(st, "UPDATE profiles SET status = 0 WHERE status = 1 AND ?1 = ?1", 0,
+			NULL, 0, 0);
+	*count = rc < 0 ? 0 : rc;
+	return rc < 0 ? -1 : 0;
+}
+
+static int delete_rows(sqlite3 *db, int64_t id)
+{
+	char sql[128];
+	size_t i;
+
+	for (i = 0; i < NR_PROFILE_TABLES; i++) {
+		sqlite3_stmt *s;
+		int rc;
+
+		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE profile_id = ?", profile_tables[i]);
+		s = prep(db, sql);
+		if (!s)
+			return -1;
+		sqlite3_bind_int64(s, 1, id);
+		rc = step_done(db, s);
+		sqlite3_finalize(s);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int st_profile_delete(st_store *st, int64_t id, char **spool_path)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s = NULL;
+	int rc = -1;
+
+	*spool_path = NULL;
+	if (!db)
+		return -1;
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		goto out;
+	s = prep(db, "SELECT spool_path FROM profiles WHERE id = ?");
+	if (!s)
+		goto rollback;
+	sqlite3_bind_int64(s, 1, id);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		rc = 1;
+		goto rollback;
+	}
+	*spool_path = strdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	s = prep(db, "DELETE FROM profiles WHERE id = ?");
+	if (!s)
+		goto rollback;
+	sqlite3_bind_int64(s, 1, id);
+	if (step_done(db, s) < 0 || delete_rows(db, id) < 0)
+		goto rollback;
+	sqlite3_finalize(s);
+	s = prep(db, "DELETE FROM tags WHERE profile_id = ?");
+	if (!s)
+		goto rollback;
+	sqlite3_bind_int64(s, 1, id);
+	if (step_done(db, s) < 0)
+		goto rollback;
+	sqlite3_finalize(s);
+	s = NULL;
+	if (exec(db, "COMMIT") < 0)
+		goto rollback;
+	rc = 0;
+	goto out;
+rollback:
+	sqlite3_finalize(s);
+	exec(db, "ROLLBACK");
+	if (rc != 1) {
+		free(*spool_path);
+		*spool_path = NULL;
+	}
+out:
+	conn_put(st, db);
+	return rc;
+}
+
+static json_t *json_text_or_null(sqlite3_stmt *s, int col)
+{
+	const char *t = (const char *)sqlite3_column_text(s, col);
+	json_t *j;
+
+	if (!t)
+		return json_null();
+	j = json_loads(t, JSON_DECODE_ANY, NULL);
+	return j ? j : json_null();
+}
+
+static json_t *tags_json(sqlite3 *db, int64_t id)
+{
+	json_t *o = json_object();
+	sqlite3_stmt *s = prep(db, "SELECT key, value FROM tags WHERE profile_id = ? ORDER BY key");
+
+	if (!s)
+		return o;
+	sqlite3_bind_int64(s, 1, id);
+	while (sqlite3_step(s) == SQLITE_ROW)
+		json_object_set_new(o, (const char *)sqlite3_column_text(s, 0),
+				    json_string((const char *)sqlite3_column_text(s, 1)));
+	sqlite3_finalize(s);
+	return o;
+}
+
+#define PROFILE_COLS "id, name, status, error, error_offset, sha256, size, uploaded_at," \
+	" parse_ms, symbolized_pct, hostname, nr_samples, header, events, records," \
+	" samples_per_event, lost, kind"
+
+static json_t *profile_row(sqlite3 *db, sqlite3_stmt *s, int full)
+{
+	json_t *o = json_object();
+	int64_t id = sqlite3_column_int64(s, 0);
+	int status = sqlite3_column_int(s, 2);
+	char when[32];
+	time_t t = (time_t)sqlite3_column_int64(s, 7);
+	struct tm tm;
+
+	gmtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	json_object_set_new(o, "id", json_integer(id));
+	json_object_set_new(o, "name", sqlite3_column_type(s, 1) == SQLITE_NULL ? json_null() :
+				json_string((const char *)sqlite3_column_text(s, 1)));
+	json_object_set_new(o, "tags", tags_json(db, id));
+	json_object_set_new(o, "status", json_string(st_status_name(status)));
+	json_object_set_new(o, "error", sqlite3_column_type(s, 3) == SQLITE_NULL ? json_null() :
+				json_string((const char *)sqlite3_column_text(s, 3)));
+	if (sqlite3_column_type(s, 4) != SQLITE_NULL)
+		json_object_set_new(o, "error_offset", json_integer(sqlite3_column_int64(s, 4)));
+	json_object_set_new(o, "sha256", json_string((const char *)sqlite3_column_text(s, 5)));
+	json_object_set_new(o, "size", json_integer(sqlite3_column_int64(s, 6)));
+	json_object_set_new(o, "uploaded_at", json_string(when));
+	json_object_set_new(o, "kind", json_string((const char *)sqlite3_column_text(s, 17)));
+	json_object_set_new(o, "parse_ms", sqlite3_column_type(s, 8) == SQLITE_NULL ? json_null() :
+				json_integer(sqlite3_column_int64(s, 8)));
+	json_object_set_new(o, "symbolized_pct", sqlite3_column_type(s, 9) == SQLITE_NULL ?
+				json_null() : json_real(sqlite3_column_double(s, 9)));
+	json_object_set_new(o, "hostname", sqlite3_column_type(s, 10) == SQLITE_NULL ? json_null() :
+				json_string((const char *)sqlite3_column_text(s, 10)));
+	if (status == ST_READY)
+		json_object_set_new(o, "samples", json_integer(sqlite3_column_int64(s, 11)));
+	if (full && status == ST_READY) {
+		json_object_set_new(o, "header", json_text_or_null(s, 12));
+		json_object_set_new(o, "events", json_text_or_null(s, 13));
+		json_object_set_new(o, "records", json_text_or_null(s, 14));
+		json_object_set_new(o, "samples_per_event", json_text_or_null(s, 15));
+		json_object_set_new(o, "lost", json_integer(sqlite3_column_int64(s, 16)));
+	}
+	return o;
+}
+
+json_t *st_profile_json(st_store *st, int64_t id, int *notfound)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s;
+	json_t *o = NULL;
+
+	*notfound = 0;
+	if (!db)
+		return NULL;
+	s = prep(db, "SELECT " PROFILE_COLS " FROM profiles WHERE id = ?");
+	if (s) {
+		sqlite3_bind_int64(s, 1, id);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			o = profile_row(db, s, 1);
+		else
+			*notfound = 1;
+	}
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	return o;
+}
+
+json_t *st_profile_list_json(st_store *st, const st_list_filter *f)
+{
+	static const char where[] =
+		" WHERE (?1 < 0 OR status = ?1) AND (?2 IS NULL OR hostname = ?2)"
+		" AND (?3 IS NULL OR EXISTS (SELECT 1 FROM tags t WHERE t.profile_id = profiles.id"
+		" AND t.key = ?3 AND t.value = ?4))"
+		" AND (?5 = 0 OR uploaded_at >= ?5) AND (?6 = 0 OR uploaded_at < ?6)";
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s = NULL;
+	json_t *arr, *out = NULL;
+	int64_t total = 0;
+	int pass;
+
+	if (!db)
+		return NULL;
+	arr = json_array();
+	for (pass = 0; pass < 2; pass++) {
+		char sql[1024];
+
+		snprintf(sql, sizeof(sql), "%s%s%s",
+			 pass == 0 ? "SELECT count(*) FROM profiles" :
+				     "SELECT " PROFILE_COLS " FROM profiles",
+			 where, pass == 0 ? "" : " ORDER BY id DESC LIMIT ?7 OFFSET ?8");
+		s = prep(db, sql);
+		if (!s)
+			goto out;
+		sqlite3_bind_int(s, 1, f->status);
+		sqlite3_bind_text(s, 2, f->hostname, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, f->tag_key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 4, f->tag_value, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 5, f->since);
+		sqlite3_bind_int64(s, 6, f->until);
+		if (pass == 0) {
+			if (sqlite3_step(s) == SQLITE_ROW)
+				total = sqlite3_column_int64(s, 0);
+		} else {
+			sqlite3_bind_int64(s, 7, f->limit);
+			sqlite3_bind_int64(s, 8, f->offset);
+			while (sqlite3_step(s) == SQLITE_ROW)
+				json_array_append_new(arr, profile_row(db, s, 0));
+		}
+		sqlite3_finalize(s);
+		s = NULL;
+	}
+	out = json_pack("{s:O,s:I}", "profiles", arr, "total", (json_int_t)total);
+out:
+	json_decref(arr);
+	conn_put(st, db);
+	return out;
+}
+
+int st_counts_get(st_store *st, st_counts *c)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	memset(c, 0, sizeof(*c));
+	if (!db)
+		return -1;
+	s = prep(db, "SELECT status, count(*) FROM profiles GROUP BY status");
+	if (s) {
+		while (sqlite3_step(s) == SQLITE_ROW) {
+			int64_t n = sqlite3_column_int64(s, 1);
+			switch (sqlite3_column_int(s, 0)) {
+			case ST_QUEUED: c->queued = n; break;
+			case ST_PARSING: c->parsing = n; break;
+			case ST_READY: c->ready = n; break;
+			case ST_FAILED: c->failed = n; break;
+			}
+		}
+		rc = 0;
+	}
+	sqlite3_finalize(s);
+	s = prep(db, "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()");
+	if (s && sqlite3_step(s) == SQLITE_ROW)
+		c->db_bytes = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	return rc;
+}
+
+/* ---- interning tables for the writer ------------------------------------ */
+
+/* open addressing, u64 key -> u32 value (0 = empty slot; keys never 0) */
+typedef struct u64map {
+	uint64_t *keys;
+	uint32_t *vals;
+	size_t cap, n;
+} u64map;
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+static int u64map_grow(u64map *m)
+{
+	size_t ncap = m->cap ? 2 * m->cap : 4096, i;
+	uint64_t *nk = calloc(ncap, sizeof(*nk));
+	uint32_t *nv = calloc(ncap, sizeof(*nv));
+
+	if (!nk || !nv) {
+		free(nk);
+		free(nv);
+		return -1;
+	}
+	for (i = 0; i < m->cap; i++) {
+		size_t j;
+		if (!m->keys[i])
+			continue;
+		for (j = mix64(m->keys[i]) & (ncap - 1); nk[j]; j = (j + 1) & (ncap - 1))
+			;
+		nk[j] = m->keys[i];
+		nv[j] = m->vals[i];
+	}
+	free(m->keys);
+	free(m->vals);
+	m->keys = nk;
+	m->vals = nv;
+	m->cap = ncap;
+	return 0;
+}
+
+/* Slot for key: *found = 1 if present. */
+static size_t u64map_slot(u64map *m, uint64_t key, int *found)
+{
+	size_t j;
+
+	for (j = mix64(key) & (m->cap - 1); m->keys[j]; j = (j + 1) & (m->cap - 1))
+		if (m->keys[j] == key) {
+			*found = 1;
+			return j;
+		}
+	*found = 0;
+	return j;
+}
+
+typedef struct strmap {	/* string -> id, strings owned */
+	char **strs;
+	uint64_t *hashes;
+	uint32_t *ids;
+	size_t cap, n;
+} strmap;
+
+static uint64_t hash_str(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h | 1;
+}
+
+static int strmap_grow(strmap *m)
+{
+	size_t ncap = m->cap ? 2 * m->cap : 1024, i;
+	char **ns = calloc(ncap, sizeof(*ns));
+	uint64_t *nh = calloc(ncap, sizeof(*nh));
+	uint32_t *ni = calloc(ncap, sizeof(*ni));
+
+	if (!ns || !nh || !ni) {
+		free(ns);
+		free(nh);
+		free(ni);
+		return -1;
+	}
+	for (i = 0; i < m->cap; i++) {
+		size_t j;
+		if (!m->strs[i])
+			continue;
+		for (j = m->hashes[i] & (ncap - 1); ns[j]; j = (j + 1) & (ncap - 1))
+			;
+		ns[j] = m->strs[i];
+		nh[j] = m->hashes[i];
+		ni[j] = m->ids[i];
+	}
+	free(m->strs);
+	free(m->hashes);
+	free(m->ids);
+	m->strs = ns;
+	m->hashes = nh;
+	m->ids = ni;
+	m->cap = ncap;
+	return 0;
+}
+
+static void strmap_free(strmap *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->cap; i++)
+		free(m->strs[i]);
+	free(m->strs);
+	free(m->hashes);
+	free(m->ids);
+}
+
+/* ---- the writer ---------------------------------------------------------- */
+
+enum {
+	W_STRING, W_FRAME, W_STACK, W_SAMPLE, W_COMM, W_MAP, W_FEATURE, W_EVENT, W_RECORD,
+	W_NR_STMTS
+};
+
+static const char *const writer_sql[W_NR_STMTS] = {
+	[W_STRING] = "INSERT INTO strings (profile_id, id, text) VALUES (?, ?, ?)",
+	[W_FRAME] = "INSERT INTO frames (profile_id, id, name, dso, resolved, kernel)"
+		    " VALUES (?, ?, ?, ?, ?, ?)",
+	[W_STACK] = "INSERT INTO stacks (profile_id, id, parent, frame) VALUES (?, ?, ?, ?)",
+	[W_SAMPLE] = "INSERT INTO samples (profile_id, seq, event, time, cpu, pid, tid, period,"
+		     " weight, stack, comm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[W_COMM] = "INSERT INTO comms (profile_id, seq, pid, tid, time, comm) VALUES (?, ?, ?, ?, ?, ?)",
+	[W_MAP] = "INSERT INTO maps (profile_id, seq, pid, start, len, pgoff, filename, build_id,"
+		  " time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[W_FEATURE] = "INSERT OR REPLACE INTO features (profile_id, name, json) VALUES (?, ?, ?)",
+	[W_EVENT] = "INSERT OR REPLACE INTO events (profile_id, idx, name, type, config,"
+		    " sample_type, period, freq, samples) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[W_RECORD] = "INSERT OR REPLACE INTO record_counts (profile_id, type, count) VALUES (?, ?, ?)",
+};
+
+struct st_writer {
+	st_store *st;
+	sqlite3 *db;
+	int64_t id;
+	sqlite3_stmt *stmt[W_NR_STMTS];
+	uint64_t rows;		/* rows in the open transaction */
+	uint64_t nr_samples, nr_comms, nr_maps;
+	strmap strings;
+	uint32_t next_string;
+	u64map frames;		/* name << 32 | dso -> frame id */
+	uint32_t next_frame;
+	u64map stacks;		/* parent << 32 | frame -> node id */
+	uint32_t next_stack;
+	int failed;
+};
+
+static int w_step(st_writer *w, int which)
+{
+	sqlite3_stmt *s = w->stmt[which];
+	int rc = sqlite3_step(s);
+
+	sqlite3_reset(s);
+	if (rc != SQLITE_DONE) {
+		log_warn("msg=\"sqlite insert\" profile=%lld error=\"%s\"", (long long)w->id,
+			 sqlite3_errmsg(w->db));
+		w->failed = 1;
+		return -1;
+	}
+	/* batched transactions: bounded WAL, other writers get their turn */
+	if (++w->rows >= ST_BATCH_ROWS) {
+		if (exec(w->db, "COMMIT") < 0 || exec(w->db, "BEGIN") < 0) {
+			w->failed = 1;
+			return -1;
+		}
+		w->rows = 0;
+	}
+	return 0;
+}
+
+st_writer *st_writer_begin(st_store *st, int64_t id)
+{
+	st_writer *w = calloc(1, sizeof(*w));
+	char err[256];
+	int i;
+
+	if (!w)
+		return NULL;
+	w->st = st;
+	w->id = id;
+	w->db = conn_open(st->path, err, sizeof(err));
+	if (!w->db) {
+		log_warn("msg=\"sqlite open\" error=\"%s\"", err);
+		free(w);
+		return NULL;
+	}
+	if (exec(w->db, "BEGIN IMMEDIATE") < 0 || delete_rows(w->db, id) < 0)
+		goto fail;
+	for (i = 0; i < W_NR_STMTS; i++)
+		if (!(w->stmt[i] = prep(w->db, writer_sql[i])))
+			goto fail;
+	if (u64map_grow(&w->frames) < 0 || u64map_grow(&w->stacks) < 0 ||
+	    strmap_grow(&w->strings) < 0)
+		goto fail;
+	return w;
+fail:
+	st_writer_abort(w);
+	return NULL;
+}
+
+static void writer_free(st_writer *w)
+{
+	int i;
+
+	for (i = 0; i < W_NR_STMTS; i++)
+		sqlite3_finalize(w->stmt[i]);
+	sqlite3_close(w->db);
+	strmap_free(&w->strings);
+	free(w->frames.keys);
+	free(w->frames.vals);
+	free(w->stacks.keys);
+	free(w->stacks.vals);
+	free(w);
+}
+
+void st_writer_abort(st_writer *w)
+{
+	if (!w)
+		return;
+	exec(w->db, "ROLLBACK");
+	/* earlier batches were committed: take them away again */
+	if (exec(w->db, "BEGIN IMMEDIATE") == 0) {
+		if (delete_rows(w->db, w->id) == 0)
+			exec(w->db, "COMMIT");
+		else
+			exec(w->db, "ROLLBACK");
+	}
+	writer_free(w);
+}
+
+uint32_t st_writer_string(st_writer *w, const char *s)
+{
+	strmap *m = &w->strings;
+	uint64_t h;
+	size_t j;
+	sqlite3_stmt *st;
+
+	if (!s)
+		return 0;
+	h = hash_str(s);
+	for (j = h & (m->cap - 1); m->strs[j]; j = (j + 1) & (m->cap - 1))
+		if (m->hashes[j] == h && !strcmp(m->strs[j], s))
+			return m->ids[j];
+	if (2 * (m->n + 1) > m->cap) {
+		if (strmap_grow(m) < 0)
+			return 0;
+		for (j = h & (m->cap - 1); m->strs[j]; j = (j + 1) & (m->cap - 1))
+			;
+	}
+	if (!(m->strs[j] = strdup(s)))
+		return 0;
+	m->hashes[j] = h;
+	m->ids[j] = ++w->next_string;
+	m->n++;
+	st = w->stmt[W_STRING];
+	sqlite3_bind_int64(st, 1, w->id);
+	sqlite3_bind_int64(st, 2, m->ids[j]);
+	sqlite3_bind_text(st, 3, s, -1, SQLITE_STATIC);
+	if (w_step(w, W_STRING) < 0)
+		return 0;
+	return m->ids[j];
+}
+
+/* Interns key in map m; a new entry gets ++*next and *added = 1. */
+static uint32_t intern(u64map *m, uint64_t key, uint32_t *next, int *added)
+{
+	int found;
+	size_t j;
+
+	*added = 0;
+	if (2 * (m->n + 1) > m->cap && u64map_grow(m) < 0)
+		return 0;
+	j = u64map_slot(m, key, &found);
+	if (found)
+		return m->vals[j];
+	if (*next >= ST_MAX_STACK_NODES)
+		return 0;
+	m->keys[j] = key;
+	m->vals[j] = ++*next;
+	m->n++;
+	*added = 1;
+	return m->vals[j];
+}
+
+uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int resolved,
+			 int kernel)
+{
+	uint32_t n = st_writer_string(w, name), d = st_writer_string(w, dso), id;
+	sqlite3_stmt *s;
+	int added;
+
+	if (!n)
+		return 0;
+	/* the low bit keeps the key non-zero and separates resolved names */
+	id = intern(&w->frames, ((uint64_t)n << 32 | d) << 1 | 1, &w->next_frame, &added);
+	if (!added)
+		return id;
+	s = w->stmt[W_FRAME];
+	sqlite3_bind_int64(s, 1, w->id);
+	sqlite3_bind_int64(s, 2, id);
+	sqlite3_bind_int64(s, 3, n);
+	if (d)
+		sqlite3_bind_int64(s, 4, d);
+	else
+		sqlite3_bind_null(s, 4);
+	sqlite3_bind_int(s, 5, resolved ? 1 : 0);
+	sqlite3_bind_int(s, 6, kernel ? 1 : 0);
+	return w_step(w, W_FRAME) < 0 ? 0 : id;
+}
+
+uint32_t st_writer_stack(st_writer *w, uint32_t parent, uint32_t frame)
+{
+	sqlite3_stmt *s;
+	uint32_t id;
+	int added;
+
+	if (!frame)
+		return 0;
+	id = intern(&w->stacks, (uint64_t)parent << 32 | frame, &w->next_stack, &added);
+	if (!added)
+		return id;
+	s = w->stmt[W_STACK];
+	sqlite3_bind_int64(s, 1, w->id);
+	sqlite3_bind_int64(s, 2, id);
+	sqlite3_bind_int64(s, 3, parent);
+	sqlite3_bind_int64(s, 4, frame);
+	return w_step(w, W_STACK) < 0 ? 0 : id;
+}
+
+int st_writer_sample(st_writer *w, const st_sample *x)
+{
+	sqlite3_stmt *s = w->stmt[W_SAMPLE];
+
+	sqlite3_bind_int64(s, 1, w->id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)++w->nr_samples);
+	sqlite3_bind_int64(s, 3, x->event);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)x->time);
+	sqlite3_bind_int64(s, 5, x->cpu);
+	sqlite3_bind_int64(s, 6, x->pid);
+	sqlite3_bind_int64(s, 7, x->tid);
+	sqlite3_bind_int64(s, 8, (sqlite3_int64)x->period);
+	sqlite3_bind_int64(s, 9, (sqlite3_int64)x->weight);
+	sqlite3_bind_int64(s, 10, x->stack);
+	sqlite3_bind_int64(s, 11, x->comm);
+	return w_step(w, W_SAMPLE);
+}
+
+int st_writer_comm(st_writer *w, uint32_t pid, uint32_t tid, uint64_t time, const char *comm)
+{
+	sqlite3_stmt *s = w->stmt[W_COMM];
+	uint32_t c = st_writer_string(w, comm);
+
+	sqlite3_bind_int64(s, 1, w->id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)++w->nr_comms);
+	sqlite3_bind_int64(s, 3, pid);
+	sqlite3_bind_int64(s, 4, tid);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)time);
+	sqlite3_bind_int64(s, 6, c);
+	return w_step(w, W_COMM);
+}
+
+int st_writer_mmap(st_writer *w, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		   const char *filename, const char *build_id_hex, uint64_t time)
+{
+	sqlite3_stmt *s = w->stmt[W_MAP];
+	uint32_t f = st_writer_string(w, filename);
+
+	sqlite3_bind_int64(s, 1, w->id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)++w->nr_maps);
+	sqlite3_bind_int64(s, 3, pid);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)start);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)len);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)pgoff);
+	sqlite3_bind_int64(s, 7, f);
+	sqlite3_bind_text(s, 8, build_id_hex, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 9, (sqlite3_int64)time);
+	return w_step(w, W_MAP);
+}
+
+int st_writer_feature(st_writer *w, const char *name, const char *json)
+{
+	sqlite3_stmt *s = w->stmt[W_FEATURE];
+
+	sqlite3_bind_int64(s, 1, w->id);
+	sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, json, -1, SQLITE_STATIC);
+	return w_step(w, W_FEATURE);
+}
+
+int st_writer_event(st_writer *w, uint32_t idx, const char *name, uint32_t type, uint64_t config,
+		    uint64_t sample_type, uint64_t period_or_freq, int freq, uint64_t samples)
+{
+	sqlite3_stmt *s = w->stmt[W_EVENT];
+
+	sqlite3_bind_int64(s, 1, w->id);
+	sqlite3_bind_int64(s, 2, idx);
+	sqlite3_bind_text(s, 3, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, type);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)config);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)sample_type);
+	sqlite3_bind_int64(s, 7, (sqlite3_int64)period_or_freq);
+	sqlite3_bind_int(s, 8, freq);
+	sqlite3_bind_int64(s, 9, (sqlite3_int64)samples);
+	return w_step(w, W_EVENT);
+}
+
+int st_writer_record_count(st_writer *w, const char *type, uint64_t count)
+{
+	sqlite3_stmt *s = w->stmt[W_RECORD];
+
+	sqlite3_bind_int64(s, 1, w->id);
+	sqlite3_bind_text(s, 2, type, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)count);
+	return w_step(w, W_RECORD);
+}
+
+int st_writer_finish(st_writer *w, const st_summary *x)
+{
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (w->failed)
+		goto out;
+	s = prep(w->db, "UPDATE profiles SET status = 2, error = NULL, error_offset = NULL,"
+			" hostname = ?2, first_ns = ?3, last_ns = ?4, nr_samples = ?5,"
+			" symbolized_pct = ?6, parse_ms = ?7, header = ?8, events = ?9,"
+			" records = ?10, samples_per_event = ?11, lost = ?12 WHERE id = ?1");
+	if (!s)
+		goto out;
+	sqlite3_bind_int64(s, 1, w->id);
+	sqlite3_bind_text(s, 2, x->hostname, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)x->first_ns);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)x->last_ns);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)x->nr_samples);
+	sqlite3_bind_double(s, 6, x->symbolized_pct);
+	sqlite3_bind_int64(s, 7, x->parse_ms);
+	sqlite3_bind_text(s, 8, x->header, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 9, x->events, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 10, x->records, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 11, x->samples_per_event, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 12, (sqlite3_int64)x->lost);
+	rc = step_done(w->db, s);
+	sqlite3_finalize(s);
+	/* a profile deleted while it was parsed stays deleted */
+	if (rc == 0 && sqlite3_changes(w->db) == 0)
+		rc = delete_rows(w->db, w->id);
+	if (rc == 0)
+		rc = exec(w->db, "COMMIT");
+out:
+	if (rc < 0)
+		exec(w->db, "ROLLBACK");
+	writer_free(w);
+	return rc;
+}
+
+/* ---- folding stored samples ---------------------------------------------- */
+
+typedef struct fold_line {
+	char *text;
+	uint64_t samples, period;
+} fold_line;
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(((const fold_line *)a)->text, ((const fold_line *)b)->text);
+}
+
+/* Loads "SELECT id, a[, b] FROM t WHERE profile_id = ?" into arrays indexed by id. */
+static int load_table(sqlite3 *db, const char *sql, int64_t id, size_t *n, uint32_t **a,
+		      uint32_t **b, char ***text)
+{
+	sqlite3_stmt *s = prep(db, sql);
+	size_t cap = 0;
+
+	*n = 0;
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int64_t k = sqlite3_column_int64(s, 0);
+		if (k < 0 || k >= (int64_t)ST_MAX_STACK_NODES)
+			continue;
+		if ((size_t)k >= cap) {
+			size_t ncap = cap ? cap : 1024, i;
+			while (ncap <= (size_t)k)
+				ncap *= 2;
+			if (a && !(*a = realloc(*a, ncap * sizeof(**a))))
+				goto nomem;
+			if (b && !(*b = realloc(*b, ncap * sizeof(**b))))
+				goto nomem;
+			if (text && !(*text = realloc(*text, ncap * sizeof(**text))))
+				goto nomem;
+			for (i = cap; i < ncap; i++) {
+				if (a)
+					(*a)[i] = 0;
+				if (b)
+					(*b)[i] = 0;
+				if (text)
+					(*text)[i] = NULL;
+			}
+			cap = ncap;
+		}
+		if (a)
+			(*a)[k] = (uint32_t)sqlite3_column_int64(s, 1);
+		if (b)
+			(*b)[k] = (uint32_t)sqlite3_column_int64(s, 2);
+		if (text) {
+			const char *t = (const char *)sqlite3_column_text(s, 1);
+			(*text)[k] = strdup(t ? t : "");
+		}
+		if ((size_t)k + 1 > *n)
+			*n = (size_t)k + 1;
+	}
+	sqlite3_finalize(s);
+	return 0;
+nomem:
+	sqlite3_finalize(s);
+	return -1;
+}
+
+typedef struct sbuf {
+	char *p;
+	size_t len, cap;
+} sbuf;
+
+static int sbuf_add(sbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t ncap = b->cap ? b->cap : 256;
+		char *p;
+		while (ncap < b->len + n + 1)
+			ncap *= 2;
+		if (!(p = realloc(b->p, ncap)))
+			return -1;
+		b->p = p;
+		b->cap = ncap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = 0;
+	return 0;
+}
+
+/* The event perfhub collapse folds: that of the first sample (in file
+ * order) whose event matches `want` ("cpu-clock" matches "cpu-clock:ppp"),
+ * or of the very first sample. OUT: its name (caller frees); NULL = none. */
+static char *fold_event(sqlite3 *db, int64_t id, const char *want)
+{
+	sqlite3_stmt *s = prep(db, "SELECT e.name FROM samples s JOIN events e"
+				   " ON e.profile_id = s.profile_id AND e.idx = s.event"
+				   " WHERE s.profile_id = ?1 AND (?2 IS NULL OR e.name = ?2"
+				   " OR substr(e.name, 1, length(?2) + 1) = ?2 || ':')"
+				   " ORDER BY s.seq LIMIT 1");
+	char *name = NULL;
+
+	if (!s)
+		return NULL;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, want, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+		name = strdup((const char *)sqlite3_column_text(s, 0));
+	sqlite3_finalize(s);
+	return name;
+}
+
+int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s = NULL;
+	char **strs = NULL;
+	uint32_t *frame_name = NULL, *frame_kernel = NULL, *stack_parent = NULL, *stack_frame = NULL;
+	size_t nr_strs = 0, nr_frames = 0, nr_stacks = 0, nr_lines = 0, cap_lines = 0, i;
+	fold_line *lines = NULL;
+	uint32_t *path = NULL;
+	sbuf b = { 0 };
+	char *ev = NULL;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	s = prep(db, "SELECT status FROM profiles WHERE id = ?");
+	if (!s)
+		goto out;
+	sqlite3_bind_int64(s, 1, id);
+	if (sqlite3_step(s) != SQLITE_ROW || sqlite3_column_int(s, 0) != ST_READY) {
+		rc = 1;
+		goto out;
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	/* a read transaction: one consistent snapshot for all the queries */
+	if (exec(db, "BEGIN") < 0)
+		goto out;
+	ev = fold_event(db, id, f->event);
+	if (!ev) {
+		rc = 0;		/* no such event or no samples: nothing to fold */
+		goto out_txn;
+	}
+	if (load_table(db, "SELECT id, text FROM strings WHERE profile_id = ?", id, &nr_strs,
+		       NULL, NULL, &strs) < 0 ||
+	    load_table(db, "SELECT id, name, kernel FROM frames WHERE profile_id = ?", id,
+		       &nr_frames, &frame_name, &frame_kernel, NULL) < 0 ||
+	    load_table(db, "SELECT id, parent, frame FROM stacks WHERE profile_id = ?", id,
+		       &nr_stacks, &stack_parent, &stack_frame, NULL) < 0)
+		goto out_txn;
+	s = prep(db, "SELECT comm, pid, tid, stack, count(*), sum(period) FROM samples"
+		     " WHERE profile_id = ?1 AND event IN (SELECT idx FROM events"
+		     " WHERE profile_id = ?1 AND name = ?2)"
+		     " AND (?3 < 0 OR pid = ?3) AND (?4 < 0 OR tid = ?4)"
+		     " AND (?5 = 0 OR time >= ?5) AND (?6 = 0 OR time < ?6)"
+		     " GROUP BY comm, stack, CASE WHEN ?7 THEN pid END, CASE WHEN ?8 THEN tid END");
+	if (!s)
+		goto out_txn;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, ev, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, f->pid);
+	sqlite3_bind_int64(s, 4, f->tid);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)f->from_ns);
+	sqlite3_bind_int64(s, 6, (sqlite3_int64)f->to_ns);
+	sqlite3_bind_int(s, 7, f->with_pid || f->with_tid);
+	sqlite3_bind_int(s, 8, f->with_tid);
+	path = malloc(ST_MAX_DEPTH_FOLD * sizeof(*path));
+	if (!path)
+		goto out_txn;
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		uint32_t comm = (uint32_t)sqlite3_column_int64(s, 0);
+		uint32_t node = (uint32_t)sqlite3_column_int64(s, 3);
+		const char *cs = comm < nr_strs && strs[comm] ? strs[comm] : "";
+		size_t depth = 0, k;
+		char num[64];
+
+		if (f->comm && strcmp(f->comm, cs))
+			continue;
+		b.len = 0;
+		/* the comm with spaces as '_', as stackcollapse-perf writes it */
+		for (k = 0; cs[k]; k++) {
+			char c = cs[k] == ' ' ? '_' : cs[k];
+			if (sbuf_add(&b, &c, 1) < 0)
+				goto out_txn;
+		}
+		if (f->with_tid)
+			snprintf(num, sizeof(num), "-%lld/%lld", (long long)sqlite3_column_int64(s, 1),
+				 (long long)sqlite3_column_int64(s, 2));
+		else if (f->with_pid)
+			snprintf(num, sizeof(num), "-%lld", (long long)sqlite3_column_int64(s, 1));
+		else
+			num[0] = 0;
+		if (sbuf_add(&b, num, strlen(num)) < 0)
+			goto out_txn;
+		/* parents always have smaller ids: the walk ends */
+		while (node && node < nr_stacks && depth < ST_MAX_DEPTH_FOLD) {
+			path[depth++] = stack_frame[node];
+			if (stack_parent[node] >= node)
+				break;
+			node = stack_parent[node];
+		}
+		while (depth--) {
+			uint32_t fr = path[depth];
+			uint32_t nm = fr < nr_frames ? frame_name[fr] : 0;
+			const char *t = nm < nr_strs && strs[nm] ? strs[nm] : "[unknown]";
+			if (sbuf_add(&b, ";", 1) < 0 || sbuf_add(&b, t, strlen(t)) < 0)
+				goto out_txn;
+			if (f->kernel && fr < nr_frames && frame_kernel[fr] &&
+			    sbuf_add(&b, "_[k]", 4) < 0)
+				goto out_txn;
+		}
+		if (nr_lines == cap_lines) {
+			fold_line *p = realloc(lines, (cap_lines = cap_lines ? 2 * cap_lines : 1024) *
+						      sizeof(*lines));
+			if (!p)
+				goto out_txn;
+			lines = p;
+		}
+		lines[nr_lines].text = strdup(b.p ? b.p : "");
+		lines[nr_lines].samples = (uint64_t)sqlite3_column_int64(s, 4);
+		lines[nr_lines].period = (uint64_t)sqlite3_column_int64(s, 5);
+		if (!lines[nr_lines].text)
+			goto out_txn;
+		nr_lines++;
+	}
+	qsort(lines, nr_lines, sizeof(*lines), cmp_line);
+	rc = 0;
+	for (i = 0; i < nr_lines && rc == 0; ) {
+		size_t j = i + 1;
+		uint64_t ns = lines[i].samples, np = lines[i].period;
+		/* different stack nodes may fold to the same text */
+		for (; j < nr_lines && !strcmp(lines[i].text, lines[j].text); j++) {
+			ns += lines[j].samples;
+			np += lines[j].period;
+		}
+		rc = cb(ctx, lines[i].text, ns, np);
+		i = j;
+	}
+	if (rc > 0)
+		rc = 0;
+out_txn:
+	sqlite3_finalize(s);
+	s = NULL;
+	exec(db, "COMMIT");
+out:
+	sqlite3_finalize(s);
+	for (i = 0; i < nr_lines; i++)
+		free(lines[i].text);
+	free(lines);
+	for (i = 0; i < nr_strs; i++)
+		free(strs[i]);
+	free(strs);
+	free(frame_name);
+	free(frame_kernel);
+	free(ev);
+	free(stack_parent);
+	free(stack_frame);
+	free(path);
+	free(b.p);
+	conn_put(st, db);
+	return rc;
+}

@@ -1,0 +1,149 @@
+/*
+ * store.h - perfhubd's storage: a narrow interface, SQLite behind it today
+ * (store-sqlite.c), PostgreSQL later. Handlers and workers call these
+ * functions; no SQL leaves the store.
+ *
+ * Thread safety: an st_store may be used from any thread. Reads use pooled
+ * connections of their own, so queries never wait for an ingest; each
+ * st_writer owns a connection and is used by one thread.
+ *
+ * Returns: 0 on success, -1 on a storage error (logged), 1 for "not found"
+ * where stated.
+ */
+#ifndef PERFHUB_DAEMON_STORE_H
+#define PERFHUB_DAEMON_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+typedef struct st_store st_store;
+
+st_store *st_open(const char *path, char *err, size_t errlen);
+void st_close(st_store *st);
+/* 0 while the database answers (healthz). */
+int st_ping(st_store *st);
+
+/* ---- profiles and their jobs ------------------------------------------- */
+
+enum st_status { ST_QUEUED, ST_PARSING, ST_READY, ST_FAILED };
+const char *st_status_name(int status);
+int st_status_parse(const char *name);	/* -1 if unknown */
+
+typedef struct st_new_profile {
+	const char *sha256;	/* of the (decoded) bytes in the spool */
+	const char *name;	/* may be NULL */
+	const char *kind;	/* "file" or "tar" */
+	const char *spool_path;
+	uint64_t size;
+	size_t nr_tags;
+	const char *const *tag_keys, *const *tag_values;
+} st_new_profile;
+
+/* Adds a queued profile, or finds the one with the same sha256.
+ * OUT: *id; *existed = 1 when it was already there. */
+int st_profile_add(st_store *st, const st_new_profile *p, int64_t *id, int *existed);
+/* The profile holding these bytes: 0 and *id, or 1 = none. */
+int st_profile_by_sha(st_store *st, const char *sha256, int64_t *id);
+/* The oldest queued profile -> parsing; the database is the job queue, so
+ * nothing is lost when the process dies. OUT: id, spool path and kind
+ * (caller frees). 1 = nothing queued. */
+int st_profile_claim_next(st_store *st, int64_t *id, char **spool_path, char **kind);
+int st_profile_fail(st_store *st, int64_t id, const char *msg, int64_t offset, int64_t parse_ms);
+/* Back to queued (shutdown with the job unfinished). */
+int st_profile_requeue(st_store *st, int64_t id);
+/* At start: parsing -> queued. OUT: count. */
+int st_requeue_parsing(st_store *st, int *count);
+/* 1 = not found. OUT: the spool path to remove (caller frees). */
+int st_profile_delete(st_store *st, int64_t id, char **spool_path);
+
+/* The profile as GET /api/v1/profiles/{id} shows it; NULL and *notfound=1
+ * when there is none. */
+json_t *st_profile_json(st_store *st, int64_t id, int *notfound);
+
+typedef struct st_list_filter {
+	int64_t limit, offset;
+	int status;			/* -1 = any */
+	const char *hostname;		/* NULL = any */
+	const char *tag_key, *tag_value;
+	int64_t since, until;		/* uploaded_at, unix seconds; 0 = open */
+} st_list_filter;
+/* {"profiles": [...], "total": N}, newest first. */
+json_t *st_profile_list_json(st_store *st, const st_list_filter *f);
+
+typedef struct st_counts {
+	int64_t queued, parsing, ready, failed;
+	int64_t db_bytes;
+} st_counts;
+int st_counts_get(st_store *st, st_counts *c);
+
+/* ---- folded stacks ------------------------------------------------------ */
+
+typedef struct st_fold_filter {
+	const char *event;		/* NULL = the first sample's event */
+	const char *comm;		/* NULL = any */
+	int64_t pid, tid;		/* -1 = any */
+	uint64_t from_ns, to_ns;	/* 0 = open */
+	int with_pid, with_tid;		/* comm-PID / comm-PID/TID first frames */
+	int kernel;			/* kernel frames get "_[k]" */
+} st_fold_filter;
+
+/* One call per distinct folded stack, in the order stackcollapse-perf
+ * prints them (sorted bytewise): `line` is "comm;outer;...;leaf" (comm as
+ * with_pid/with_tid ask), with no ';' inside a frame. */
+typedef int (*st_fold_cb)(void *ctx, const char *line, uint64_t samples, uint64_t period);
+/* 1 = no such profile or not ready. */
+int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx);
+
+/* ---- writing a parsed profile ------------------------------------------ */
+
+typedef struct st_writer st_writer;
+
+/* Removes whatever an earlier attempt left for this profile, then opens a
+ * transaction; rows become visible with st_writer_finish() only. */
+st_writer *st_writer_begin(st_store *st, int64_t id);
+/* Interned string ids (comms, symbol and DSO names); 0 = NULL. */
+uint32_t st_writer_string(st_writer *w, const char *s);
+/* Interned frame: `name` is the frame as a folded stack shows it (never
+ * NULL: "[libc.so.6]" or "[unknown]" when unresolved); `dso` may be NULL;
+ * `resolved` says whether a symbol was found, `kernel` whether --kernel
+ * marks it "_[k]". 0 on error. */
+uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int resolved,
+			 int kernel);
+/* The stack node for `frame` under `parent` (0 = root), interned. 0 on error. */
+uint32_t st_writer_stack(st_writer *w, uint32_t parent, uint32_t frame);
+
+typedef struct st_sample {
+	uint32_t event;		/* event index */
+	uint64_t time;
+	uint32_t cpu, pid, tid;
+	uint64_t period;	/* as stackcollapse-perf weighs it: 1 without PERIOD */
+	uint64_t weight;
+	uint32_t stack;		/* leaf stack node (0 = empty stack) */
+	uint32_t comm;		/* string id of the thread's comm then */
+} st_sample;
+int st_writer_sample(st_writer *w, const st_sample *s);
+int st_writer_comm(st_writer *w, uint32_t pid, uint32_t tid, uint64_t time, const char *comm);
+int st_writer_mmap(st_writer *w, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		   const char *filename, const char *build_id_hex, uint64_t time);
+int st_writer_feature(st_writer *w, const char *name, const char *json);
+int st_writer_event(st_writer *w, uint32_t idx, const char *name, uint32_t type, uint64_t config,
+		    uint64_t sample_type, uint64_t period_or_freq, int freq, uint64_t samples);
+int st_writer_record_count(st_writer *w, const char *type, uint64_t count);
+
+typedef struct st_summary {
+	const char *hostname;
+	uint64_t first_ns, last_ns, nr_samples;
+	double symbolized_pct;
+	int64_t parse_ms;
+	/* JSON texts, exactly as perfhub inspect --json reports them */
+	const char *header, *events, *records, *samples_per_event;
+	uint64_t lost;
+} st_summary;
+/* Writes the summary, marks the profile ready and commits. Frees w. */
+int st_writer_finish(st_writer *w, const st_summary *s);
+/* Rolls back and frees w. */
+void st_writer_abort(st_writer *w);
+
+#endif

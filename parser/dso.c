@@ -1,0 +1,961 @@
+/*
+ * dso.c - symbol tables: ELF .symtab/.dynsym through elfutils' libelf,
+ * kallsyms, perf-PID.map; a shared, bounded, locked cache of them.
+ *
+ * Names follow perf's rules so that stacks agree with `perf script`:
+ * function symbols and labels of executable sections only; a symbol
+ * without a size ends where the next one starts; PLT slots get
+ * "name@plt"; of the aliases at one address the best one is kept (sized,
+ * not weak, global, fewer leading '_', longer name), as perf does.
+ */
+#include "dso.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <ctype.h>
+#include <libiberty/demangle.h>
+
+
+/* snprintf that truncates silently: paths and messages are capped */
+__attribute__((format(printf, 3, 4)))
+static void sfmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+#define DSO_DEFAULT_CACHE_BYTES	(512u << 20)
+#define DSO_MAX_NAME		4096	/* longer symbol names are cut */
+#define DSO_MAX_SYMBOLS		(16u << 20)
+#define DSO_MAX_PERFMAP_LINE	8192
+#define DSO_PAGE		4096
+
+typedef struct dso_sym {
+	uint64_t start, end;
+	uint32_t name;		/* offset into names */
+	uint8_t bind;		/* STB_* (kallsyms: GLOBAL for upper case) */
+	uint8_t sized;		/* has a size (after ends are fixed up) */
+	uint8_t type;		/* STT_* (kallsyms, JIT maps: STT_FUNC) */
+} dso_sym;
+
+typedef struct dso_load_seg {	/* PT_LOAD: file offset -> address */
+	uint64_t offset, filesz, vaddr;
+} dso_load_seg;
+
+struct pd_dso {
+	pd_dso *next;		/* in the cache's list */
+	char *key;
+	int kind;
+	char *path;
+	uint8_t build_id[20];
+	size_t build_id_size;
+	char *symfs, *buildid_dir, *debug_dir;
+	long refs;		/* under the cache lock */
+	pthread_mutex_t lock;	/* serialises the one load */
+	int loaded;		/* atomically published after the load */
+	dso_sym *syms;
+	size_t nr_syms;
+	char *names;
+	size_t names_len, names_cap;
+	dso_load_seg *segs;
+	size_t nr_segs;
+	char problem[320];
+	size_t bytes;
+	pd_dso_cache *cache;
+};
+
+struct pd_dso_cache {
+	pthread_mutex_t lock;
+	pd_dso *list;
+	size_t bytes, max_bytes;
+};
+
+/* ---- names ------------------------------------------------------------- */
+
+char *pd_demangle(const char *name)
+{
+	/* perf (not verbose) demangles without parameters; libiberty's
+	 * automatic style also recognises Rust (legacy and v0). */
+	if (!name || !(name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')))
+		return NULL;
+	return cplus_demangle(name, DMGL_NO_OPTS);
+}
+
+static int add_name(pd_dso *d, const char *s, uint32_t *out)
+{
+	size_t n = strnlen(s, DSO_MAX_NAME);
+
+	if (d->names_len + n + 1 > UINT32_MAX)
+		return -1;
+	if (d->names_len + n + 1 > d->names_cap) {
+		size_t cap = d->names_cap ? d->names_cap * 2 : 4096;
+		char *p;
+
+		while (cap < d->names_len + n + 1)
+			cap *= 2;
+		p = realloc(d->names, cap);
+		if (!p)
+			return -1;
+		d->names = p;
+		d->names_cap = cap;
+	}
+	memcpy(d->names + d->names_len, s, n);
+	d->names[d->names_len + n] = '\0';
+	*out = (uint32_t)d->names_len;
+	d->names_len += n + 1;
+	return 0;
+}
+
+static int add_sym(pd_dso *d, size_t *cap, uint64_t start, uint64_t size,
+		   int bind, int type, const char *name, int demangle)
+{
+	dso_sym *s;
+	char *dm = demangle ? pd_demangle(name) : NULL;
+	int rc;
+
+	if (d->nr_syms >= DSO_MAX_SYMBOLS) {
+		free(dm);
+		return -1;
+	}
+	if (d->nr_syms == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 256;
+		dso_sym *p = realloc(d->syms, ncap * sizeof(*p));
+
+		if (!p) {
+			free(dm);
+			return -1;
+		}
+		d->syms = p;
+		*cap = ncap;
+	}
+	s = &d->syms[d->nr_syms];
+	s->start = start;
+	s->end = start + size;
+	s->bind = (uint8_t)bind;
+	s->sized = size != 0;
+	s->type = (uint8_t)type;
+	rc = add_name(d, dm ? dm : name, &s->name);
+	free(dm);
+	if (rc == 0)
+		d->nr_syms++;
+	return rc;
+}
+
+/* by address, then in the order the source listed them (names are
+ * appended in that order), as perf's tree keeps equal addresses */
+static int sym_cmp(const void *a, const void *b)
+{
+	const dso_sym *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->name < y->name ? -1 : x->name > y->name;
+}
+
+static size_t leading_underscores(const char *s)
+{
+	size_t n = 0;
+
+	while (s[n] == '_')
+		n++;
+	return n;
+}
+
+/* perf's choice between two symbols at one address: 1 keeps a, 0 keeps b */
+static int prefer_first(const pd_dso *d, const dso_sym *a, const dso_sym *b)
+{
+	const char *na = d->names + a->name, *nb = d->names + b->name;
+	size_t ua, ub, la, lb;
+
+	if (a->sized != b->sized)
+		return a->sized;
+	if ((a->type == STT_NOTYPE) != (b->type == STT_NOTYPE))
+		return b->type == STT_NOTYPE;
+	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
+		return b->bind == STB_WEAK;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL;
+	ua = leading_underscores(na);
+	ub = leading_underscores(nb);
+	if (ua != ub)
+		return ua < ub;
+	la = strlen(na);
+	lb = strlen(nb);
+	if (la != lb)
+		return la > lb;
+	/* kernel syscall aliases "SyS_*" lose */
+	return strncmp(na, "SyS", 3) && strncmp(na, "compat_SyS", 10);
+}
+
+/* Sort, give unsized symbols an end, then keep the best of the symbols
+ * at one address (perf's order: ends first, so of two unsized aliases the
+ * later one gets the size and wins). */
+static void finish_table(pd_dso *d, int kallsyms)
+{
+	size_t i, o;
+
+	if (!d->nr_syms)
+		return;
+	qsort(d->syms, d->nr_syms, sizeof(*d->syms), sym_cmp);
+	for (i = 0; i + 1 < d->nr_syms; i++) {
+		dso_sym *p = &d->syms[i], *c = &d->syms[i + 1];
+
+		if (p->end != p->start)
+			continue;
+		if (kallsyms && (!strchr(d->names + p->name, '[')) !=
+				(!strchr(d->names + c->name, '[')))
+			p->end = (p->end + DSO_PAGE + DSO_PAGE - 1) / DSO_PAGE * DSO_PAGE;
+		else
+			p->end = c->start;
+	}
+	if (d->syms[i].end == d->syms[i].start)
+		d->syms[i].end = (d->syms[i].start + DSO_PAGE - 1) / DSO_PAGE * DSO_PAGE + DSO_PAGE;
+	for (i = 0; i < d->nr_syms; i++)
+		d->syms[i].sized = d->syms[i].end != d->syms[i].start;
+	for (i = 1, o = 0; i < d->nr_syms; i++) {
+		if (d->syms[i].start == d->syms[o].start) {
+			if (!prefer_first(d, &d->syms[o], &d->syms[i]))
+				d->syms[o] = d->syms[i];
+			continue;
+		}
+		d->syms[++o] = d->syms[i];
+	}
+	d->nr_syms = o + 1;
+	/* kallsyms' "\t[module]" suffix is not part of the name */
+	for (i = 0; kallsyms && i < d->nr_syms; i++) {
+		char *n = d->names + d->syms[i].name;
+		char *tab = strchr(n, '\t');
+
+		if (tab)
+			*tab = '\0';
+	}
+	d->bytes = d->nr_syms * sizeof(dso_sym) + d->names_cap +
+		   d->nr_segs * sizeof(dso_load_seg) + sizeof(*d);
+}
+
+/* ---- ELF --------------------------------------------------------------- */
+
+static int elf_build_id(Elf *e, uint8_t *out, size_t max)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		Elf_Data *data;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		while ((off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)data->d_buf + noff, "GNU", 4)) {
+				size_t n = nh.n_descsz < max ? nh.n_descsz : max;
+
+				memcpy(out, (char *)data->d_buf + doff, n);
+				return (int)n;
+			}
+		}
+	}
+	return 0;
+}
+
+typedef struct elf_file {
+	int fd;
+	Elf *e;
+	int has_symtab, has_dynsym;
+	char path[4096];
+} elf_file;
+
+static void elf_file_close(elf_file *f)
+{
+	if (f->e)
+		elf_end(f->e);
+	if (f->fd >= 0)
+		close(f->fd);
+	f->e = NULL;
+	f->fd = -1;
+}
+
+/* Open path; 0 ok, -1 absent/not ELF, -2 build-id mismatch. */
+static int elf_file_open(elf_file *f, const pd_dso *d, const char *path)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	struct stat st;
+
+	f->fd = -1;
+	f->e = NULL;
+	f->has_symtab = f->has_dynsym = 0;
+	if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		return -1;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0)
+		return -1;
+	f->e = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (!f->e || elf_kind(f->e) != ELF_K_ELF) {
+		elf_file_close(f);
+		return -1;
+	}
+	if (d->build_id_size) {
+		uint8_t bid[20];
+		int n = elf_build_id(f->e, bid, sizeof(bid));
+
+		if (n <= 0 || (size_t)n < d->build_id_size ||
+		    memcmp(bid, d->build_id, d->build_id_size)) {
+			elf_file_close(f);
+			return -2;
+		}
+	}
+	while ((scn = elf_nextscn(f->e, scn))) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB)
+			f->has_symtab = 1;
+		else if (sh.sh_type == SHT_DYNSYM)
+			f->has_dynsym = 1;
+	}
+	sfmt(f->path, sizeof(f->path), "%s", path);
+	return 0;
+}
+
+static Elf_Scn *find_section(Elf *e, const char *name, GElf_Shdr *out)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(e, &shstrndx) < 0)
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, out))
+			continue;
+		n = elf_strptr(e, shstrndx, out->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+static void load_segments(pd_dso *d, Elf *e)
+{
+	size_t n, i;
+
+	if (d->segs || elf_getphdrnum(e, &n) < 0 || n == 0 || n > 4096)
+		return;
+	d->segs = calloc(n, sizeof(*d->segs));
+	if (!d->segs)
+		return;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		d->segs[d->nr_segs].offset = ph.p_offset;
+		d->segs[d->nr_segs].filesz = ph.p_filesz;
+		d->segs[d->nr_segs].vaddr = ph.p_vaddr;
+		d->nr_segs++;
+	}
+}
+
+/* Function symbols of one symbol table section. */
+static int load_symtab(pd_dso *d, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
+		       size_t *cap)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n, shstrndx;
+
+	if (!data || !sh->sh_entsize || elf_getshdrstrndx(e, &shstrndx) < 0)
+		return 0;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Sym s;
+		GElf_Shdr tsh;
+		Elf_Scn *tscn;
+		const char *name;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			break;
+		type = GELF_ST_TYPE(s.st_info);
+		if (s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE || !s.st_name)
+			continue;
+		/* perf's table: functions and objects, and labels (untyped,
+		 * default visibility) of sections named like text or data */
+		if (type == STT_NOTYPE && GELF_ST_VISIBILITY(s.st_other) == STV_DEFAULT) {
+			const char *sn;
+
+			tscn = elf_getscn(e, s.st_shndx);
+			if (!tscn || !gelf_getshdr(tscn, &tsh))
+				continue;
+			sn = elf_strptr(e, shstrndx, tsh.sh_name);
+			if (!sn || (!strstr(sn, "text") && !strstr(sn, "data")))
+				continue;
+		} else if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT) {
+			continue;
+		}
+		name = elf_strptr(e, sh->sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+		if (add_sym(d, cap, s.st_value, s.st_size, GELF_ST_BIND(s.st_info), type, name, 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* "name@plt" for each PLT slot (x86-64 .plt / .plt.sec layout). */
+static int load_plt(pd_dso *d, Elf *e, size_t *cap)
+{
+	GElf_Shdr plt_sh, rel_sh, dyn_sh;
+	Elf_Scn *plt = find_section(e, ".plt.sec", &plt_sh);
+	Elf_Scn *rel = find_section(e, ".rela.plt", &rel_sh);
+	Elf_Scn *dyn;
+	Elf_Data *rdata, *sdata;
+	uint64_t first, entsize = 16;
+	size_t i, n;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(e, &eh) || eh.e_machine != EM_X86_64)
+		return 0;
+	if (plt) {
+		first = plt_sh.sh_addr;
+	} else {
+		plt = find_section(e, ".plt", &plt_sh);
+		if (!plt)
+			return 0;
+		first = plt_sh.sh_addr + entsize;	/* slot 0 is the resolver */
+	}
+	if (!rel || rel_sh.sh_type != SHT_RELA || !rel_sh.sh_entsize)
+		return 0;
+	dyn = elf_getscn(e, rel_sh.sh_link);
+	if (!dyn || !gelf_getshdr(dyn, &dyn_sh))
+		return 0;
+	rdata = elf_getdata(rel, NULL);
+	sdata = elf_getdata(dyn, NULL);
+	if (!rdata || !sdata)
+		return 0;
+	n = rel_sh.sh_size / rel_sh.sh_entsize;
+	for (i = 0; i < n; i++) {
+		GElf_Rela r;
+		GElf_Sym s;
+		const char *name;
+		char buf[DSO_MAX_NAME];
+
+		if (!gelf_getrela(rdata, (int)i, &r))
+			break;
+		if (first + (i + 1) * entsize > plt_sh.sh_addr + plt_sh.sh_size)
+			break;
+		if (!gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &s))
+			continue;
+		/* IRELATIVE slots have no symbol: perf names them "@plt" */
+		name = elf_strptr(e, dyn_sh.sh_link, s.st_name);
+		if (!name)
+			name = "";
+		sfmt(buf, sizeof(buf), "%s@plt", name);
+		if (add_sym(d, cap, first + i * entsize, entsize, STB_GLOBAL, STT_FUNC, buf, 0) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static void hex_build_id(const pd_dso *d, char *out)
+{
+	size_t i;
+
+	for (i = 0; i < d->build_id_size; i++)
+		sprintf(out + 2 * i, "%02x", d->build_id[i]);
+	out[2 * d->build_id_size] = '\0';
+}
+
+static const char *dir_or(const char *dir, const char *def)
+{
+	return dir && *dir ? dir : def;
+}
+
+/* .gnu_debuglink file name, or "" */
+static void read_debuglink(Elf *e, char *out, size_t len)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = find_section(e, ".gnu_debuglink", &sh);
+	Elf_Data *data;
+
+	out[0] = '\0';
+	if (!scn || !(data = elf_getdata(scn, NULL)) || !data->d_buf || !data->d_size)
+		return;
+	sfmt(out, len, "%.*s", (int)strnlen(data->d_buf, data->d_size), (char *)data->d_buf);
+	if (strchr(out, '/'))
+		out[0] = '\0';
+}
+
+/* Try one candidate file: keep it as the symbol source when it has a
+ * .symtab, as the runtime file (.dynsym, PLT, program headers) when it is
+ * the first without. Returns 1 when the search can stop. */
+static int try_candidate(const pd_dso *d, const char *path, elf_file *sym,
+			 elf_file *run, int *mismatch)
+{
+	elf_file f;
+	int rc = elf_file_open(&f, d, path);
+
+	if (rc == -2)
+		*mismatch = 1;
+	if (rc < 0)
+		return 0;
+	if (f.has_symtab && !sym->e) {
+		*sym = f;
+	} else if (!run->e && f.has_dynsym) {
+		*run = f;
+	} else {
+		elf_file_close(&f);
+	}
+	return sym->e != NULL;
+}
+
+static void load_elf(pd_dso *d)
+{
+	char cand[4096], hex[41], home_debug[4096], link[256];
+	const char *home = getenv("HOME");
+	const char *symfs = d->symfs ? d->symfs : "";
+	const char *ddir = dir_or(d->debug_dir, "/usr/lib/debug");
+	const char *bdir;
+	elf_file sym = { .fd = -1 }, run = { .fd = -1 };
+	int mismatch = 0, done = 0;
+	static const char *const cache_forms[] = { "%s/.build-id/%.2s/%s/elf",
+		"%s/.build-id/%.2s/%s/debug", "%s/.build-id/%.2s/%s", "%s/.build-id/%.2s/%s.debug" };
+	size_t i;
+
+	sfmt(home_debug, sizeof(home_debug), "%s/.debug", home ? home : "/root");
+	bdir = dir_or(d->buildid_dir, home_debug);
+	hex_build_id(d, hex);
+	/* perf's order: its build-id cache, debug files by build-id, the
+	 * binary itself, debug files by path and by .gnu_debuglink */
+	for (i = 0; d->build_id_size && i < 4 && !done; i++) {
+		sfmt(cand, sizeof(cand), cache_forms[i], bdir, hex, hex + 2);
+		done = try_candidate(d, cand, &sym, &run, &mismatch);
+	}
+	if (!done && d->build_id_size) {
+		sfmt(cand, sizeof(cand), "%s%s/.build-id/%.2s/%s.debug", symfs, ddir, hex, hex + 2);
+		done = try_candidate(d, cand, &sym, &run, &mismatch);
+	}
+	if (!done) {
+		sfmt(cand, sizeof(cand), "%s%s", symfs, d->path);
+		done = try_candidate(d, cand, &sym, &run, &mismatch);
+	}
+	/* no recorded build-id: the binary's own one finds its debug file */
+	if (!done && run.e && !d->build_id_size) {
+		uint8_t bid[20];
+		int n = elf_build_id(run.e, bid, sizeof(bid));
+		char h2[41];
+
+		for (i = 0; n > 0 && i < (size_t)n; i++)
+			sprintf(h2 + 2 * i, "%02x", bid[i]);
+		if (n > 1) {
+			sfmt(cand, sizeof(cand), "%s%s/.build-id/%.2s/%s.debug", symfs, ddir, h2, h2 + 2);
+			done = try_candidate(d, cand, &sym, &run, &mismatch);
+		}
+	}
+	if (!done) {
+		sfmt(cand, sizeof(cand), "%s%s%s.debug", symfs, ddir, d->path);
+		done = try_candidate(d, cand, &sym, &run, &mismatch);
+	}
+	if (!done) {
+		sfmt(cand, sizeof(cand), "%s%s%s", symfs, ddir, d->path);
+		done = try_candidate(d, cand, &sym, &run, &mismatch);
+	}
+	if (!done && run.e) {
+		read_debuglink(run.e, link, sizeof(link));
+		if (*link) {
+			char dir[4096], *slash;
+
+			sfmt(dir, sizeof(dir), "%s", d->path);
+			slash = strrchr(dir, '/');
+			if (slash) {
+				*slash = '\0';
+				sfmt(cand, sizeof(cand), "%s%s/%s", symfs, dir, link);
+				if (strcmp(cand, run.path))
+					done = try_candidate(d, cand, &sym, &run, &mismatch);
+				sfmt(cand, sizeof(cand), "%s%s/.debug/%s", symfs, dir, link);
+				if (!done)
+					done = try_candidate(d, cand, &sym, &run, &mismatch);
+				sfmt(cand, sizeof(cand), "%s%s%s/%s", symfs, ddir, dir, link);
+				if (!done)
+					done = try_candidate(d, cand, &sym, &run, &mismatch);
+			}
+		}
+	}
+	/* the binary itself for PLT slots when a debug file had the names */
+	if (sym.e && !run.e) {
+		elf_file f;
+
+		sfmt(cand, sizeof(cand), "%s%s", symfs, d->path);
+		if (strcmp(cand, sym.path) && elf_file_open(&f, d, cand) == 0)
+			run = f;
+	}
+	if (!sym.e && !run.e) {
+		if (mismatch)
+			sfmt(d->problem, sizeof(d->problem),
+			     "%s: build-id mismatch with the recording (%s); not used for names",
+			     d->path, hex);
+		else
+			sfmt(d->problem, sizeof(d->problem), "%s: no symbols found", d->path);
+		return;
+	}
+	{
+		elf_file *src = sym.e ? &sym : &run;
+		Elf_Scn *scn = NULL;
+		GElf_Shdr sh;
+		int want = sym.e ? SHT_SYMTAB : SHT_DYNSYM;
+		size_t cap = 0;
+
+		/* program headers of the binary map file offsets to addresses;
+		 * a debug file keeps the same ones */
+		load_segments(d, run.e ? run.e : src->e);
+		while ((scn = elf_nextscn(src->e, scn))) {
+			if (!gelf_getshdr(scn, &sh) || (int)sh.sh_type != want)
+				continue;
+			if (load_symtab(d, src->e, scn, &sh, &cap) < 0)
+				break;
+		}
+		/* PLT slots need the real .plt contents: from the binary */
+		load_plt(d, run.e ? run.e : src->e, &cap);
+	}
+	elf_file_close(&sym);
+	elf_file_close(&run);
+	finish_table(d, 0);
+}
+
+/* ---- kallsyms and perf-PID.map ------------------------------------------ */
+
+/* "ffffffff81000000 T _text" or "... t name\t[module]" */
+static void load_kallsyms(pd_dso *d)
+{
+	char path[4096], line[1024];
+	FILE *fp;
+	size_t cap = 0;
+
+	sfmt(path, sizeof(path), "%s", d->path);
+	fp = fopen(path, "r");
+	if (!fp) {
+		sfmt(d->problem, sizeof(d->problem), "%s: %s", path, strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), fp)) {
+		char *end, *name;
+		unsigned long long addr = strtoull(line, &end, 16);
+		int type;
+		size_t n;
+
+		if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
+			continue;
+		type = toupper((unsigned char)end[1]);
+		if (type != 'T' && type != 'W')
+			continue;
+		name = end + 3;
+		n = strcspn(name, "\n");
+		name[n] = '\0';
+		if (!*name || addr == 0)
+			continue;
+		if (add_sym(d, &cap, addr, 0,
+			    isupper((unsigned char)end[1]) ? STB_GLOBAL : STB_LOCAL, STT_FUNC, name, 0) < 0)
+			break;
+	}
+	fclose(fp);
+	if (!d->nr_syms)
+		sfmt(d->problem, sizeof(d->problem),
+			 "%s: no kernel symbols (addresses hidden?)", path);
+	finish_table(d, 1);
+}
+
+/* "START SIZE name" per line, hex without 0x (perf's JIT map format) */
+static void load_perfmap(pd_dso *d)
+{
+	FILE *fp = fopen(d->path, "r");
+	char *line;
+	size_t cap = 0;
+
+	if (!fp) {
+		sfmt(d->problem, sizeof(d->problem), "%s: %s", d->path, strerror(errno));
+		return;
+	}
+	line = malloc(DSO_MAX_PERFMAP_LINE);
+	while (line && fgets(line, DSO_MAX_PERFMAP_LINE, fp)) {
+		char *p = line, *e;
+		unsigned long long start, size;
+
+		start = strtoull(p, &e, 16);
+		if (e == p || *e != ' ')
+			continue;
+		p = e + 1;
+		size = strtoull(p, &e, 16);
+		if (e == p || *e != ' ')
+			continue;
+		p = e + 1;
+		p[strcspn(p, "\n")] = '\0';
+		if (add_sym(d, &cap, start, size, STB_GLOBAL, STT_FUNC, p, 1) < 0)
+			break;
+	}
+	free(line);
+	fclose(fp);
+	finish_table(d, 0);
+}
+
+/* ---- lookup ------------------------------------------------------------- */
+
+static void load(pd_dso *d)
+{
+	if (__atomic_load_n(&d->loaded, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&d->lock);
+	if (!d->loaded) {
+		if (d->kind == PD_DSO_KALLSYMS)
+			load_kallsyms(d);
+		else if (d->kind == PD_DSO_PERFMAP)
+			load_perfmap(d);
+		else
+			load_elf(d);
+		if (!d->bytes)
+			d->bytes = sizeof(*d);
+		pthread_mutex_lock(&d->cache->lock);
+		d->cache->bytes += d->bytes;
+		pthread_mutex_unlock(&d->cache->lock);
+		__atomic_store_n(&d->loaded, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&d->lock);
+}
+
+/* file offset -> the address the symbol table uses */
+static uint64_t offset_to_vaddr(const pd_dso *d, uint64_t off)
+{
+	size_t i;
+
+	for (i = 0; i < d->nr_segs; i++)
+		if (off >= d->segs[i].offset && off - d->segs[i].offset < d->segs[i].filesz)
+			return off - d->segs[i].offset + d->segs[i].vaddr;
+	return off;
+}
+
+const char *pd_dso_lookup(pd_dso *d, uint64_t addr, uint64_t *sym_off)
+{
+	size_t lo = 0, hi, k;
+
+	load(d);
+	if (d->kind == PD_DSO_ELF)
+		addr = offset_to_vaddr(d, addr);
+	hi = d->nr_syms;
+	while (lo < hi) {	/* first symbol starting after addr */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->syms[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* the nearest preceding symbol, or one that encloses it */
+	for (k = 0; k < 4 && lo > k; k++) {
+		const dso_sym *s = &d->syms[lo - 1 - k];
+
+		if (addr < s->end || (addr == s->start && s->start == s->end)) {
+			if (sym_off)
+				*sym_off = addr - s->start;
+			return d->names + s->name;
+		}
+	}
+	return NULL;
+}
+
+const char *pd_dso_problem(pd_dso *d)
+{
+	load(d);
+	return d->problem[0] ? d->problem : NULL;
+}
+
+size_t pd_dso_nr_symbols(pd_dso *d)
+{
+	load(d);
+	return d->nr_syms;
+}
+
+/* ---- the cache ------------------------------------------------------------ */
+
+pd_dso_cache *pd_dso_cache_new(size_t max_bytes)
+{
+	pd_dso_cache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	pthread_mutex_init(&c->lock, NULL);
+	c->max_bytes = max_bytes ? max_bytes : DSO_DEFAULT_CACHE_BYTES;
+	elf_version(EV_CURRENT);
+	return c;
+}
+
+static void dso_free(pd_dso *d)
+{
+	pthread_mutex_destroy(&d->lock);
+	free(d->key);
+	free(d->path);
+	free(d->symfs);
+	free(d->buildid_dir);
+	free(d->debug_dir);
+	free(d->syms);
+	free(d->names);
+	free(d->segs);
+	free(d);
+}
+
+void pd_dso_cache_free(pd_dso_cache *c)
+{
+	pd_dso *d, *n;
+
+	if (!c)
+		return;
+	for (d = c->list; d; d = n) {
+		n = d->next;
+		dso_free(d);
+	}
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+pd_dso *pd_dso_get(pd_dso_cache *c, int kind, const char *path,
+		   const uint8_t *build_id, size_t build_id_size,
+		   const pd_dso_paths *paths)
+{
+	char hex[41] = "", *key;
+	size_t i, klen;
+	pd_dso *d;
+	struct stat st = { 0 };
+	const pd_dso_paths none = { 0 };
+
+	if (!paths)
+		paths = &none;
+	if (!build_id)
+		build_id_size = 0;
+	if (build_id_size > 20)
+		build_id_size = 20;
+	for (i = 0; i < build_id_size; i++)
+		sprintf(hex + 2 * i, "%02x", build_id[i]);
+	/* files that change under one name are keyed by their identity too */
+	if (kind != PD_DSO_ELF || !build_id_size)
+		stat(path, &st);
+	klen = strlen(path) + 256 + (paths->symfs ? strlen(paths->symfs) : 0) +
+	       (paths->buildid_dir ? strlen(paths->buildid_dir) : 0) +
+	       (paths->debug_dir ? strlen(paths->debug_dir) : 0);
+	key = malloc(klen);
+	if (!key)
+		return NULL;
+	sfmt(key, klen, "%d|%s|%s|%lld.%ld|%lld|%s|%s|%s", kind, path, hex,
+		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_size,
+		 paths->symfs ? paths->symfs : "", paths->buildid_dir ? paths->buildid_dir : "",
+		 paths->debug_dir ? paths->debug_dir : "");
+	pthread_mutex_lock(&c->lock);
+	for (d = c->list; d; d = d->next)
+		if (!strcmp(d->key, key))
+			break;
+	if (d) {
+		d->refs++;
+		pthread_mutex_unlock(&c->lock);
+		free(key);
+		return d;
+	}
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		goto fail;
+	pthread_mutex_init(&d->lock, NULL);
+	d->key = key;
+	key = NULL;
+	d->kind = kind;
+	d->path = strdup(path);
+	memcpy(d->build_id, build_id ? build_id : d->build_id, build_id_size);
+	d->build_id_size = build_id_size;
+	d->symfs = dup_or_null(paths->symfs);
+	d->buildid_dir = dup_or_null(paths->buildid_dir);
+	d->debug_dir = dup_or_null(paths->debug_dir);
+	d->refs = 1;
+	d->cache = c;
+	if (!d->path) {
+		dso_free(d);
+		d = NULL;
+		goto fail;
+	}
+	d->next = c->list;
+	c->list = d;
+fail:
+	pthread_mutex_unlock(&c->lock);
+	free(key);
+	return d;
+}
+
+void pd_dso_put(pd_dso_cache *c, pd_dso *d)
+{
+	pd_dso **pp;
+
+	if (!d)
+		return;
+	pthread_mutex_lock(&c->lock);
+	d->refs--;
+	/* over budget: drop tables no one holds, oldest (list tail) first */
+	pp = &c->list;
+	while (c->bytes > c->max_bytes && *pp) {
+		pd_dso *x = *pp;
+
+		if (x->refs == 0 && x->loaded) {
+			*pp = x->next;
+			c->bytes -= x->bytes;
+			dso_free(x);
+			continue;
+		}
+		pp = &x->next;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+void pd_dso_ref(pd_dso_cache *c, pd_dso *d)
+{
+	if (!d)
+		return;
+	pthread_mutex_lock(&c->lock);
+	d->refs++;
+	pthread_mutex_unlock(&c->lock);
+}
+
+const char *pd_dso_path(const pd_dso *d)
+{
+	return d->path;
+}
+
+const uint8_t *pd_dso_build_id(const pd_dso *d, size_t *size)
+{
+	*size = d->build_id_size;
+	return d->build_id_size ? d->build_id : NULL;
+}
+
+size_t pd_dso_cache_bytes(pd_dso_cache *c)
+{
+	size_t n;
+
+	pthread_mutex_lock(&c->lock);
+	n = c->bytes;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}

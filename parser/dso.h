@@ -1,0 +1,70 @@
+/*
+ * dso.h - symbol tables of binaries (ELF files, kallsyms, perf-PID.map JIT
+ * maps), loaded once and shared read-only between threads through a cache.
+ *
+ * A pd_dso is identified by what the recording saw: its path and, when the
+ * recording had one, its build-id. The table is loaded on first lookup from
+ * the best matching file (build-id cache, separate debug files, the binary
+ * under the --symfs root). A file whose build-id differs from the recorded
+ * one is never used for names.
+ */
+#ifndef PERFHUB_DSO_H
+#define PERFHUB_DSO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct pd_dso pd_dso;
+typedef struct pd_dso_cache pd_dso_cache;
+
+enum pd_dso_kind {
+	PD_DSO_ELF = 0,		/* a user-space ELF file: lookups by file offset */
+	PD_DSO_KALLSYMS,	/* kernel symbols: lookups by address */
+	PD_DSO_PERFMAP,		/* /tmp/perf-PID.map: lookups by address */
+};
+
+/* Where files are looked for; strings are copied by the cache's users as
+ * part of the key, so one cache can serve different roots. */
+typedef struct pd_dso_paths {
+	const char *symfs;	/* root prefixed to recorded paths; NULL = "" */
+	const char *buildid_dir;/* perf's build-id cache; NULL = $HOME/.debug */
+	const char *debug_dir;	/* separate debug files; NULL = /usr/lib/debug */
+} pd_dso_paths;
+
+/* max_bytes bounds the memory of symbol tables no one holds; 0 = default. */
+pd_dso_cache *pd_dso_cache_new(size_t max_bytes);
+void pd_dso_cache_free(pd_dso_cache *c);
+
+/* Find or add the dso; a reference the caller returns with pd_dso_put().
+ * build_id may be NULL (unknown). NULL only when out of memory. */
+pd_dso *pd_dso_get(pd_dso_cache *c, int kind, const char *path,
+		   const uint8_t *build_id, size_t build_id_size,
+		   const pd_dso_paths *paths);
+void pd_dso_put(pd_dso_cache *c, pd_dso *d);
+/* One more reference to a dso already held (NULL is ignored). */
+void pd_dso_ref(pd_dso_cache *c, pd_dso *d);
+
+/*
+ * The symbol covering `addr` (a file offset for ELF dsos, an address for
+ * the others), loading the table on first use. Returns its name (valid
+ * while the reference is held) and the offset into it, or NULL.
+ */
+const char *pd_dso_lookup(pd_dso *d, uint64_t addr, uint64_t *sym_off);
+
+/* Why the table is empty, once loaded: NULL when it is not, else a
+ * sentence ("build-id mismatch: ... not used for names"). */
+const char *pd_dso_problem(pd_dso *d);
+size_t pd_dso_nr_symbols(pd_dso *d);
+
+/* What the recording saw: the path and build-id (size 0 when unknown). */
+const char *pd_dso_path(const pd_dso *d);
+const uint8_t *pd_dso_build_id(const pd_dso *d, size_t *size);
+
+/* Memory held by loaded tables (for tests and the daemon's metrics). */
+size_t pd_dso_cache_bytes(pd_dso_cache *c);
+
+/* Demangle as perf does by default (C++ Itanium, Rust legacy and v0):
+ * a malloc'ed string, or NULL when `name` is not mangled. */
+char *pd_demangle(const char *name);
+
+#endif

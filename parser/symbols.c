@@ -1,0 +1,623 @@
+/*
+ * symbols.c - the symbolizer: records in, named stacks out.
+ */
+#include "symbols.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#include "dso.h"
+#include "maps.h"
+#include "thread.h"
+#include "unwind.h"
+
+
+/* snprintf that truncates silently: paths and messages are capped */
+__attribute__((format(printf, 3, 4)))
+static void sfmt(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+#define SYM_MAX_WARNINGS 64
+#define SYM_DEFAULT_MAX_STACK 127	/* perf script's PERF_MAX_STACK_DEPTH */
+#define SYM_MAX_BUILD_IDS (1u << 20)
+
+typedef struct bid_entry {
+	char *path;
+	uint8_t id[20];
+	uint8_t size;
+} bid_entry;
+
+struct pd_symbolizer {
+	pd_file *file;
+	pd_dso_cache *cache;
+	int own_cache;
+	pd_dso_paths paths;
+	char *symfs, *buildid_dir, *debug_dir, *jit_dir;
+	unsigned max_stack;
+	pd_threads *threads;
+	pd_maps *kmaps;
+	char *kallsyms;		/* NULL: kernel frames stay unresolved */
+	int kernel_decided;	/* kallsyms chosen (pipe mode: once known) */
+	pd_sym_options kopt;	/* what choose_kallsyms() needs, copied */
+	char *kopt_kallsyms, *kopt_recording;
+	bid_entry *bids;
+	size_t nr_bids, cap_bids;
+	int bids_sorted;
+	pd_frame *frames;
+	size_t cap_frames;
+	int no_unwind;
+	unwinder *unwinder;	/* made at the first dwarf sample */
+	int unwind_failed;
+	pd_thread *unwinding;	/* the thread whose maps the callback reads */
+	char unwind_path[4096];
+	uint64_t *ips;		/* unwound ips */
+	char *warnings[SYM_MAX_WARNINGS];
+	size_t nr_warnings;
+};
+
+pd_symcache *pd_symcache_new(size_t max_bytes)
+{
+	return pd_dso_cache_new(max_bytes);
+}
+
+void pd_symcache_free(pd_symcache *c)
+{
+	pd_dso_cache_free(c);
+}
+
+static void warn(pd_symbolizer *s, const char *msg)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr_warnings; i++)
+		if (!strcmp(s->warnings[i], msg))
+			return;
+	if (s->nr_warnings < SYM_MAX_WARNINGS)
+		s->warnings[s->nr_warnings] = strdup(msg),
+		s->nr_warnings += s->warnings[s->nr_warnings] != NULL;
+}
+
+size_t pd_symbolizer_nr_warnings(const pd_symbolizer *s)
+{
+	return s->nr_warnings;
+}
+
+const char *pd_symbolizer_warning(const pd_symbolizer *s, size_t i)
+{
+	return i < s->nr_warnings ? s->warnings[i] : NULL;
+}
+
+/* ---- build-ids the recording saw --------------------------------------- */
+
+static int add_bid(pd_symbolizer *s, const char *path, const uint8_t *id, size_t size)
+{
+	bid_entry *e;
+
+	if (!path || !size || s->nr_bids >= SYM_MAX_BUILD_IDS)
+		return 0;
+	if (s->nr_bids == s->cap_bids) {
+		size_t cap = s->cap_bids ? s->cap_bids * 2 : 64;
+		bid_entry *p = realloc(s->bids, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		s->bids = p;
+		s->cap_bids = cap;
+	}
+	e = &s->bids[s->nr_bids];
+	e->path = strdup(path);
+	if (!e->path)
+		return -1;
+	e->size = size > 20 ? 20 : (uint8_t)size;
+	memcpy(e->id, id, e->size);
+	s->nr_bids++;
+	s->bids_sorted = 0;
+	return 0;
+}
+
+static int bid_cmp(const void *a, const void *b)
+{
+	return strcmp(((const bid_entry *)a)->path, ((const bid_entry *)b)->path);
+}
+
+static const bid_entry *find_bid(pd_symbolizer *s, const char *path)
+{
+	bid_entry key = { .path = (char *)path };
+
+	if (!s->nr_bids)
+		return NULL;
+	if (!s->bids_sorted) {
+		qsort(s->bids, s->nr_bids, sizeof(*s->bids), bid_cmp);
+		s->bids_sorted = 1;
+	}
+	return bsearch(&key, s->bids, s->nr_bids, sizeof(*s->bids), bid_cmp);
+}
+
+/* ---- setup ---------------------------------------------------------------- */
+
+static char *dup_or_null(const char *p)
+{
+	return p ? strdup(p) : NULL;
+}
+
+static int file_exists(const char *p)
+{
+	struct stat st;
+
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The kernel's symbols: given, the recording's kcore_dir, or the running
+ * kernel's when the recording says it is the same release. In pipe mode
+ * the release arrives as a record: decided at the first kernel map. */
+static void choose_kallsyms(pd_symbolizer *s)
+{
+	const pd_sym_options *opt = &s->kopt;
+	const pd_header *h = s->file ? pd_get_header(s->file) : NULL;
+	struct utsname u;
+	char buf[4096];
+
+	if (s->kernel_decided)
+		return;
+	s->kernel_decided = 1;
+	if (opt->kallsyms) {
+		s->kallsyms = strdup(opt->kallsyms);
+		return;
+	}
+	if (opt->recording) {
+		sfmt(buf, sizeof(buf), "%s/kcore_dir/kallsyms", opt->recording);
+		if (file_exists(buf)) {
+			s->kallsyms = strdup(buf);
+			return;
+		}
+	}
+	if (opt->no_kernel_symbols)
+		return;
+	if (h && h->os_release && uname(&u) == 0 && !strcmp(h->os_release, u.release)) {
+		s->kallsyms = strdup("/proc/kallsyms");
+		return;
+	}
+	warn(s, h && h->os_release ?
+	     "kernel symbols: the recording's kernel is not the running one; kernel frames stay unresolved" :
+	     "kernel symbols: the recording names no kernel release; kernel frames stay unresolved");
+}
+
+pd_symbolizer *pd_symbolizer_new(pd_file *f, pd_symcache *cache,
+				 const pd_sym_options *opt)
+{
+	pd_symbolizer *s = calloc(1, sizeof(*s));
+	const pd_sym_options none = { 0 };
+	const pd_header *h;
+	size_t i;
+
+	if (!s)
+		return NULL;
+	if (!opt)
+		opt = &none;
+	s->file = f;
+	s->cache = cache;
+	if (!s->cache) {
+		s->cache = pd_dso_cache_new(0);
+		s->own_cache = 1;
+	}
+	s->symfs = dup_or_null(opt->symfs);
+	s->buildid_dir = dup_or_null(opt->buildid_dir);
+	s->debug_dir = dup_or_null(opt->debug_dir);
+	s->jit_dir = strdup(opt->jit_dir ? opt->jit_dir : "/tmp");
+	s->paths.symfs = s->symfs;
+	s->paths.buildid_dir = s->buildid_dir;
+	s->paths.debug_dir = s->debug_dir;
+	s->max_stack = opt->max_stack ? opt->max_stack : SYM_DEFAULT_MAX_STACK;
+	s->no_unwind = opt->no_unwind;
+	if (!s->cache)
+		goto fail;
+	s->threads = pd_threads_new(s->cache);
+	s->kmaps = pd_maps_new(s->cache);
+	if (!s->threads || !s->kmaps || !s->jit_dir)
+		goto fail;
+	h = f ? pd_get_header(f) : NULL;
+	for (i = 0; h && i < h->nr_build_ids; i++)
+		if (add_bid(s, h->build_ids[i].filename, h->build_ids[i].build_id,
+			    h->build_ids[i].size) < 0)
+			goto fail;
+	s->kopt.kallsyms = s->kopt_kallsyms = dup_or_null(opt->kallsyms);
+	s->kopt.recording = s->kopt_recording = dup_or_null(opt->recording);
+	s->kopt.no_kernel_symbols = opt->no_kernel_symbols;
+	if (!f || pd_get_info(f)->mode != PD_MODE_PIPE)
+		choose_kallsyms(s);
+	return s;
+fail:
+	pd_symbolizer_free(s);
+	return NULL;
+}
+
+void pd_symbolizer_free(pd_symbolizer *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	pd_threads_free(s->threads);
+	pd_maps_unref(s->kmaps);
+	for (i = 0; i < s->nr_bids; i++)
+		free(s->bids[i].path);
+	free(s->bids);
+	for (i = 0; i < s->nr_warnings; i++)
+		free(s->warnings[i]);
+	free(s->frames);
+	free(s->ips);
+	unwind_free(s->unwinder);
+	free(s->kallsyms);
+	free(s->kopt_kallsyms);
+	free(s->kopt_recording);
+	free(s->symfs);
+	free(s->buildid_dir);
+	free(s->debug_dir);
+	free(s->jit_dir);
+	if (s->own_cache)
+		pd_dso_cache_free(s->cache);
+	free(s);
+}
+
+/* ---- records ---------------------------------------------------------------- */
+
+static int starts(const char *s, const char *p)
+{
+	return !strncmp(s, p, strlen(p));
+}
+
+/* "/lib/modules/6.1.0/kernel/fs/ext4/ext4.ko.xz" -> "[ext4]" */
+static void module_name(const char *path, char *out, size_t len)
+{
+	const char *b = strrchr(path, '/');
+	size_t n, i;
+
+	b = b ? b + 1 : path;
+	n = strcspn(b, ".");
+	if (n > len - 3)
+		n = len - 3;
+	out[0] = '[';
+	for (i = 0; i < n; i++)
+		out[i + 1] = b[i] == '-' ? '_' : b[i];
+	out[n + 1] = ']';
+	out[n + 2] = '\0';
+}
+
+static int kernel_mmap(pd_symbolizer *s, const pd_mmap *m)
+{
+	pd_map map = { .start = m->start, .end = m->start + m->len, .pgoff = m->pgoff,
+		       .identity = 1 };
+	char name[256];
+
+	choose_kallsyms(s);
+	if (m->len == 0 || map.end < map.start)
+		map.end = UINT64_MAX;
+	if (starts(m->filename, "[kernel.kallsyms]")) {
+		sfmt(name, sizeof(name), "[kernel.kallsyms]");
+	} else if (m->filename[0] == '/') {
+		module_name(m->filename, name, sizeof(name));
+	} else if (starts(m->filename, "[guest.kernel")) {
+		return 0;
+	} else {
+		sfmt(name, sizeof(name), "%s", m->filename);
+	}
+	map.name = name;
+	if (s->kallsyms)
+		map.dso = pd_dso_get(s->cache, PD_DSO_KALLSYMS, s->kallsyms, NULL, 0, NULL);
+	return pd_maps_insert(s->kmaps, &map);
+}
+
+static int is_anon(const char *f)
+{
+	return !strcmp(f, "//anon") || starts(f, "/dev/zero") || starts(f, "/anon_hugepage");
+}
+
+static int is_no_dso(const char *f)
+{
+	return starts(f, "[stack") || starts(f, "/SYSV") || !strcmp(f, "[heap]");
+}
+
+#define MAP_HUGETLB_FLAG 0x40000
+#define PROT_EXEC_FLAG 4
+
+static int user_mmap(pd_symbolizer *s, const pd_record *r)
+{
+	const pd_mmap *m = &r->u.mmap;
+	pd_thread *th = pd_threads_findnew(s->threads, m->pid, m->tid);
+	pd_map map = { .start = m->start, .end = m->start + m->len, .pgoff = m->pgoff };
+	uint32_t prot = m->prot;
+	char name[4096];
+	const uint8_t *bid = NULL;
+	size_t bid_size = 0;
+
+	if (!th)
+		return -1;
+	if (m->len == 0 || map.end < map.start)
+		return 0;
+	if (r->type == PD_RECORD_MMAP)	/* MMAP: exec unless MMAP_DATA */
+		prot = (r->misc & (1 << 13)) ? 1 : PROT_EXEC_FLAG;
+	sfmt(name, sizeof(name), "%s", m->filename);
+	if ((is_anon(m->filename) || (m->flags & MAP_HUGETLB_FLAG) || is_no_dso(m->filename)) &&
+	    (prot & PROT_EXEC_FLAG)) {
+		/* perf's name for anonymous executable memory: a JIT map */
+		sfmt(name, sizeof(name), "/tmp/perf-%u.map", m->pid);
+		map.identity = 1;
+		map.name = name;
+		{
+			char path[4096];
+
+			sfmt(path, sizeof(path), "%s/perf-%u.map", s->jit_dir, m->pid);
+			if (file_exists(path))
+				map.dso = pd_dso_get(s->cache, PD_DSO_PERFMAP, path, NULL, 0, NULL);
+		}
+		return pd_maps_insert(th->maps, &map);
+	}
+	map.name = name;
+	if (m->filename[0] == '/' || !strcmp(m->filename, "[vdso]")) {
+		if (m->build_id_size) {
+			bid = m->build_id;
+			bid_size = m->build_id_size;
+		} else {
+			const bid_entry *e = find_bid(s, m->filename);
+
+			if (e) {
+				bid = e->id;
+				bid_size = e->size;
+			}
+		}
+		if (m->filename[0] == '/' || bid_size)
+			map.dso = pd_dso_get(s->cache, PD_DSO_ELF, m->filename, bid, bid_size,
+					     &s->paths);
+	}
+	return pd_maps_insert(th->maps, &map);
+}
+
+static int on_ksymbol(pd_symbolizer *s, const pd_ksymbol *k)
+{
+	pd_map map = { .start = k->addr, .end = k->addr + k->len, .identity = 1 };
+
+	if (k->flags & 1) {	/* PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER */
+		pd_maps_remove(s->kmaps, k->addr);
+		return 0;
+	}
+	if (!k->len || map.end < map.start || !k->name)
+		return 0;
+	map.name = (char *)k->name;
+	map.fixed_sym = (char *)k->name;
+	return pd_maps_insert(s->kmaps, &map);
+}
+
+int pd_symbolizer_record(pd_symbolizer *s, const pd_record *r)
+{
+	int rc = 0;
+
+	switch (r->type) {
+	case PD_RECORD_COMM:
+		rc = pd_threads_comm(s->threads, r->u.comm.pid, r->u.comm.tid, r->u.comm.comm);
+		break;
+	case PD_RECORD_FORK:
+		rc = pd_threads_fork(s->threads, r->u.task.pid, r->u.task.tid,
+				     r->u.task.ppid, r->u.task.ptid);
+		break;
+	case PD_RECORD_EXIT:
+		pd_threads_exit(s->threads, r->u.task.pid, r->u.task.tid);
+		break;
+	case PD_RECORD_MMAP:
+	case PD_RECORD_MMAP2:
+		if (!r->u.mmap.filename)
+			break;
+		if (r->u.mmap.pid == (uint32_t)-1 ||
+		    (r->misc & PD_MISC_CPUMODE_MASK) == PD_MISC_KERNEL)
+			rc = kernel_mmap(s, &r->u.mmap);
+		else if ((r->misc & PD_MISC_CPUMODE_MASK) != PD_MISC_GUEST_KERNEL &&
+			 (r->misc & PD_MISC_CPUMODE_MASK) != PD_MISC_GUEST_USER)
+			rc = user_mmap(s, r);
+		break;
+	case PD_RECORD_KSYMBOL:
+		rc = on_ksymbol(s, &r->u.ksymbol);
+		break;
+	case PD_RECORD_HEADER_BUILD_ID:
+		rc = add_bid(s, r->u.build_id.filename, r->u.build_id.build_id,
+			     r->u.build_id.size);
+		break;
+	default:
+		break;
+	}
+	if (rc < 0)
+		warn(s, "symbolizer: out of memory or over a limit; some frames stay unresolved");
+	return rc;
+}
+
+/* ---- stacks ---------------------------------------------------------------- */
+
+static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, int cpumode)
+{
+	pd_frame *f;
+	const pd_map *map = NULL;
+
+	if (*n == s->cap_frames) {
+		size_t cap = s->cap_frames ? s->cap_frames * 2 : 64;
+		pd_frame *p = realloc(s->frames, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		s->frames = p;
+		s->cap_frames = cap;
+	}
+	f = &s->frames[(*n)++];
+	memset(f, 0, sizeof(*f));
+	f->ip = ip;
+	f->dso_off = ip;
+	f->kernel = cpumode == PD_MISC_KERNEL;
+	if (cpumode == PD_MISC_KERNEL)
+		map = pd_maps_find(s->kmaps, ip);
+	else if (cpumode == PD_MISC_USER && th)
+		map = pd_maps_find(th->maps, ip);
+	if (!map)
+		return 0;
+	f->dso = map->name;
+	if (!map->identity)
+		f->dso_off = ip - map->start + map->pgoff;
+	if (map->fixed_sym) {
+		f->sym = map->fixed_sym;
+		f->sym_off = ip - map->start;
+	} else if (map->dso) {
+		f->sym = pd_dso_lookup(map->dso, f->dso_off, &f->sym_off);
+		if (!f->sym) {
+			const char *p = pd_dso_problem(map->dso);
+
+			if (p && strstr(p, "build-id mismatch"))
+				warn(s, p);
+		}
+	}
+	return 0;
+}
+
+/* The unwinder's question: which file is mapped at addr in the process of
+ * the sample being unwound. */
+static int unwind_find_map(void *ctx, uint32_t pid, uint64_t addr, unwind_map *out)
+{
+	pd_symbolizer *s = ctx;
+	const pd_map *m;
+	const char *path;
+
+	(void)pid;
+	if (!s->unwinding || !(m = pd_maps_find(s->unwinding->maps, addr)))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->start = m->start;
+	out->end = m->end;
+	out->pgoff = m->pgoff;
+	if (m->dso && !m->identity) {
+		path = pd_dso_path(m->dso);
+		if (path[0] == '/') {
+			sfmt(s->unwind_path, sizeof(s->unwind_path), "%s%s",
+			     s->symfs ? s->symfs : "", path);
+			out->path = s->unwind_path;
+		}
+		out->build_id = pd_dso_build_id(m->dso, &out->build_id_size);
+	}
+	return 1;
+}
+
+/* User frames of a --call-graph dwarf sample; -1 when not unwound. */
+static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
+		       size_t *n, size_t *real)
+{
+	unwind_input in;
+	int k, i;
+
+	if (s->no_unwind || s->unwind_failed || !th || !smp->event ||
+	    (smp->event->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) !=
+	    (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER) || !smp->stack_user_size)
+		return -1;
+	if (!s->unwinder) {
+		const pd_header *h = s->file ? pd_get_header(s->file) : NULL;
+
+		s->ips = calloc(s->max_stack, sizeof(*s->ips));
+		if (s->ips)
+			s->unwinder = unwind_new(unwind_arch_from_name(h ? h->arch : NULL),
+						 unwind_find_map, s, NULL);
+		if (!s->unwinder) {
+			s->unwind_failed = 1;
+			warn(s, "dwarf unwinding: not available for this architecture; using the callchain");
+			return -1;
+		}
+	}
+	unwind_input_from_sample(&in, smp, s->file ? pd_get_info(s->file)->swapped : 0);
+	s->unwinding = th;
+	k = unwind_sample(s->unwinder, &in, s->ips, s->max_stack - *real);
+	s->unwinding = NULL;
+	if (k < 0)
+		return -1;
+	for (i = 0; i < k; i++) {
+		(*real)++;
+		if (push_frame(s, n, th, s->ips[i], PD_MISC_USER) < 0)
+			return -1;
+	}
+	return k;
+}
+
+int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out)
+{
+	const pd_sample *smp = &rec->u.sample;
+	pd_thread *th = pd_threads_findnew(s->threads, smp->pid, smp->tid);
+	size_t n = 0, real = 0, i;
+	int dwarf;
+
+	memset(out, 0, sizeof(*out));
+	out->pid = smp->pid;
+	out->tid = smp->tid;
+	if (th) {
+		if (th->tid == 0 && !strcmp(th->comm, ":0"))
+			pd_threads_comm(s->threads, th->pid, 0, "swapper");
+		out->comm = th->comm;
+	} else {
+		out->comm = "[unknown]";
+	}
+	/* dwarf samples: the kernel part of the callchain, then the unwound
+	 * user stack, as perf does */
+	dwarf = !s->no_unwind && !s->unwind_failed && smp->event &&
+		(smp->event->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) ==
+		(PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER);
+	if ((smp->fields & PD_SAMPLE_CALLCHAIN) && smp->callchain) {
+		int cpumode = PD_MISC_USER;
+
+		for (i = 0; i < smp->nr_callchain && real < s->max_stack; i++) {
+			uint64_t ip = smp->callchain[i];
+
+			if (ip >= PD_CONTEXT_MAX) {
+				if (ip == PD_CONTEXT_HV)
+					cpumode = PD_MISC_HYPERVISOR;
+				else if (ip == PD_CONTEXT_KERNEL)
+					cpumode = PD_MISC_KERNEL;
+				else if (ip == PD_CONTEXT_USER)
+					cpumode = PD_MISC_USER;
+				else if (ip == PD_CONTEXT_GUEST_KERNEL)
+					cpumode = PD_MISC_GUEST_KERNEL;
+				else if (ip == PD_CONTEXT_GUEST_USER)
+					cpumode = PD_MISC_GUEST_USER;
+				else if (ip != PD_CONTEXT_GUEST) {
+					n = 0;	/* perf drops a chain with a bad marker */
+					break;
+				}
+				continue;
+			}
+			if (dwarf && cpumode == PD_MISC_USER)
+				continue;	/* the unwinder gives these */
+			real++;
+			if (push_frame(s, &n, th, ip, cpumode) < 0)
+				return -1;
+		}
+		if (dwarf && real < s->max_stack)
+			unwind_user(s, smp, th, &n, &real);
+	} else if (dwarf && unwind_user(s, smp, th, &n, &real) >= 0) {
+		/* unwound from the sample's registers */
+	} else if (smp->fields & PD_SAMPLE_IP) {
+		if (push_frame(s, &n, th, smp->ip, rec->misc & PD_MISC_CPUMODE_MASK) < 0)
+			return -1;
+	}
+	out->nr = n;
+	out->frames = s->frames;
+	return 0;
+}
+
+int pd_stack_all_named(const pd_stack *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr; i++)
+		if (!st->frames[i].sym)
+			return 0;
+	return 1;
+}

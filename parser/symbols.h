@@ -1,0 +1,96 @@
+/*
+ * symbols.h - symbolized stacks of perf.data samples.
+ *
+ * A pd_symbolizer follows one recording: feed it every record in order
+ * (pd_symbolizer_record) and ask it for the stack of each sample
+ * (pd_symbolize). It keeps threads and comms over time, per-process maps,
+ * kernel and module maps, KSYMBOLs, and resolves addresses through a
+ * pd_symcache of symbol tables that many symbolizers on many threads can
+ * share (loaded once, read-only, bounded memory).
+ *
+ * Frames are named as `perf script` names them: demangled symbol, the dso
+ * as perf prints it ("/usr/lib/x86_64-linux-gnu/libc.so.6",
+ * "[kernel.kallsyms]", "[vdso]", "/tmp/perf-PID.map"). An unresolved frame
+ * keeps its dso and file offset so it can be resolved later.
+ *
+ * No globals, no printing: problems are collected as warnings.
+ */
+#ifndef PERFHUB_SYMBOLS_H
+#define PERFHUB_SYMBOLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "perfdata.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct pd_dso_cache pd_symcache;
+typedef struct pd_symbolizer pd_symbolizer;
+
+/* A cache of symbol tables for any number of symbolizers and threads;
+ * tables no symbolizer holds are dropped beyond max_bytes (0 = default). */
+pd_symcache *pd_symcache_new(size_t max_bytes);
+void pd_symcache_free(pd_symcache *c);	/* after all its symbolizers */
+
+typedef struct pd_sym_options {
+	const char *symfs;	 /* root for binaries, like perf --symfs */
+	const char *buildid_dir; /* perf's build-id cache; NULL = ~/.debug */
+	const char *debug_dir;	 /* NULL = /usr/lib/debug */
+	const char *kallsyms;	 /* kernel symbols file; NULL = the recording's
+				    kcore_dir/kallsyms, or /proc/kallsyms when
+				    its os_release is the running kernel's */
+	const char *recording;	 /* path of the recording (finds kcore_dir) */
+	const char *jit_dir;	 /* where perf-PID.map files are; NULL = /tmp */
+	int no_kernel_symbols;	 /* never read the running kernel's symbols */
+	unsigned max_stack;	 /* frames per stack; 0 = 127 as perf script */
+	int no_unwind;		 /* use the callchain even for dwarf samples */
+} pd_sym_options;
+
+/* `f` gives the header facts (build-ids, os_release, arch); it must stay
+ * open while the symbolizer is used. cache NULL = a private one. */
+pd_symbolizer *pd_symbolizer_new(pd_file *f, pd_symcache *cache,
+				 const pd_sym_options *opt);
+void pd_symbolizer_free(pd_symbolizer *s);
+
+/* Apply a record: COMM, FORK, EXIT, MMAP, MMAP2, KSYMBOL, BPF_EVENT,
+ * HEADER_BUILD_ID; others are ignored. Returns 0, or -1 when a limit or
+ * memory ran out (a warning says which). */
+int pd_symbolizer_record(pd_symbolizer *s, const pd_record *r);
+
+typedef struct pd_frame {
+	uint64_t ip;
+	const char *sym;	/* demangled symbol, NULL when unresolved */
+	uint64_t sym_off;	/* ip - symbol start */
+	const char *dso;	/* as perf script prints it; NULL without a map */
+	uint64_t dso_off;	/* file offset (user dsos) or ip (kernel) */
+	int kernel;		/* from kernel context */
+} pd_frame;
+
+typedef struct pd_stack {
+	const char *comm;	/* the thread's comm at sample time */
+	uint32_t pid, tid;
+	size_t nr;
+	const pd_frame *frames;	/* innermost (the sample ip) first */
+} pd_stack;
+
+/*
+ * The stack of a sample read from the same file (rec is its record, for
+ * the cpumode). Valid until the next call on `s`. Returns 0, or -1 out of
+ * memory.
+ */
+int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out);
+
+/* 1 when every frame of the stack has a symbol name (the daemon's
+ * symbolized_pct counts these samples), else 0. */
+int pd_stack_all_named(const pd_stack *st);
+
+/* Warnings (a build-id mismatch, missing kernel symbols ...), each once. */
+size_t pd_symbolizer_nr_warnings(const pd_symbolizer *s);
+const char *pd_symbolizer_warning(const pd_symbolizer *s, size_t i);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""perfhubd: a real recording uploaded, parsed and stored; every answer
+checked against perf's own (report --stats, script); duplicates, tags,
+listing, collapsed/flamegraph totals, DELETE."""
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
+from perfhubd_harness import (SKIP, BUSY, Daemon, check, have_perf_record, perf_record,
+                              perf_script_comm_periods, perf_stats, tmpdir)
+
+
+def main():
+    if not have_perf_record():
+        print("perf record does not work here")
+        return SKIP
+    work = tmpdir("upload-")
+    data = perf_record(os.path.join(work, "g.data"), ["-g", "-e", "cpu-clock"], BUSY)
+    records, per_event = perf_stats(data)
+    comms = perf_script_comm_periods(data)
+    check(records.get("SAMPLE", 0) > 0, "recording has no samples")
+
+    with Daemon() as d:
+        st, h = d.json("GET", "/healthz")
+        check(st == 200 and h["status"] == "ok", "healthz: %s %s" % (st, h))
+
+        st, r = d.upload(data, "?name=busy&tag=build=42&tag=host=ci")
+        check(st == 202, "upload: want 202, got %s %s" % (st, r))
+        check(r["status"] == "queued" and len(r["sha256"]) == 64, "upload answer %s" % r)
+        pid = r["id"]
+        import hashlib
+        check(r["sha256"] == hashlib.sha256(open(data, "rb").read()).hexdigest(),
+              "sha256 differs from the file's")
+
+        p = d.wait(pid)
+        check(p["status"] == "ready", "profile not ready: %s" % p.get("error"))
+        check(p["name"] == "busy", "name %r" % p["name"])
+        check(p["tags"] == {"build": "42", "host": "ci"}, "tags %r" % p["tags"])
+        check(p["size"] == os.path.getsize(data), "size %r" % p["size"])
+        check(isinstance(p["parse_ms"], int), "parse_ms %r" % p["parse_ms"])
+
+        # record counts exactly as perf report --stats counts them
+        for name, n in records.items():
+            check(p["records"].get(name) == n,
+                  "records[%s]: daemon %s, perf %s" % (name, p["records"].get(name), n))
+        check(p["samples_per_event"] == per_event,
+              "samples_per_event %r, perf %r" % (p["samples_per_event"], per_event))
+        check(p["header"].get("hostname") == os.uname().nodename,
+              "hostname %r" % p["header"].get("hostname"))
+
+        # the same bytes again: 200 and the same id
+        st, r2 = d.upload(data, "?name=again")
+        check(st == 200 and r2["id"] == pid, "duplicate: %s %s" % (st, r2))
+
+        # list, filters
+        st, lst = d.json("GET", "/api/v1/profiles")
+        check(st == 200 and lst["total"] == 1 and lst["profiles"][0]["id"] == pid,
+              "list %r" % lst)
+        st, lst = d.json("GET", "/api/v1/profiles?tag=build=42&status=ready")
+        check(lst["total"] == 1, "tag filter %r" % lst)
+        st, lst = d.json("GET", "/api/v1/profiles?tag=build=43")
+        check(lst["total"] == 0, "tag filter mismatch %r" % lst)
+        st, _ = d.json("GET", "/api/v1/profiles?status=nonsense")
+        check(st == 400, "bad status filter: %s" % st)
+
+        # collapsed: per-comm totals equal perf script's samples and periods
+        for weight, idx in (("samples", 0), ("period", 1)):
+            st, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed?weight=%s" %
+                                    (pid, weight))
+            check(st == 200, "collapsed: %s" % st)
+            got = {}
+            lines = body.decode().splitlines()
+            check(lines == sorted(lines), "collapsed lines are not sorted")
+            for line in lines:
+                stack, _, n = line.rpartition(" ")
+                comm = stack.split(";", 1)[0]
+                got[comm] = got.get(comm, 0) + int(n)
+            want = {c: v[idx] for c, v in comms.items()}
+            check(got == want, "collapsed %s by comm: %r, perf script %r" % (weight, got, want))
+
+        # /collapsed is exactly what perfhub collapse prints for the file
+        perfhub = os.path.join(os.environ.get("top_builddir", "."), "cli", "perfhub")
+        for q, flags in (("", []), ("?weight=samples", ["--weight", "samples"]),
+                         ("?with_pid=1&kernel=1", ["--pid", "--kernel"]),
+                         ("?with_tid=1", ["--tid"]), ("?event=cpu-clock", ["--event", "cpu-clock"])):
+            want = subprocess.run([perfhub, "collapse", data] + flags, capture_output=True,
+                                  check=True).stdout
+            st, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed%s" % (pid, q))
+            check(st == 200 and body == want, "collapsed%s differs from perfhub collapse %s:\n"
+                  "daemon:\n%s\nperfhub:\n%s" % (q, " ".join(flags), body[:600].decode(),
+                                                   want[:600].decode()))
+
+        # flame graph: root value = all samples; children values sum up
+        st, fg = d.json("GET", "/api/v1/profiles/%d/flamegraph?weight=samples" % pid)
+        check(st == 200 and fg["name"] == "all", "flamegraph %s" % st)
+        check(fg["value"] == records["SAMPLE"], "flamegraph root %d, perf %d" %
+              (fg["value"], records["SAMPLE"]))
+        check(sum(c["value"] for c in fg["children"]) == fg["value"], "children sum")
+
+        # errors
+        st, _ = d.json("GET", "/api/v1/profiles/999999")
+        check(st == 404, "missing profile: %s" % st)
+        st, _ = d.json("GET", "/api/v1/profiles/%d/collapsed?weight=bogus" % pid)
+        check(st == 400, "bad weight: %s" % st)
+
+        st, _, m = d.request("GET", "/metrics")
+        check(st == 200, "metrics %s" % st)
+        check(b"perfhub_parses_total 1" in m, "metrics parses:\n%s" % m.decode())
+
+        # DELETE removes the profile, its rows and its spool file
+        spool = os.path.join(d.state, "spool", r["sha256"] + ".file")
+        check(os.path.exists(spool), "spool file missing")
+        st, _, _ = d.request("DELETE", "/api/v1/profiles/%d" % pid)
+        check(st == 204, "delete: %s" % st)
+        st, _ = d.json("GET", "/api/v1/profiles/%d" % pid)
+        check(st == 404, "deleted profile still there: %s" % st)
+        check(not os.path.exists(spool), "spool file left behind")
+        st, _, _ = d.request("DELETE", "/api/v1/profiles/%d" % pid)
+        check(st == 404, "second delete: %s" % st)
+        # after a delete the same bytes are new again
+        st, r3 = d.upload(data)
+        check(st == 202 and r3["id"] != pid, "re-upload after delete: %s %s" % (st, r3))
+        check(d.wait(r3["id"])["status"] == "ready", "re-upload not ready")
+    print("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,226 @@
+"""perfhubd_harness - start perfhubd on a free loopback port with a fresh
+state directory and talk to it over HTTP (Python 3 standard library only).
+
+Used by the tests/daemon-*.py integration tests and tests/bench-ingest.
+"""
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+
+SKIP = 77
+
+
+def builddir():
+    return os.environ.get("top_builddir") or os.getcwd()
+
+
+def shared():
+    return os.environ.get("PERFHUB_SHARED") or os.path.join(
+        os.environ.get("top_srcdir", "."), "..", "shared")
+
+
+def corpus(name):
+    return os.path.join(shared(), "corpus", "external", name)
+
+
+def tmpdir(prefix):
+    base = os.environ.get("PERFHUB_TEST_TMP") or tempfile.gettempdir()
+    os.makedirs(base, exist_ok=True)
+    return tempfile.mkdtemp(prefix=prefix, dir=base)
+
+
+class Daemon:
+    """One perfhubd process. Use as a context manager: it is always killed."""
+
+    def __init__(self, state=None, args=(), workers=2):
+        self.state = state or tmpdir("perfhubd-")
+        self.args = list(args)
+        self.workers = workers
+        self.proc = None
+        self.port = None
+        self.log_path = os.path.join(self.state, "perfhubd.log")
+
+    def start(self, timeout=20):
+        exe = os.path.join(builddir(), "daemon", "perfhubd")
+        cmd = [exe, "--listen", "127.0.0.1:0", "--db", os.path.join(self.state, "perfhub.db"),
+               "--spool", os.path.join(self.state, "spool"), "--workers", str(self.workers)]
+        cmd += self.args
+        self.log = open(self.log_path, "ab")
+        self.log_start = self.log.tell()
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log)
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError("perfhubd exited with %d:\n%s" % (self.proc.returncode,
+                                                                    self.read_log()))
+            m = re.findall(r'msg="listening" .*?port=(\d+)', self.read_log()[self.log_start:])
+            if m:
+                self.port = int(m[-1])
+                return self
+            time.sleep(0.05)
+        raise RuntimeError("perfhubd did not start:\n" + self.read_log())
+
+    def read_log(self):
+        try:
+            with open(self.log_path, "r", encoding="latin-1") as f:
+                return f.read()
+        except OSError:
+            return ""
+
+    def stop(self, sig=signal.SIGTERM, timeout=30):
+        if not self.proc or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else None
+        self.proc.send_signal(sig)
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.log.close()
+        return self.proc.returncode
+
+    def kill9(self):
+        return self.stop(signal.SIGKILL)
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+        if exc[0] is not None:
+            sys.stderr.write("---- perfhubd log ----\n" + self.read_log()[-6000:])
+        return False
+
+    @property
+    def url(self):
+        return "http://127.0.0.1:%d" % self.port
+
+    def request(self, method, path, body=None, headers=None, timeout=60):
+        """(status, headers, body bytes); never raises for HTTP errors."""
+        req = urllib.request.Request(self.url + path, data=body, method=method,
+                                     headers=headers or {})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                return r.status, dict(r.headers), r.read()
+        except urllib.error.HTTPError as e:
+            return e.code, dict(e.headers), e.read()
+
+    def json(self, method, path, body=None, headers=None):
+        st, _, data = self.request(method, path, body, headers)
+        return st, (json.loads(data) if data else None)
+
+    def upload(self, path_or_bytes, query="", headers=None):
+        if isinstance(path_or_bytes, bytes):
+            body = path_or_bytes
+        else:
+            with open(path_or_bytes, "rb") as f:
+                body = f.read()
+        h = {"Content-Type": "application/octet-stream"}
+        h.update(headers or {})
+        return self.json("POST", "/api/v1/profiles" + query, body, h)
+
+    def wait(self, pid, timeout=120):
+        """Polls until the profile is ready or failed; returns its JSON."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            st, p = self.json("GET", "/api/v1/profiles/%d" % pid)
+            if st != 200:
+                raise AssertionError("GET profile %d: %d %s" % (pid, st, p))
+            if p["status"] in ("ready", "failed"):
+                return p
+            time.sleep(0.1)
+        raise AssertionError("profile %d not done after %ds" % (pid, timeout))
+
+
+def have_perf_record():
+    """True when `perf record` works here (root, perf installed)."""
+    if not shutil.which("perf"):
+        return False
+    d = tmpdir("perfcheck-")
+    try:
+        r = subprocess.run(["perf", "record", "-q", "-o", os.path.join(d, "p.data"), "--",
+                            "true"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                           timeout=60)
+        return r.returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
+def perf_record(out, args, workload):
+    subprocess.run(["perf", "record", "-q", "-o", out] + list(args) + ["--"] + list(workload),
+                   check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                   timeout=300)
+    return out
+
+
+BUSY = ["sh", "-c", "i=0; while [ $i -lt 400000 ]; do i=$((i+1)); done"]
+
+
+def perf_stats(path):
+    """perf report --stats: ({record name: count}, {event: samples})."""
+    out = subprocess.run(["perf", "report", "--stats", "-i", path], capture_output=True,
+                         text=True, timeout=120).stdout
+    total, per_event, cur = {}, {}, None
+    for line in out.splitlines():
+        m = re.match(r"^(\S.*) stats:$", line)
+        if m:
+            cur = None if m.group(1) == "Aggregated" else m.group(1)
+            continue
+        m = re.match(r"^\s+(\S+) events:\s+(\d+)", line)
+        if not m:
+            continue
+        if cur is None:
+            total[m.group(1)] = int(m.group(2))
+        elif m.group(1) == "SAMPLE":
+            per_event[cur] = int(m.group(2))
+    total.pop("TOTAL", None)
+    return total, per_event
+
+
+def perf_script_comm_periods(path):
+    """{comm: (samples, period)} from perf script, as stackcollapse-perf keys
+    stacks (spaces in comm become '_')."""
+    out = subprocess.run(["perf", "script", "-F", "comm,period", "-G", "-i", path],
+                         capture_output=True, text=True, timeout=300).stdout
+    res = {}
+    for line in out.splitlines():
+        line = line.rstrip()
+        if not line:
+            continue
+        comm, _, period = line.rpartition(" ")
+        comm = comm.strip().replace(" ", "_")
+        s, p = res.get(comm, (0, 0))
+        res[comm] = (s + 1, p + int(period))
+    return res
+
+
+def check(cond, msg):
+    if not cond:
+        raise AssertionError(msg)
+
+
+def sources_sample_counts():
+    """{file: SAMPLE records} from Table 2 of the corpus SOURCES.md."""
+    counts = {}
+    try:
+        text = open(corpus("SOURCES.md"), encoding="utf-8").read()
+    except OSError:
+        return counts
+    table = text.split("## Table 2", 1)[-1]
+    for line in table.splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) > 8 and cells[1].startswith("`"):
+            m = re.match(r"^(\d+)", cells[7])
+            if m:
+                counts[cells[1].strip("`")] = int(m.group(1))
+    return counts

@@ -1,0 +1,240 @@
+/* test-fold.c - folding rules of stackcollapse-perf.pl, the flame-graph
+ * tree, maps overlap handling and ELF symbol lookup of this very program. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dso.h"
+#include "fold.h"
+#include "maps.h"
+
+static int failures;
+
+#define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: FAIL %s\n", __FILE__, __LINE__, #c); failures++; } } while (0)
+
+static void name_is(const char *sym, const char *dso, unsigned flags, const char *want)
+{
+	pd_frame fr = { .sym = sym, .dso = dso };
+	char buf[256];
+
+	if (!pd_fold_frame_name(&fr, flags, buf, sizeof(buf)))
+		strcpy(buf, "(dropped)");
+	if (strcmp(buf, want)) {
+		fprintf(stderr, "FAIL name(%s, %s) = '%s', want '%s'\n", sym ? sym : "NULL",
+			dso ? dso : "NULL", buf, want);
+		failures++;
+	}
+}
+
+static int collect(void *ctx, const char *stack, uint64_t count)
+{
+	char *out = ctx;
+	size_t o = strlen(out);
+
+	snprintf(out + o, 4096 - o, "%s %llu\n", stack, (unsigned long long)count);
+	return 0;
+}
+
+int known_function_for_lookup(int x);
+__attribute__((noinline)) int known_function_for_lookup(int x)
+{
+	return x * 3 + 1;
+}
+
+int main(void)
+{
+	/* names */
+	name_is("foo", "/bin/x", 0, "foo");
+	name_is("ns::foo<int>(int, char)", "/bin/x", 0, "ns::foo<int>");
+	/* stackcollapse-perf.pl skips frames whose name starts with '(' */
+	name_is("(anonymous namespace)::bar(long)", "/bin/x", 0, "(dropped)");
+	name_is("ns::(anonymous namespace)::bar(long)", "/bin/x", 0, "ns::(anonymous namespace)::bar");
+	name_is("a;b", "/bin/x", 0, "a:b");
+	name_is("it's \"q\"", "/bin/x", 0, "its q");
+	name_is(NULL, "/usr/lib/libc.so.6", 0, "[libc.so.6]");
+	name_is(NULL, NULL, 0, "[unknown]");
+	name_is(NULL, "[kernel.kallsyms]", PD_FOLD_KERNEL, "[[kernel.kallsyms]]_[k]");
+	name_is("schedule", "[kernel.kallsyms]", PD_FOLD_KERNEL, "schedule_[k]");
+	name_is("schedule", "[kernel.kallsyms]", 0, "schedule");
+	name_is("f", "/boot/vmlinux", PD_FOLD_KERNEL, "f_[k]");
+	name_is("(process)", "/bin/x", 0, "(dropped)");
+	name_is("main.(*T).m.func1", "/bin/go", 0, "main.(*T).m.func1");
+	name_is("x.(a).y", "/bin/go", 0, "x.(a).y");
+	/* perf script's "[unknown] (/memfd:x (deleted))" splits at the last " (" */
+	name_is(NULL, "/memfd:x (deleted)", 0, "[unknown] ");
+	name_is("f", "/memfd:x (deleted)", 0, "f+0x0 ");
+
+	/* folding: outermost first, comm fields, weights, byte order */
+	{
+		pd_frame fr[3] = { { .sym = "leaf", .dso = "/a" }, { .sym = "mid", .dso = "/a" },
+				   { .sym = "main", .dso = "/a" } };
+		pd_stack st = { .comm = "my prog", .pid = 10, .tid = 11, .nr = 3, .frames = fr };
+		pd_stack st2 = { .comm = "Z", .pid = 1, .tid = 1, .nr = 1, .frames = fr };
+		pd_fold *f = pd_fold_new(0), *ft = pd_fold_new(PD_FOLD_TID), *fp = pd_fold_new(PD_FOLD_PID);
+		char out[4096] = "";
+		json_t *tree;
+		char *js;
+
+		CHECK(pd_fold_add(f, &st, 5) == 0);
+		CHECK(pd_fold_add(f, &st, 7) == 0);
+		CHECK(pd_fold_add(f, &st2, 1) == 0);
+		pd_fold_foreach(f, collect, out);
+		CHECK(!strcmp(out, "Z;leaf 1\nmy_prog;main;mid;leaf 12\n"));
+		CHECK(pd_fold_total(f) == 13 && pd_fold_count(f) == 2);
+		out[0] = '\0';
+		pd_fold_add(ft, &st, 1);
+		pd_fold_foreach(ft, collect, out);
+		CHECK(!strcmp(out, "my_prog-10/11;main;mid;leaf 1\n"));
+		out[0] = '\0';
+		pd_fold_add(fp, &st, 1);
+		pd_fold_foreach(fp, collect, out);
+		CHECK(!strcmp(out, "my_prog-10;main;mid;leaf 1\n"));
+		tree = pd_fold_tree(f);
+		js = json_dumps(tree, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		CHECK(js && !strcmp(js, "{\"name\":\"all\",\"value\":13,\"children\":["
+			"{\"name\":\"Z\",\"value\":1,\"children\":[{\"name\":\"leaf\",\"value\":1,\"children\":[]}]},"
+			"{\"name\":\"my_prog\",\"value\":12,\"children\":[{\"name\":\"main\",\"value\":12,\"children\":"
+			"[{\"name\":\"mid\",\"value\":12,\"children\":[{\"name\":\"leaf\",\"value\":12,\"children\":[]}]}]}]}]}"));
+		if (js && failures)
+			fprintf(stderr, "tree: %s\n", js);
+		free(js);
+		json_decref(tree);
+		pd_fold_free(f);
+		pd_fold_free(ft);
+		pd_fold_free(fp);
+	}
+
+	/* maps: a newer map splits and trims older ones */
+	{
+		pd_maps *m = pd_maps_new(NULL);
+		pd_map a = { .start = 0x1000, .end = 0x9000, .pgoff = 0, .name = "a" };
+		pd_map b = { .start = 0x3000, .end = 0x4000, .pgoff = 0, .name = "b" };
+		pd_map c = { .start = 0x8000, .end = 0xa000, .pgoff = 0, .name = "c" };
+		const pd_map *x;
+
+		CHECK(pd_maps_insert(m, &a) == 0);
+		CHECK(pd_maps_insert(m, &b) == 0);
+		CHECK(pd_maps_insert(m, &c) == 0);
+		CHECK(pd_maps_count(m) == 4);
+		x = pd_maps_find(m, 0x2fff);
+		CHECK(x && !strcmp(x->name, "a") && x->end == 0x3000);
+		x = pd_maps_find(m, 0x3000);
+		CHECK(x && !strcmp(x->name, "b"));
+		x = pd_maps_find(m, 0x4000);
+		CHECK(x && !strcmp(x->name, "a") && x->pgoff == 0x3000 && x->end == 0x8000);
+		x = pd_maps_find(m, 0x9fff);
+		CHECK(x && !strcmp(x->name, "c"));
+		CHECK(pd_maps_find(m, 0xa000) == NULL && pd_maps_find(m, 0xfff) == NULL);
+		pd_maps_unref(m);
+	}
+
+	/* ELF symbols of this executable, through /proc/self/maps */
+	{
+		pd_dso_cache *c = pd_dso_cache_new(0);
+		char exe[4096], line[8192];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		unsigned long addr = (unsigned long)(void *)known_function_for_lookup, lo, hi, off;
+		FILE *fp = fopen("/proc/self/maps", "r");
+		int found = 0;
+
+		CHECK(n > 0);
+		exe[n > 0 ? n : 0] = '\0';
+		while (fp && fgets(line, sizeof(line), fp)) {
+			if (sscanf(line, "%lx-%lx %*s %lx", &lo, &hi, &off) == 3 && addr >= lo && addr < hi) {
+				pd_dso *d = pd_dso_get(c, PD_DSO_ELF, exe, NULL, 0, NULL);
+				uint64_t so = 99;
+				const char *s = pd_dso_lookup(d, addr - lo + off + 3, &so);
+
+				CHECK(s && !strcmp(s, "known_function_for_lookup"));
+				CHECK(so == 3);
+				CHECK(pd_dso_problem(d) == NULL);
+				pd_dso_put(c, d);
+				found = 1;
+			}
+		}
+		if (fp)
+			fclose(fp);
+		CHECK(found);
+		/* a wrong build-id: the file is not used for names */
+		{
+			uint8_t bid[20] = { 1, 2, 3 };
+			pd_dso *d = pd_dso_get(c, PD_DSO_ELF, exe, bid, 20, NULL);
+
+			CHECK(pd_dso_lookup(d, 0x1000, NULL) == NULL);
+			CHECK(pd_dso_problem(d) && strstr(pd_dso_problem(d), "build-id mismatch"));
+			pd_dso_put(c, d);
+		}
+		pd_dso_cache_free(c);
+	}
+	/* kallsyms: aliases at one address (the later one wins, as perf), module
+	 * symbols, unsized symbols ending at the next one */
+	{
+		char path[] = "/tmp/perfhub-test-kallsyms-XXXXXX";
+		int fd = mkstemp(path);
+		FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+		pd_dso_cache *c = pd_dso_cache_new(0);
+		pd_dso *d;
+		uint64_t off = 0;
+		const char *s;
+
+		CHECK(fp != NULL);
+		if (fp) {
+			fputs("ffffffff81000000 T _text\n"
+			      "ffffffff81000100 T __ia32_sys_vfork\n"
+			      "ffffffff81000100 T __x64_sys_vfork\n"
+			      "ffffffff81000200 t local_fn\n"
+			      "ffffffff81000300 D some_data\n"
+			      "ffffffffc0001000 t mod_fn\t[mymod]\n", fp);
+			fclose(fp);
+			d = pd_dso_get(c, PD_DSO_KALLSYMS, path, NULL, 0, NULL);
+			s = pd_dso_lookup(d, 0xffffffff81000110ULL, &off);
+			CHECK(s && !strcmp(s, "__x64_sys_vfork") && off == 0x10);
+			s = pd_dso_lookup(d, 0xffffffff81000250ULL, NULL);
+			CHECK(s && !strcmp(s, "local_fn"));
+			s = pd_dso_lookup(d, 0xffffffffc0001010ULL, NULL);
+			CHECK(s && !strcmp(s, "mod_fn"));
+			pd_dso_put(c, d);
+			unlink(path);
+		}
+		pd_dso_cache_free(c);
+	}
+	/* a JIT map: "START SIZE name" */
+	{
+		char path[] = "/tmp/perfhub-test-perfmap-XXXXXX";
+		int fd = mkstemp(path);
+		FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+		pd_dso_cache *c = pd_dso_cache_new(0);
+		pd_dso *d;
+		const char *s;
+
+		CHECK(fp != NULL);
+		if (fp) {
+			fputs("7f0000001000 40 jit_compiled_a\n7f0000001040 20 LFoo;::bar\n", fp);
+			fclose(fp);
+			d = pd_dso_get(c, PD_DSO_PERFMAP, path, NULL, 0, NULL);
+			s = pd_dso_lookup(d, 0x7f0000001010ULL, NULL);
+			CHECK(s && !strcmp(s, "jit_compiled_a"));
+			s = pd_dso_lookup(d, 0x7f0000001045ULL, NULL);
+			CHECK(s && !strcmp(s, "LFoo;::bar"));
+			CHECK(pd_dso_lookup(d, 0x7f0000001060ULL, NULL) == NULL);
+			pd_dso_put(c, d);
+			unlink(path);
+		}
+		pd_dso_cache_free(c);
+	}
+	/* demangling as perf */
+	{
+		char *d = pd_demangle("_ZN12perfhub_test10overloadedEi");
+
+		CHECK(d && !strcmp(d, "perfhub_test::overloaded"));
+		free(d);
+		CHECK(pd_demangle("main") == NULL);
+		d = pd_demangle("_ZN4core3fmt5write17h0123456789abcdefE");
+		CHECK(d && !strncmp(d, "core::fmt::write", 16));
+		free(d);
+	}
+	if (failures)
+		fprintf(stderr, "%d failure(s)\n", failures);
+	return failures ? 1 : 0;
+}
