@@ -586,8 +586,9 @@ frame_cb(Dwfl_Frame *state, void *arg)
 	if (!dwfl_frame_pc(state, &pc, NULL))
 		return DWARF_CB_ABORT;
 	/* the module must be known before libdwfl unwinds this frame (and
-	 * before it can tell whether the frame is an activation) */
-	switch (ensure_module(w->s, pc)) {
+	 * before it can tell whether the frame is an activation); the
+	 * first frame's was reported before the walk */
+	switch (w->n == 0 ? MOD_OK : ensure_module(w->s, pc)) {
 	case MOD_STALE:
 		w->stale = true;
 		return DWARF_CB_ABORT;
