@@ -74,6 +74,9 @@ char *feat_json(const feat_set *fs, int id);
 /* Header facts decoded from the features seen so far. */
 const pd_header *feat_header(feat_set *fs);
 
+/* Names and build-id filenames returned here stay valid until the section
+ * they came from is replaced (a second feat_add of its id) or feat_free(). */
+
 /* EVENT_DESC: the event name recorded for sample id `id`, or NULL.
  * Used by the reader to name attrs in file mode. */
 const char *feat_event_name_by_id(feat_set *fs, uint64_t id);

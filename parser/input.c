@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "cursor.h"
 #include "input.h"
 #include "perr.h"
 
@@ -261,6 +262,32 @@ long in_peek(pd_input *in, size_t n, const uint8_t **p, pd_error *err)
 	}
 	*p = in->buf + in->head;
 	return (long)(in->tail - in->head < n ? in->tail - in->head : n);
+}
+
+uint32_t in_take_buffered(pd_input *in, int swap, const uint8_t **p, uint64_t *off)
+{
+	const uint8_t *q;
+	uint64_t avail;
+	uint16_t size;
+
+	if (in->kind == IN_MEM) {
+		q = in->base + in->pos;
+		avail = in->end > in->pos ? in->end - in->pos : 0;
+	} else {
+		q = in->buf + in->head;
+		avail = in->tail - in->head;
+	}
+	if (avail < 8)
+		return 0;
+	size = load_u16(q + 6, swap);
+	if (size < 8 || size > avail)
+		return 0;
+	*p = q;
+	*off = in->pos;
+	in->pos += size;
+	if (in->kind != IN_MEM)
+		in->head += size;
+	return size;
 }
 
 void in_advance(pd_input *in, size_t n)

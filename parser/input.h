@@ -46,6 +46,11 @@ void in_set_end(pd_input *in, uint64_t end);
  * -1 on a read error (err filled). */
 long in_peek(pd_input *in, size_t n, const uint8_t **p, pd_error *err);
 void in_advance(pd_input *in, size_t n);
+/* The fast path of the record loop: when a whole record (u16 size at byte 6,
+ * at least 8) is already buffered before the end, consume it and return its
+ * size with *p and *off set; else return 0, consume nothing, and let the
+ * caller take the slow path through in_peek(). */
+uint32_t in_take_buffered(pd_input *in, int swap, const uint8_t **p, uint64_t *off);
 /* Skip n bytes (may be large: AUXTRACE payloads). Returns 0, or -1 when the
  * input ends first or a read fails (err filled). */
 int in_skip(pd_input *in, uint64_t n, pd_error *err);

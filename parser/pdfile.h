@@ -15,7 +15,7 @@
 
 /* Limits on what a file can make us allocate. */
 #define PD_MAX_EVENTS		65536
-#define PD_MAX_IDS		(1u << 22)
+#define PD_MAX_IDS		(1u << 20)	/* ids and their hash stay under ~32 MB */
 #define PD_MAX_WARNINGS		64
 #define PD_MAX_RECORD		65536		/* header.size is a u16 */
 /* Per-record scratch: swapped or unaligned arrays of one record (at most

@@ -293,9 +293,8 @@ typedef struct pd_sample_id {
 } pd_sample_id;
 
 typedef struct pd_sample {
-	const pd_event *event;	/* the attr this sample belongs to; NULL when
-				   its id matches no event of a multi-event
-				   file (counted, fields not decoded) */
+	const pd_event *event;	/* the attr this sample belongs to (a sample
+				   whose id matches no event is an error) */
 	uint64_t fields;	/* the event's sample_type */
 	uint64_t identifier;
 	uint64_t ip;

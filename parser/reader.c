@@ -162,9 +162,12 @@ static int read_attrs(pd_file *f, const uint8_t *base, uint64_t avail, uint64_t 
 	}
 	if (check_section("attrs", off, size, avail, 24, err) < 0)
 		return -1;
-	if (size % attr_size)
-		pd_warn(f, "attrs section size %llu is not a multiple of attr_size %llu",
-			(unsigned long long)size, (unsigned long long)attr_size);
+	if (size % attr_size) {
+		pd_set_error(err, PD_ERR_BAD_SIZE, 32,
+			     "attrs section size %llu is not a multiple of attr_size %llu",
+			     (unsigned long long)size, (unsigned long long)attr_size);
+		return -1;
+	}
 	nr = size / attr_size;
 	for (i = 0; i < nr; i++) {
 		const uint8_t *p = base + off + i * attr_size;
@@ -207,8 +210,9 @@ static void read_event_types(pd_file *f, const uint8_t *base, uint64_t avail, ui
 static void read_features(pd_file *f, const uint64_t bits[4], const uint8_t *buf, uint64_t buf_off,
 			  uint64_t buf_len, uint64_t table_off)
 {
-	int feat;
+	int feat, n = 0, j;
 	uint64_t at = table_off;
+	uint64_t seen_off[256], seen_end[256];
 
 	for (feat = 1; feat < 256; feat++) {
 		uint64_t soff, ssize;
@@ -226,9 +230,28 @@ static void read_features(pd_file *f, const uint64_t bits[4], const uint8_t *buf
 			pd_warn(f, "offset %llu: feature %d section [%llu, +%llu) outside the file",
 				(unsigned long long)at, feat, (unsigned long long)soff,
 				(unsigned long long)ssize);
-		} else if (feat_add(f->feats, feat, buf + (soff - buf_off), (size_t)ssize, f->swap,
-				    soff) < 0) {
-			pd_warn(f, "out of memory keeping feature %d", feat);
+		} else {
+			/* sections must not overlap each other or the data */
+			for (j = 0; j < n && ssize; j++)
+				if (soff < seen_end[j] && seen_off[j] < soff + ssize) {
+					pd_warn(f, "offset %llu: feature %d section [%llu, +%llu) "
+						"overlaps another feature section",
+						(unsigned long long)at, feat, (unsigned long long)soff,
+						(unsigned long long)ssize);
+					break;
+				}
+			if (ssize && soff < f->info.data_offset + f->info.data_size &&
+			    f->info.data_offset < soff + ssize && f->info.mode == PD_MODE_FILE &&
+			    !in_is_stream(f->in))
+				pd_warn(f, "offset %llu: feature %d section overlaps the data section",
+					(unsigned long long)at, feat);
+			if (ssize && n < 256) {
+				seen_off[n] = soff;
+				seen_end[n++] = soff + ssize;
+			}
+			if (feat_add(f->feats, feat, buf + (soff - buf_off), (size_t)ssize, f->swap,
+				     soff) < 0)
+				pd_warn(f, "out of memory keeping feature %d", feat);
 		}
 		at += 16;
 	}
@@ -347,6 +370,14 @@ static int read_file_header(pd_file *f, const uint8_t *hdr, size_t hdr_len, pd_e
 	if (a_size && a_off < hsize) {
 		pd_set_error(err, PD_ERR_BAD_OFFSET, 24, "attrs section at %llu overlaps the header",
 			     (unsigned long long)a_off);
+		return -1;
+	}
+	if (a_size && d_size && a_off <= avail && a_size <= avail - a_off &&
+	    a_off < d_off + d_size && d_off < a_off + a_size) {
+		pd_set_error(err, PD_ERR_BAD_OFFSET, 40,
+			     "data section [%llu, +%llu) overlaps the attrs section [%llu, +%llu)",
+			     (unsigned long long)d_off, (unsigned long long)d_size,
+			     (unsigned long long)a_off, (unsigned long long)a_size);
 		return -1;
 	}
 	if (read_attrs(f, base, avail, attr_size, a_off, a_size, err) < 0)
@@ -716,6 +747,20 @@ static int read_record(pd_file *f, const uint8_t **pp, uint32_t *psize, uint64_t
 		}
 		f->stats.bytes_read += skip;
 	}
+	if (!f->stream_data_end) {
+		size = (uint16_t)in_take_buffered(f->in, f->swap, &p, &off);
+		if (size) {
+			uint32_t t = load_u32(p, f->swap);
+
+			if (pipe && (t >= 0x10000 || t == 0) && f->stats.total_records > 0)
+				return pipe_garbage(f, off, "bytes that are not a record header");
+			f->stats.bytes_read += size;
+			*pp = p;
+			*psize = size;
+			*poff = off;
+			return 1;
+		}
+	}
 	for (;;) {
 		int at_end;
 
@@ -749,7 +794,7 @@ static int read_record(pd_file *f, const uint8_t **pp, uint32_t *psize, uint64_t
 	}
 	type = load_u32(p, f->swap);
 	size = load_u16(p + 6, f->swap);
-	if (pipe && type >= 0x10000 && f->stats.total_records > 0)
+	if (pipe && (type >= 0x10000 || type == 0) && f->stats.total_records > 0)
 		return pipe_garbage(f, off, "bytes that are not a record header");
 	if (size < 8) {
 		pd_set_error(err, PD_ERR_BAD_RECORD, off,

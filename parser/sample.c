@@ -108,9 +108,13 @@ int sample_decode(pd_file *f, const uint8_t *rec, uint32_t size, pd_record *r, p
 	f->clean_rec = NULL;
 	s->event = ev;
 	if (!ev) {
+		/* perf stops here too ("Can't parse sample") */
 		if (f->nr_events)
-			return 0;	/* unknown id: counted, not decoded (as perf) */
-		pd_set_error(err, PD_ERR_BAD_RECORD, r->offset, "sample before any event was defined");
+			pd_set_error(err, PD_ERR_BAD_RECORD, r->offset,
+				     "sample id matches none of the %zu events' ids", f->nr_events);
+		else
+			pd_set_error(err, PD_ERR_BAD_RECORD, r->offset,
+				     "sample before any event was defined");
 		return -1;
 	}
 	a = &ev->attr;
