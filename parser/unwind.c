@@ -586,8 +586,9 @@ frame_cb(Dwfl_Frame *state, void *arg)
 	if (!dwfl_frame_pc(state, &pc, NULL))
 		return DWARF_CB_ABORT;
 	/* the module must be known before libdwfl unwinds this frame (and
-	 * before it can tell whether the frame is an activation) */
-	switch (ensure_module(w->s, pc)) {
+	 * before it can tell whether the frame is an activation); the
+	 * first frame's was reported before the walk */
+	switch (w->n == 0 ? MOD_OK : ensure_module(w->s, pc)) {
 	case MOD_STALE:
 		w->stale = true;
 		return DWARF_CB_ABORT;
@@ -712,6 +713,23 @@ unwind_get_stats(const unwinder *u)
 	return &u->stats;
 }
 
+/* Separate debug files (for .debug_frame when a module's .eh_frame does
+ * not cover a pc) by build-id under the debuginfo path only. Not
+ * dwfl_standard_find_debuginfo: it starts a debuginfod client in every
+ * Dwfl (a network fetch when DEBUGINFOD_URLS is set, ~10 ms even when it
+ * is not), and the unwinder must stay local and fast. A module's own
+ * .debug_frame is used without this callback. */
+static int
+find_debuginfo_local(Dwfl_Module *mod, void **userdata, const char *modname,
+		     Dwarf_Addr base, const char *file_name,
+		     const char *debuglink_file, GElf_Word debuglink_crc,
+		     char **debuginfo_file_name)
+{
+	return dwfl_build_id_find_debuginfo(mod, userdata, modname, base,
+					    file_name, debuglink_file,
+					    debuglink_crc, debuginfo_file_name);
+}
+
 unwinder *
 unwind_new(int arch, unwind_find_map_fn find_map, void *ctx,
 	   const unwind_options *opt)
@@ -733,7 +751,7 @@ unwind_new(int arch, unwind_find_map_fn find_map, void *ctx,
 	    (u->debuginfo_path = strdup(opt->debuginfo_path)) == NULL)
 		goto fail;
 	u->dwfl_callbacks.find_elf = dwfl_build_id_find_elf;
-	u->dwfl_callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+	u->dwfl_callbacks.find_debuginfo = find_debuginfo_local;
 	u->dwfl_callbacks.section_address = dwfl_offline_section_address;
 	u->dwfl_callbacks.debuginfo_path = &u->debuginfo_path;
 	u->sessions = calloc(u->max_sessions, sizeof(*u->sessions));

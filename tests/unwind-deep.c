@@ -12,7 +12,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 
+#ifndef RECURSE_DEPTH
 #define RECURSE_DEPTH	6
+#endif
 
 static volatile unsigned long sink;
 

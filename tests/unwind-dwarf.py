@@ -176,12 +176,31 @@ def main():
           % (agreement, same, len(theirs)))
     print("full stacks (leaf_spin .. main/worker as built): %.2f%% (%d of %d)"
           % (full_pct, full, in_leaf))
+    # The binary replaced after recording (another build-id): its file
+    # must not be used, so no frame may be named from it and no stack may
+    # pass through it beyond the leaf.
+    rebuilt = run(cc.split() + ["-O0", "-g", "-fomit-frame-pointer", "-pthread",
+                                "-DRECURSE_DEPTH=5", "-o", prog,
+                                os.path.join(srcdir, "tests", "unwind-deep.c")])
+    replaced_ok = True
+    if rebuilt.returncode == 0:
+        r = run([walk, data])
+        m = re.search(r"build_id_mismatch (\d+)", r.stderr)
+        named = sum(1 for st in parse_walk(r.stdout).values()
+                    for _, s, _ in st if s in PROGRAM_SYMS)
+        print("binary replaced: %s; frames named from it: %d"
+              % (m.group(0) if m else r.stderr.strip()[:200], named))
+        replaced_ok = r.returncode == 0 and m is not None and \
+            int(m.group(1)) > 0 and named == 0
+
     if in_leaf < MIN_SAMPLES // 2:
         fail("only %d samples in leaf_spin" % in_leaf)
     if agreement < MIN_AGREEMENT:
         fail("agreement %.2f%% < %.0f%%" % (agreement, MIN_AGREEMENT))
     if full_pct < MIN_FULL:
         fail("full stacks %.2f%% < %.0f%%" % (full_pct, MIN_FULL))
+    if not replaced_ok:
+        fail("a binary with another build-id was used for unwinding")
     print("PASS")
 
 

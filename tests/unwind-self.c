@@ -9,7 +9,8 @@
  *    from libdwfl's symbol lookup, maps from /proc/self/maps).
  * 2. The same snapshot with truncated stacks: fewer frames, never wrong
  *    ones, never a crash.
- * 3. Random register values, masks, sizes and stack bytes: no crash, no
+ * 3. Random register values, masks, sizes and stack bytes (GARBAGE_ROUNDS
+ *    per architecture): no crash, no
  *    more frames than asked for.
  * x86_64 only for the capture; elsewhere part 1 and 2 are skipped.
  */
@@ -25,6 +26,7 @@
 
 #define STACK_COPY	8192
 #define MAX_MAPS	512
+#define GARBAGE_ROUNDS	6000
 
 struct map {
 	uint64_t start, end, pgoff;
@@ -239,7 +241,7 @@ check_garbage(int arch)
 		printf("FAIL: unwind_new\n");
 		return 1;
 	}
-	for (int iter = 0; iter < 20000; iter++) {
+	for (int iter = 0; iter < GARBAGE_ROUNDS; iter++) {
 		unwind_input in;
 		memset(&in, 0, sizeof(in));
 		in.pid = (uint32_t)(rng() % 5);

@@ -22,3 +22,7 @@ EXTRA_DIST += tests/unwind-dwarf.py tests/unwind-deep.c
 # samples/s unwound (make bench)
 BENCHES += tests/bench-unwind.sh
 EXTRA_DIST += tests/bench-unwind.sh
+
+# no crash, no hang on any recording of the external corpus
+TESTS += tests/unwind-corpus.sh
+EXTRA_DIST += tests/unwind-corpus.sh
