@@ -55,6 +55,7 @@ struct pd_symbolizer {
 	int bids_sorted;
 	pd_frame *frames;
 	size_t cap_frames;
+	uint64_t generation;
 	int no_unwind;
 	unwinder *unwinder;	/* made at the first dwarf sample */
 	int unwind_failed;
@@ -397,10 +398,28 @@ static int on_ksymbol(pd_symbolizer *s, const pd_ksymbol *k)
 	return pd_maps_insert(s->kmaps, &map);
 }
 
+uint64_t pd_symbolizer_generation(const pd_symbolizer *s)
+{
+	return s->generation;
+}
+
 int pd_symbolizer_record(pd_symbolizer *s, const pd_record *r)
 {
 	int rc = 0;
 
+	switch (r->type) {
+	case PD_RECORD_COMM:
+	case PD_RECORD_FORK:
+	case PD_RECORD_EXIT:
+	case PD_RECORD_MMAP:
+	case PD_RECORD_MMAP2:
+	case PD_RECORD_KSYMBOL:
+	case PD_RECORD_HEADER_BUILD_ID:
+		s->generation++;
+		break;
+	default:
+		break;
+	}
 	switch (r->type) {
 	case PD_RECORD_COMM:
 		rc = pd_threads_comm(s->threads, r->u.comm.pid, r->u.comm.tid, r->u.comm.comm);
