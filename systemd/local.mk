@@ -19,3 +19,6 @@ systemd/perfhubd.service: systemd/perfhubd.service.in Makefile
 	    $(srcdir)/systemd/perfhubd.service.in > $@.tmp && mv $@.tmp $@
 
 dist_doc_DATA += docs/service.md
+
+# distcheck installs as a user under its own prefix: keep the units there.
+AM_DISTCHECK_CONFIGURE_FLAGS = --with-systemdsystemunitdir=$$dc_install_base/lib/systemd/system

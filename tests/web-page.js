@@ -132,7 +132,7 @@ async function main() {
     await until(() => rects('heat').length > 0, 'heat map drawn');
     const tl = F.normalizeTimeline(await api(base, 'profiles/' + id + '/timeline?bucket_ms=20'), 20);
     const g = F.heatGrid(tl);
-    const cellW = Math.max(3, Math.min(16, Math.floor(800 / g.cols)));
+    const cellW = Math.max(3, Math.min(40, Math.floor(800 / g.cols)));
     const cellH = Math.max(3, Math.floor(150 / g.rows));
     ok(rects('heat').length === g.cols * g.rows, 'one cell per bucket (' + g.cols + 'x' + g.rows + ')');
     /* the first 20 buckets of the first second: 0-400 ms */
@@ -186,6 +186,12 @@ async function main() {
     ok(up.type === 'application/octet-stream', 'upload content type');
     await until(() => /^#\/profile\//.test(w.location.hash), 'page follows the new profile');
     await until(() => /queued|parsing/.test($('#p-status').textContent), 'live status while parsing');
+    /* leaving and coming back while it parses must resume the live status */
+    const newHash = w.location.hash;
+    nav('#/');
+    await until(() => !$('#view-list').hidden, 'left the parsing profile');
+    await H.sleep(1700); /* longer than the page's poll interval */
+    nav(newHash);
     await until(() => $('#p-status').textContent.startsWith('ready') && texts('fg').length > 0, 'ready and drawn', 10000);
     snapshot('upload');
 

@@ -494,6 +494,8 @@
     id: null,
     meta: null,
     dataKey: null,
+    loadingKey: null,
+    tlKey: null,
     tree: null,
     timeline: null,
     top: null,
@@ -540,6 +542,10 @@
         this.id = id;
         this.meta = null;
         this.dataKey = null;
+        this.loadingKey = null;
+        this.tlKey = null;
+        this.timeline = null;
+        this.top = null;
         this.tree = null;
         this.fg.setTree(null);
         $('#p-title').textContent = id;
@@ -547,6 +553,7 @@
         return;
       }
       if (this.meta && this.meta.status === 'ready') this.loadData(params);
+      else this.loadMeta(); /* left while parsing: the poll stopped with the view */
     },
 
     dataParams(params) {
@@ -653,11 +660,13 @@
     async loadData(params) {
       const dp = this.dataParams(params);
       const key = JSON.stringify(dp);
-      const base = 'profiles/' + encodeURIComponent(this.id);
-      const seq = ++this.loadSeq;
+      const id = this.id;
+      const base = 'profiles/' + encodeURIComponent(id);
+      if (key === this.loadingKey) return; /* the load in flight draws when done */
       if (key !== this.dataKey) {
-        this.dataKey = key;
-        const tlKey = (dp.event || '') + '|' + this.bucketMs();
+        const seq = ++this.loadSeq;
+        this.loadingKey = key;
+        const tlKey = id + '|' + (dp.event || '') + '|' + this.bucketMs();
         const jobs = [api(base + '/flamegraph' + qs(dp))];
         jobs.push(tlKey !== this.tlKey ? api(base + '/timeline' + qs({ event: dp.event, bucket_ms: this.bucketMs() })).catch((e) => e) : null);
         const filtered = dp.comm || dp.pid || dp.tid || dp.from_ns || dp.to_ns;
@@ -666,11 +675,14 @@
         try {
           res = await Promise.all(jobs);
         } catch (e) {
-          this.dataKey = null;
+          if (seq === this.loadSeq) this.loadingKey = null;
           showMessage('Could not load the flame graph: ' + e.message);
           return;
         }
-        if (seq !== this.loadSeq) return;
+        /* a newer load (other filters, other profile) supersedes this one */
+        if (seq !== this.loadSeq || id !== this.id) return;
+        this.loadingKey = null;
+        this.dataKey = key;
         this.tree = F.buildTree(res[0]);
         this.fg.setTree(this.tree, dp.weight);
         if (res[1] && !(res[1] instanceof Error)) {
@@ -683,9 +695,13 @@
         if (res[2] && !(res[2] instanceof Error)) this.top = firstArray(res[2], ['functions', 'top', 'rows']);
         else this.top = F.topFunctions(this.tree); /* filtered: computed from the filtered tree */
       }
-      this.fg.icicle = params.layout === 'icicle';
-      this.fg.setZoom(params.zoom ? params.zoom.split(';') : []);
-      this.fg.setSearch(params.q || '');
+      /* zoom, search and layout as the URL says now, not as it said when
+       * the load began */
+      if (current.view !== 'profile' || current.id !== id) return;
+      const p = current.params;
+      this.fg.icicle = p.layout === 'icicle';
+      this.fg.setZoom(p.zoom ? p.zoom.split(';') : []);
+      this.fg.setSearch(p.q || '');
       this.fg.draw();
       this.drawHeat();
       this.renderTop();
@@ -746,7 +762,7 @@
       const g = F.heatGrid(tl);
       this.grid = g;
       const avail = cv.parentElement.clientWidth || 800;
-      this.cellW = Math.max(3, Math.min(16, Math.floor(avail / g.cols)));
+      this.cellW = Math.max(3, Math.min(40, Math.floor(avail / g.cols)));
       this.cellH = Math.max(3, Math.floor(150 / g.rows));
       const w = g.cols * this.cellW, h = g.rows * this.cellH;
       const dpr = window.devicePixelRatio || 1;

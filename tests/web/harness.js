@@ -45,6 +45,71 @@ async function api(base, p) {
   return r.json();
 }
 
+/* 'hsl(h,s%,l%)', 'rgb(r,g,b)' or '#rrggbb' to [r, g, b]. */
+function rgbOf(style) {
+  let m = /^hsl\((-?[\d.]+),\s*([\d.]+)%,\s*([\d.]+)%\)$/.exec(style);
+  if (m) {
+    const h = (((+m[1] % 360) + 360) % 360) / 360, s = m[2] / 100, l = m[3] / 100;
+    const q = l < 0.5 ? l * (1 + s) : l + s - l * s, p = 2 * l - q;
+    const f = (t) => {
+      t = (t + 1) % 1;
+      const v = t < 1 / 6 ? p + (q - p) * 6 * t : t < 0.5 ? q : t < 2 / 3 ? p + (q - p) * (2 / 3 - t) * 6 : p;
+      return Math.round(v * 255);
+    };
+    return [f(h + 1 / 3), f(h), f(h - 1 / 3)];
+  }
+  m = /^rgb\((\d+),\s*(\d+),\s*(\d+)\)$/.exec(style);
+  if (m) return [+m[1], +m[2], +m[3]];
+  m = /^#([0-9a-f]{2})([0-9a-f]{2})([0-9a-f]{2})$/i.exec(style);
+  if (m) return [parseInt(m[1], 16), parseInt(m[2], 16), parseInt(m[3], 16)];
+  return [0, 0, 0];
+}
+
+/* A PNG of the rectangles a canvas got (labels are not drawn): the
+ * nearest thing to a screenshot without a browser. */
+function png(ops) {
+  const rects = ops.filter((o) => o.op === 'rect');
+  if (!rects.length) return null;
+  const W = Math.min(4000, Math.ceil(Math.max(...rects.map((r) => r.x + r.w))));
+  const Hh = Math.min(4000, Math.ceil(Math.max(...rects.map((r) => r.y + r.h))));
+  const px = Buffer.alloc((W * 3 + 1) * Hh, 255);
+  for (let y = 0; y < Hh; y++) px[y * (W * 3 + 1)] = 0;
+  for (const r of rects) {
+    const c = rgbOf(r.style);
+    for (let y = Math.max(0, Math.floor(r.y)); y < Math.min(Hh, Math.ceil(r.y + r.h)); y++) {
+      for (let x = Math.max(0, Math.floor(r.x)); x < Math.min(W, Math.ceil(r.x + r.w)); x++) {
+        const o = y * (W * 3 + 1) + 1 + x * 3;
+        px[o] = c[0]; px[o + 1] = c[1]; px[o + 2] = c[2];
+      }
+    }
+  }
+  const zlib = require('zlib');
+  const crcTable = Array.from({ length: 256 }, (_, n) => {
+    let c = n;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    return c >>> 0;
+  });
+  const crc = (buf) => {
+    let c = 0xffffffff;
+    for (const b of buf) c = crcTable[(c ^ b) & 0xff] ^ (c >>> 8);
+    return (c ^ 0xffffffff) >>> 0;
+  };
+  const chunk = (type, data) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(data.length);
+    const td = Buffer.concat([Buffer.from(type), data]);
+    const c = Buffer.alloc(4);
+    c.writeUInt32BE(crc(td));
+    return Buffer.concat([len, td, c]);
+  };
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(W, 0);
+  ihdr.writeUInt32BE(Hh, 4);
+  ihdr[8] = 8; ihdr[9] = 2; /* 8-bit RGB */
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+    chunk('IHDR', ihdr), chunk('IDAT', zlib.deflateSync(px)), chunk('IEND', Buffer.alloc(0))]);
+}
+
 /* Opens base/ in jsdom with the page's scripts running; returns helpers
  * to drive it and to read what it drew. */
 async function openPage(base, outDir) {
@@ -77,6 +142,10 @@ async function openPage(base, outDir) {
       const ops = {};
       for (const [id, c] of Object.entries(ctxs)) ops[id] = c.ops;
       fs.writeFileSync(path.join(outDir, name + '.canvas.json'), JSON.stringify(ops));
+      for (const [id, c] of Object.entries(ctxs)) {
+        const img = png(c.ops);
+        if (img) fs.writeFileSync(path.join(outDir, name + '.' + id + '.png'), img);
+      }
     },
   };
   await until(() => w.PerfhubFlame && w.document.readyState === 'complete', 'page scripts loaded');
