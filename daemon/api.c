@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,6 +22,7 @@
 #include "api.h"
 #include "log.h"
 #include "spool.h"
+#include "tokens.h"
 
 #define API_MAX_TAGS 32
 #define API_MAX_LIST 1000
@@ -39,6 +41,8 @@ struct api {
 	jobs *j;
 	struct MHD_Daemon *d;
 	unsigned port;
+	pthread_rwlock_t tok_lock;
+	tokens *tok;		/* NULL: no --token-file, everything open */
 	atomic_ullong uploads, duplicates, rejected;
 	atomic_ullong by_status[6];	/* 2xx 3xx 4xx 5xx other */
 };
@@ -1015,6 +1019,29 @@ static MHD_Result_t route(api *a, struct MHD_Connection *conn, const char *url,
 	return reply_error(a, conn, 405, "method not allowed");
 }
 
+/* 0 when allowed; else the status to answer (401, 403). */
+static unsigned check_access(api *a, struct MHD_Connection *conn, int write)
+{
+	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+	const char *token = NULL;
+	unsigned status = 0;
+	int role;
+
+	pthread_rwlock_rdlock(&a->tok_lock);
+	if (!a->tok)
+		goto out;
+	if (h && !strncasecmp(h, "Bearer ", 7))
+		token = h + 7;
+	role = tok_role(a->tok, token);
+	if (write)
+		status = role == TOK_NONE ? 401 : role < TOK_WRITE ? 403 : 0;
+	else if (tok_reads_need_token(a->tok))
+		status = role == TOK_NONE ? 401 : 0;
+out:
+	pthread_rwlock_unlock(&a->tok_lock);
+	return status;
+}
+
 static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const char *url,
 			       const char *method, const char *version, const char *data,
 			       size_t *data_size, void **con_cls)
@@ -1028,6 +1055,14 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const cha
 		if (!r)
 			return MHD_NO;
 		*con_cls = r;
+		{
+			int write = strcmp(method, "GET") && strcmp(method, "HEAD");
+			unsigned deny = check_access(a, conn, write);
+			if (deny)
+				return reply_error(a, conn, deny, deny == 401 ?
+						   "a valid token is needed (Authorization: Bearer)" :
+						   "this token may only read");
+		}
 		if (!strcmp(method, "POST") &&
 		    (!strcmp(url, API_PREFIX) || !strcmp(url, API_PREFIX "/")))
 			return upload_begin(a, conn, r);
@@ -1107,6 +1142,11 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 	a->c = c;
 	a->st = st;
 	a->j = j;
+	pthread_rwlock_init(&a->tok_lock, NULL);
+	if (api_reload_tokens(a) < 0) {
+		free(a);
+		return NULL;
+	}
 	memset(&ss, 0, sizeof(ss));
 	/* "[::1]" or "::1" are IPv6, anything else IPv4 */
 	snprintf(host, sizeof(host), "%s", c->listen_addr);
@@ -1156,6 +1196,28 @@ bad_addr:
 	return NULL;
 }
 
+int api_reload_tokens(api *a)
+{
+	tokens *t = NULL, *old;
+	char err[512];
+
+	if (a->c->token_file) {
+		t = tok_load(a->c->token_file, err, sizeof(err));
+		if (!t) {
+			log_warn("msg=\"token file\" error=\"%s\"", err);
+			return -1;
+		}
+	}
+	pthread_rwlock_wrlock(&a->tok_lock);
+	old = a->tok;
+	a->tok = t;
+	pthread_rwlock_unlock(&a->tok_lock);
+	tok_free(old);
+	if (t)
+		log_info("msg=\"tokens loaded\" file=\"%s\"", a->c->token_file);
+	return 0;
+}
+
 unsigned api_port(const api *a)
 {
 	return a->port;
@@ -1166,5 +1228,7 @@ void api_stop(api *a)
 	if (!a)
 		return;
 	MHD_stop_daemon(a->d);
+	tok_free(a->tok);
+	pthread_rwlock_destroy(&a->tok_lock);
 	free(a);
 }

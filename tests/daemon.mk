@@ -8,7 +8,8 @@ DAEMON_TESTS = \
 	tests/daemon-crash.py \
 	tests/daemon-watch.py \
 	tests/daemon-client.py \
-	tests/daemon-query.py
+	tests/daemon-query.py \
+	tests/daemon-access.py
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS)
 
