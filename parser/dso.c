@@ -3,10 +3,10 @@
  * kallsyms, perf-PID.map; a shared, bounded, locked cache of them.
  *
  * Names follow perf's rules so that stacks agree with `perf script`:
- * function symbols and labels of executable sections only; symbols at one address
- * collapse to the best one (sized, not weak, global, fewer leading '_',
- * longer name); a symbol without a size ends where the next one starts;
- * PLT slots get "name@plt".
+ * function symbols and labels of executable sections only; a symbol
+ * without a size ends where the next one starts; PLT slots get
+ * "name@plt"; of the aliases at one address the best one is kept (sized,
+ * not weak, global, fewer leading '_', longer name), as perf does.
  */
 #include "dso.h"
 
@@ -46,7 +46,8 @@ typedef struct dso_sym {
 	uint64_t start, end;
 	uint32_t name;		/* offset into names */
 	uint8_t bind;		/* STB_* (kallsyms: GLOBAL for upper case) */
-	uint8_t sized;		/* had a size of its own */
+	uint8_t sized;		/* has a size (after ends are fixed up) */
+	uint8_t type;		/* STT_* (kallsyms, JIT maps: STT_FUNC) */
 } dso_sym;
 
 typedef struct dso_load_seg {	/* PT_LOAD: file offset -> address */
@@ -118,7 +119,7 @@ static int add_name(pd_dso *d, const char *s, uint32_t *out)
 }
 
 static int add_sym(pd_dso *d, size_t *cap, uint64_t start, uint64_t size,
-		   int bind, const char *name, int demangle)
+		   int bind, int type, const char *name, int demangle)
 {
 	dso_sym *s;
 	char *dm = demangle ? pd_demangle(name) : NULL;
@@ -144,6 +145,7 @@ static int add_sym(pd_dso *d, size_t *cap, uint64_t start, uint64_t size,
 	s->end = start + size;
 	s->bind = (uint8_t)bind;
 	s->sized = size != 0;
+	s->type = (uint8_t)type;
 	rc = add_name(d, dm ? dm : name, &s->name);
 	free(dm);
 	if (rc == 0)
@@ -179,6 +181,8 @@ static int prefer_first(const pd_dso *d, const dso_sym *a, const dso_sym *b)
 
 	if (a->sized != b->sized)
 		return a->sized;
+	if ((a->type == STT_NOTYPE) != (b->type == STT_NOTYPE))
+		return b->type == STT_NOTYPE;
 	if ((a->bind == STB_WEAK) != (b->bind == STB_WEAK))
 		return b->bind == STB_WEAK;
 	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
@@ -191,7 +195,8 @@ static int prefer_first(const pd_dso *d, const dso_sym *a, const dso_sym *b)
 	lb = strlen(nb);
 	if (la != lb)
 		return la > lb;
-	return 1;
+	/* kernel syscall aliases "SyS_*" lose */
+	return strncmp(na, "SyS", 3) && strncmp(na, "compat_SyS", 10);
 }
 
 /* Sort, give unsized symbols an end, then keep the best of the symbols
@@ -216,7 +221,7 @@ static void finish_table(pd_dso *d, int kallsyms)
 			p->end = c->start;
 	}
 	if (d->syms[i].end == d->syms[i].start)
-		d->syms[i].end = d->syms[i].start / DSO_PAGE * DSO_PAGE + 2 * DSO_PAGE;
+		d->syms[i].end = (d->syms[i].start + DSO_PAGE - 1) / DSO_PAGE * DSO_PAGE + DSO_PAGE;
 	for (i = 0; i < d->nr_syms; i++)
 		d->syms[i].sized = d->syms[i].end != d->syms[i].start;
 	for (i = 1, o = 0; i < d->nr_syms; i++) {
@@ -374,9 +379,9 @@ static int load_symtab(pd_dso *d, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
 		       size_t *cap)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, n;
+	size_t i, n, shstrndx;
 
-	if (!data || !sh->sh_entsize)
+	if (!data || !sh->sh_entsize || elf_getshdrstrndx(e, &shstrndx) < 0)
 		return 0;
 	n = sh->sh_size / sh->sh_entsize;
 	for (i = 0; i < n; i++) {
@@ -389,19 +394,26 @@ static int load_symtab(pd_dso *d, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
 		if (!gelf_getsym(data, (int)i, &s))
 			break;
 		type = GELF_ST_TYPE(s.st_info);
-		/* functions, and labels (untyped, default visibility) as perf */
-		if (type != STT_FUNC && type != STT_GNU_IFUNC &&
-		    !(type == STT_NOTYPE && GELF_ST_VISIBILITY(s.st_other) == STV_DEFAULT))
-			continue;
 		if (s.st_shndx == SHN_UNDEF || s.st_shndx >= SHN_LORESERVE || !s.st_name)
 			continue;
-		tscn = elf_getscn(e, s.st_shndx);
-		if (!tscn || !gelf_getshdr(tscn, &tsh) || !(tsh.sh_flags & SHF_EXECINSTR))
+		/* perf's table: functions and objects, and labels (untyped,
+		 * default visibility) of sections named like text or data */
+		if (type == STT_NOTYPE && GELF_ST_VISIBILITY(s.st_other) == STV_DEFAULT) {
+			const char *sn;
+
+			tscn = elf_getscn(e, s.st_shndx);
+			if (!tscn || !gelf_getshdr(tscn, &tsh))
+				continue;
+			sn = elf_strptr(e, shstrndx, tsh.sh_name);
+			if (!sn || (!strstr(sn, "text") && !strstr(sn, "data")))
+				continue;
+		} else if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT) {
 			continue;
+		}
 		name = elf_strptr(e, sh->sh_link, s.st_name);
 		if (!name || !*name)
 			continue;
-		if (add_sym(d, cap, s.st_value, s.st_size, GELF_ST_BIND(s.st_info), name, 1) < 0)
+		if (add_sym(d, cap, s.st_value, s.st_size, GELF_ST_BIND(s.st_info), type, name, 1) < 0)
 			return -1;
 	}
 	return 0;
@@ -451,11 +463,12 @@ static int load_plt(pd_dso *d, Elf *e, size_t *cap)
 			break;
 		if (!gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &s))
 			continue;
+		/* IRELATIVE slots have no symbol: perf names them "@plt" */
 		name = elf_strptr(e, dyn_sh.sh_link, s.st_name);
-		if (!name || !*name)
-			continue;
+		if (!name)
+			name = "";
 		sfmt(buf, sizeof(buf), "%s@plt", name);
-		if (add_sym(d, cap, first + i * entsize, entsize, STB_GLOBAL, buf, 0) < 0)
+		if (add_sym(d, cap, first + i * entsize, entsize, STB_GLOBAL, STT_FUNC, buf, 0) < 0)
 			return -1;
 	}
 	return 0;
@@ -585,6 +598,14 @@ static void load_elf(pd_dso *d)
 			}
 		}
 	}
+	/* the binary itself for PLT slots when a debug file had the names */
+	if (sym.e && !run.e) {
+		elf_file f;
+
+		sfmt(cand, sizeof(cand), "%s%s", symfs, d->path);
+		if (strcmp(cand, sym.path) && elf_file_open(&f, d, cand) == 0)
+			run = f;
+	}
 	if (!sym.e && !run.e) {
 		if (mismatch)
 			sfmt(d->problem, sizeof(d->problem),
@@ -650,7 +671,7 @@ static void load_kallsyms(pd_dso *d)
 		if (!*name || addr == 0)
 			continue;
 		if (add_sym(d, &cap, addr, 0,
-			    isupper((unsigned char)end[1]) ? STB_GLOBAL : STB_LOCAL, name, 0) < 0)
+			    isupper((unsigned char)end[1]) ? STB_GLOBAL : STB_LOCAL, STT_FUNC, name, 0) < 0)
 			break;
 	}
 	fclose(fp);
@@ -685,7 +706,7 @@ static void load_perfmap(pd_dso *d)
 			continue;
 		p = e + 1;
 		p[strcspn(p, "\n")] = '\0';
-		if (add_sym(d, &cap, start, size, STB_GLOBAL, p, 1) < 0)
+		if (add_sym(d, &cap, start, size, STB_GLOBAL, STT_FUNC, p, 1) < 0)
 			break;
 	}
 	free(line);
@@ -916,6 +937,17 @@ void pd_dso_ref(pd_dso_cache *c, pd_dso *d)
 	pthread_mutex_lock(&c->lock);
 	d->refs++;
 	pthread_mutex_unlock(&c->lock);
+}
+
+const char *pd_dso_path(const pd_dso *d)
+{
+	return d->path;
+}
+
+const uint8_t *pd_dso_build_id(const pd_dso *d, size_t *size)
+{
+	*size = d->build_id_size;
+	return d->build_id_size ? d->build_id : NULL;
 }
 
 size_t pd_dso_cache_bytes(pd_dso_cache *c)

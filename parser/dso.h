@@ -56,6 +56,10 @@ const char *pd_dso_lookup(pd_dso *d, uint64_t addr, uint64_t *sym_off);
 const char *pd_dso_problem(pd_dso *d);
 size_t pd_dso_nr_symbols(pd_dso *d);
 
+/* What the recording saw: the path and build-id (size 0 when unknown). */
+const char *pd_dso_path(const pd_dso *d);
+const uint8_t *pd_dso_build_id(const pd_dso *d, size_t *size);
+
 /* Memory held by loaded tables (for tests and the daemon's metrics). */
 size_t pd_dso_cache_bytes(pd_dso_cache *c);
 

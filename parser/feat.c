@@ -26,6 +26,7 @@ struct fcur {
 	size_t len, off;
 	int swap;
 	uint64_t base;		/* input offset of p[0], for messages */
+	size_t budget;		/* list entries this section may still decode to */
 	int failed;
 	char err[200];
 };
@@ -111,6 +112,29 @@ static const uint8_t *cur_bytes(struct fcur *c, size_t n, const char *what)
 }
 
 /*
+ * Limits on what one section may decode to: the JSON of a list entry costs
+ * far more memory than its bytes, so a hostile section could otherwise
+ * make a few MB of input into GBs of JSON. Real files stay far below:
+ * BUILD_ID lists a few thousand DSOs, event ids are events x cpus.
+ */
+#define FEAT_MAX_ENTRIES	(1u << 16)	/* list entries per section */
+#define FEAT_MAX_BITMAP_BITS	(1u << 22)	/* MEM_TOPOLOGY bits per node */
+#define FEAT_MAX_SECTION	(64u << 20)	/* bytes kept of one section */
+
+static int cur_spend(struct fcur *c, uint64_t n, const char *what)
+{
+	if (c->failed)
+		return -1;
+	if (n > c->budget) {
+		cur_fail(c, "%s: more than %u entries in one section (limit)", what,
+			 FEAT_MAX_ENTRIES);
+		return -1;
+	}
+	c->budget -= (size_t)n;
+	return 0;
+}
+
+/*
  * A count of items each at least `min_item` bytes long: larger than what
  * the remaining bytes can hold means the section is malformed (and keeps
  * a hostile count from driving an allocation or a long loop).
@@ -125,6 +149,10 @@ static uint32_t cur_count(struct fcur *c, size_t min_item, const char *what)
 		c->off = at;
 		cur_fail(c, "%s %" PRIu32 " needs at least %zu bytes, %zu remain", what, n,
 			 (size_t)n * min_item, cur_left(c) - 4);
+		return 0;
+	}
+	if (cur_spend(c, n, what)) {
+		c->off = at;
 		return 0;
 	}
 	return n;
@@ -147,6 +175,17 @@ static json_t *json_bytes(const char *s, size_t n)
 	j = json_stringn(copy, n);
 	free(copy);
 	return j;
+}
+
+/* A u64 as JSON: jansson's integers are signed, so the rare value above
+ * INT64_MAX (a raw config with bit 63) is given as a decimal string. */
+static json_t *json_u64(uint64_t v)
+{
+	if (v <= INT64_MAX)
+		return json_integer((json_int_t)v);
+	char buf[24];
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return json_string(buf);
 }
 
 /*
@@ -374,6 +413,8 @@ static json_t *dec_build_id(feat_set *fs, struct fcur *c)
 			cur_fail(c, "build_id entry size %u outside 36..%zu", size, cur_left(c));
 			break;
 		}
+		if (cur_spend(c, 1, "build_id entries"))
+			break;
 		uint32_t pid = get32(e + 8, c->swap);
 		uint8_t idlen = (misc & BUILD_ID_MISC_SIZE) ? e[32] : 20;
 		if (idlen > 20)
@@ -381,16 +422,25 @@ static json_t *dec_build_id(feat_set *fs, struct fcur *c)
 		const char *fname = (const char *)e + 36;
 		size_t flen = strnlen(fname, size - 36u);
 		json_t *fj = json_bytes(fname, flen);
-		json_array_append_new(arr, json_pack("{s:i,s:i,s:o,s:o}", "pid", (int32_t)pid,
-						     "misc", misc, "build_id",
-						     hex_json(e + 12, idlen), "filename", fj));
+		json_t *entry = json_pack("{s:i,s:i,s:o,s:O}", "pid", (int32_t)pid, "misc", misc,
+					  "build_id", hex_json(e + 12, idlen), "filename", fj);
+		json_decref(fj);	/* the entry holds it now (or nothing does) */
 		if (n == cap) {
 			size_t ncap = cap ? 2 * cap : 16;
 			pd_build_id *g = realloc(ids, ncap * sizeof(*g));
-			if (!g)
-				break;
-			ids = g;
-			cap = ncap;
+			if (g) {
+				ids = g;
+				cap = ncap;
+			}
+		}
+		if (!entry || n == cap) {
+			json_decref(entry);
+			cur_fail(c, "out of memory decoding build ids");
+			break;
+		}
+		if (json_array_append_new(arr, entry)) {
+			cur_fail(c, "out of memory decoding build ids");
+			break;
 		}
 		pd_build_id *b = &ids[n++];
 		memset(b, 0, sizeof(*b));
@@ -568,6 +618,8 @@ static json_t *dec_event_desc(feat_set *fs, struct fcur *c)
 			 min_event, cur_left(c) - 8);
 		return NULL;
 	}
+	if (cur_spend(c, nr, "events"))
+		return NULL;
 	struct event_desc *descs = calloc(nr ? nr : 1, sizeof(*descs));
 	json_t *arr = json_array();
 	size_t nr_ids_total = 0;
@@ -588,6 +640,8 @@ static json_t *dec_event_desc(feat_set *fs, struct fcur *c)
 				 (size_t)nr_ids * 8, cur_left(c));
 			break;
 		}
+		if (cur_spend(c, nr_ids, "event ids"))
+			break;
 		d->name = strndup(name, slen);
 		d->ids = malloc((nr_ids ? nr_ids : 1) * sizeof(uint64_t));
 		if (!d->name || !d->ids)
@@ -595,17 +649,17 @@ static json_t *dec_event_desc(feat_set *fs, struct fcur *c)
 		json_t *ids = json_array();
 		for (uint32_t k = 0; k < nr_ids; k++) {
 			d->ids[k] = cur_u64(c, "id");
-			json_array_append_new(ids, json_integer((json_int_t)d->ids[k]));
+			json_array_append_new(ids, json_u64(d->ids[k]));
 		}
 		d->nr_ids = nr_ids;
 		nr_ids_total += nr_ids;
 		pd_attr *a = &d->attr;
 		json_t *ev = json_pack(
-			"{s:o,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "name", json_bytes(name, slen), "type",
-			(json_int_t)a->type, "size", (json_int_t)a->size, "config",
-			(json_int_t)a->config, (a->flags & PD_ATTR_FREQ) ? "sample_freq" : "sample_period",
-			(json_int_t)a->sample_period, "sample_type", (json_int_t)a->sample_type,
-			"read_format", (json_int_t)a->read_format, "flags", (json_int_t)a->flags, "ids",
+			"{s:o,s:I,s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "name", json_bytes(name, slen), "type",
+			(json_int_t)a->type, "size", (json_int_t)a->size, "config", json_u64(a->config),
+			(a->flags & PD_ATTR_FREQ) ? "sample_freq" : "sample_period",
+			json_u64(a->sample_period), "sample_type", json_u64(a->sample_type),
+			"read_format", json_u64(a->read_format), "flags", json_u64(a->flags), "ids",
 			ids);
 		json_array_append_new(arr, ev);
 	}
@@ -783,7 +837,7 @@ static json_t *dec_auxtrace(feat_set *fs, struct fcur *c)
 		cur_fail(c, "auxtrace index count %" PRIu64 " needs %" PRIu64 " bytes, %zu remain",
 			 nr, nr * 16, cur_left(c) - 8);
 	}
-	if (c->failed)
+	if (cur_spend(c, nr, "auxtrace index entries"))
 		return NULL;
 	json_t *entries = json_array();
 	for (uint64_t i = 0; i < nr; i++) {
@@ -905,7 +959,7 @@ static json_t *dec_mem_topology(feat_set *fs, struct fcur *c)
 		cur_fail(c, "node count %" PRIu64 " needs at least %" PRIu64 " bytes, %zu remain",
 			 nr, nr * 24, cur_left(c) - 8);
 	}
-	if (c->failed)
+	if (cur_spend(c, nr, "memory nodes"))
 		return NULL;
 	json_t *nodes = json_array();
 	for (uint64_t i = 0; i < nr && !c->failed; i++) {
@@ -914,6 +968,12 @@ static json_t *dec_mem_topology(feat_set *fs, struct fcur *c)
 		uint64_t nbits = cur_u64(c, "bitmap size");
 		if (c->failed)
 			break;
+		if (nbits > FEAT_MAX_BITMAP_BITS) {
+			c->off -= 8;
+			cur_fail(c, "bitmap of %" PRIu64 " bits, more than the %u-bit limit", nbits,
+				 FEAT_MAX_BITMAP_BITS);
+			break;
+		}
 		uint64_t nwords = nbits / 64 + (nbits % 64 != 0);
 		if (nwords > cur_left(c) / 8) {
 			c->off -= 8;
@@ -972,8 +1032,51 @@ static json_t *dec_dir_format(feat_set *fs, struct fcur *c)
 /*
  * BPF_PROG_INFO: u32 nr;
  *   { u32 info_len; u32 data_len; u64 arrays; u8 info[info_len]; u8 data[data_len]; } [nr]
- * info is the kernel's struct bpf_prog_info: u32 type; u32 id; u8 tag[8]; ...
+ * info is the kernel's struct bpf_prog_info: u32 type @0; u32 id @4; u8 tag[8] @8;
+ * char name[16] @64; u32 nr_jited_ksyms @104; u32 nr_jited_func_lens @108;
+ * u64 jited_ksyms @112; u64 jited_func_lens @120; u32 nr_prog_tags @180;
+ * u64 prog_tags @184. perf stores the array pointers as offsets into data.
+ * Decoded: the summary and each jited sub-program's address, size and tag.
  */
+#define BPF_INFO_SUBPROGS_LEN 192	/* info bytes needed for the arrays above */
+
+/* nr elements of elem bytes at offset off of a data_len-byte area, or NULL */
+static const uint8_t *bpf_array(const uint8_t *data, uint32_t data_len, uint64_t off, uint64_t nr,
+				size_t elem)
+{
+	if (off > data_len || nr > (data_len - off) / elem)
+		return NULL;
+	return data + off;
+}
+
+static json_t *bpf_sub_progs(struct fcur *c, const uint8_t *info, const uint8_t *data,
+			     uint32_t data_len)
+{
+	uint32_t nr = get32(info + 104, c->swap);
+	uint32_t nr_lens = get32(info + 108, c->swap);
+	uint32_t nr_tags = get32(info + 180, c->swap);
+	const uint8_t *ksyms = bpf_array(data, data_len, get64(info + 112, c->swap), nr, 8);
+	const uint8_t *lens = nr_lens == nr
+				      ? bpf_array(data, data_len, get64(info + 120, c->swap), nr, 4)
+				      : NULL;
+	const uint8_t *tags = nr_tags == nr
+				      ? bpf_array(data, data_len, get64(info + 184, c->swap), nr, 8)
+				      : NULL;
+	if (!ksyms || cur_spend(c, nr, "bpf sub-programs"))
+		return NULL;
+	json_t *arr = json_array();
+	for (uint32_t k = 0; k < nr; k++) {
+		char addr[24];
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, get64(ksyms + 8 * k, c->swap));
+		json_t *sp = json_pack("{s:s}", "addr", addr);	/* kernel addresses: hex */
+		if (lens)
+			json_object_set_new(sp, "size", json_integer(get32(lens + 4 * k, c->swap)));
+		if (tags)
+			json_object_set_new(sp, "tag", hex_json(tags + 8 * k, 8));
+		json_array_append_new(arr, sp);
+	}
+	return arr;
+}
 static json_t *dec_bpf_prog_info(feat_set *fs, struct fcur *c)
 {
 	(void)fs;
@@ -984,7 +1087,7 @@ static json_t *dec_bpf_prog_info(feat_set *fs, struct fcur *c)
 		uint32_t data_len = cur_u32(c, "data_len");
 		cur_u64(c, "arrays");
 		const uint8_t *info = cur_bytes(c, info_len, "bpf_prog_info");
-		cur_bytes(c, data_len, "bpf program data");
+		const uint8_t *data = cur_bytes(c, data_len, "bpf program data");
 		if (c->failed)
 			break;
 		json_t *p = json_pack("{s:I,s:I}", "info_len", (json_int_t)info_len, "data_len",
@@ -993,6 +1096,13 @@ static json_t *dec_bpf_prog_info(feat_set *fs, struct fcur *c)
 			json_object_set_new(p, "type", json_integer(get32(info, c->swap)));
 			json_object_set_new(p, "id", json_integer(get32(info + 4, c->swap)));
 			json_object_set_new(p, "tag", hex_json(info + 8, 8));
+		}
+		if (info_len >= BPF_INFO_SUBPROGS_LEN) {
+			const char *name = (const char *)info + 64;
+			json_object_set_new(p, "name", json_bytes(name, strnlen(name, 16)));
+			json_t *subs = bpf_sub_progs(c, info, data, data_len);
+			if (subs)
+				json_object_set_new(p, "sub_progs", subs);
 		}
 		json_array_append_new(arr, p);
 	}
@@ -1190,7 +1300,22 @@ static void decode_section(feat_set *fs, int id)
 			    s->offset, s->offset, id, s->len);
 		return;
 	}
-	struct fcur c = { .p = s->data, .len = s->len, .swap = s->swap, .base = s->offset };
+	if (!s->data && id != PD_FEAT_TRACING_DATA) {
+		s->malformed = 1;
+		char msg[160];
+		snprintf(msg, sizeof(msg),
+			 "offset %" PRIu64 " (0x%" PRIx64 "): section of %zu bytes, more than the "
+			 "%u-byte limit; not decoded",
+			 s->offset, s->offset, s->len, FEAT_MAX_SECTION);
+		s->json = json_pack("{s:s}", "error", msg);
+		add_warning(fs, "feature %s: %s", pd_feature_name(id), msg);
+		return;
+	}
+	struct fcur c = { .p = s->data,
+			  .len = s->len,	/* no data: only TRACING_DATA, which reads none */
+			  .swap = s->swap,
+			  .base = s->offset,
+			  .budget = FEAT_MAX_ENTRIES };
 	json_t *j = fn(fs, &c);
 	if (!j && !c.failed)
 		cur_fail(&c, "out of memory");
@@ -1236,11 +1361,15 @@ int feat_add(feat_set *fs, int id, const void *data, size_t len, int swap, uint6
 			    offset, offset, id, PD_FEAT_MAX - 1);
 		return 0;
 	}
-	uint8_t *copy = malloc(len ? len : 1);
-	if (!copy)
-		return -1;
-	if (len)
-		memcpy(copy, data, len);
+	/* a section beyond the limit is noted (present, its size) but not kept */
+	uint8_t *copy = NULL;
+	if (len <= FEAT_MAX_SECTION) {
+		copy = malloc(len ? len : 1);
+		if (!copy)
+			return -1;
+		if (len)
+			memcpy(copy, data, len);
+	}
 	struct feat_section *s = &fs->sec[id];
 	forget_section(fs, id);
 	free(s->data);
@@ -1276,7 +1405,7 @@ size_t feat_list(const feat_set *fs, int *out, size_t max)
 
 const void *feat_raw(const feat_set *fs, int id, size_t *len)
 {
-	if (!feat_has(fs, id))
+	if (!feat_has(fs, id) || !fs->sec[id].data)
 		return NULL;
 	if (len)
 		*len = fs->sec[id].len;

@@ -116,6 +116,7 @@ const char *report_sample_type_str(uint64_t sample_type, char *buf, size_t len)
 static json_t *format_json(const pd_file *f)
 {
 	const pd_info *info = pd_get_info(f);
+	const pd_stats *st = pd_get_stats(f);
 	json_t *o = json_object();
 
 	if (!o || !info)
@@ -125,6 +126,11 @@ static json_t *format_json(const pd_file *f)
 	set_str(o, "byte_order", info->big_endian ? "big-endian" : "little-endian");
 	set_new(o, "directory", json_boolean(info->is_directory));
 	set_new(o, "data_files", json_integer(info->nr_data_files));
+	if (st) {
+		set_new(o, "bytes_read", ju64(st->bytes_read));
+		if (st->bytes_decompressed)
+			set_new(o, "decompressed_bytes", ju64(st->bytes_decompressed));
+	}
 	if (info->mode == PD_MODE_FILE) {
 		set_new(o, "file_size", ju64(info->file_size));
 		set_new(o, "header_size", ju64(info->header_size));
@@ -403,7 +409,7 @@ static void print_events(FILE *out, const json_t *events)
 		return;
 	fprintf(out, "events (%zu):\n", json_array_size(events));
 	json_array_foreach(events, i, ev) {
-		char st[256], a[24], b[24], c[24];
+		char st[256], a[24], b[24], c[24], d[24];
 		const json_t *freq = json_object_get(ev, "sample_freq");
 
 		report_sample_type_str(jnum_u64(json_object_get(ev, "sample_type")), st, sizeof(st));
@@ -414,7 +420,7 @@ static void print_events(FILE *out, const json_t *events)
 			freq ? "sample_freq" : "sample_period",
 			jnum(freq ? freq : json_object_get(ev, "sample_period"), c, sizeof(c)),
 			json_array_size(json_object_get(ev, "ids")),
-			jnum(json_object_get(ev, "samples"), a, sizeof(a)));
+			jnum(json_object_get(ev, "samples"), d, sizeof(d)));
 		fprintf(out, "    sample_type %s\n", st[0] ? st : "(none)");
 	}
 }

@@ -13,6 +13,7 @@
 #include "dso.h"
 #include "maps.h"
 #include "thread.h"
+#include "unwind.h"
 
 
 /* snprintf that truncates silently: paths and messages are capped */
@@ -54,6 +55,12 @@ struct pd_symbolizer {
 	int bids_sorted;
 	pd_frame *frames;
 	size_t cap_frames;
+	int no_unwind;
+	unwinder *unwinder;	/* made at the first dwarf sample */
+	int unwind_failed;
+	pd_thread *unwinding;	/* the thread whose maps the callback reads */
+	char unwind_path[4096];
+	uint64_t *ips;		/* unwound ips */
 	char *warnings[SYM_MAX_WARNINGS];
 	size_t nr_warnings;
 };
@@ -211,6 +218,7 @@ pd_symbolizer *pd_symbolizer_new(pd_file *f, pd_symcache *cache,
 	s->paths.buildid_dir = s->buildid_dir;
 	s->paths.debug_dir = s->debug_dir;
 	s->max_stack = opt->max_stack ? opt->max_stack : SYM_DEFAULT_MAX_STACK;
+	s->no_unwind = opt->no_unwind;
 	if (!s->cache)
 		goto fail;
 	s->threads = pd_threads_new(s->cache);
@@ -247,6 +255,8 @@ void pd_symbolizer_free(pd_symbolizer *s)
 	for (i = 0; i < s->nr_warnings; i++)
 		free(s->warnings[i]);
 	free(s->frames);
+	free(s->ips);
+	unwind_free(s->unwinder);
 	free(s->kallsyms);
 	free(s->kopt_kallsyms);
 	free(s->kopt_recording);
@@ -473,11 +483,77 @@ static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, i
 	return 0;
 }
 
+/* The unwinder's question: which file is mapped at addr in the process of
+ * the sample being unwound. */
+static int unwind_find_map(void *ctx, uint32_t pid, uint64_t addr, unwind_map *out)
+{
+	pd_symbolizer *s = ctx;
+	const pd_map *m;
+	const char *path;
+
+	(void)pid;
+	if (!s->unwinding || !(m = pd_maps_find(s->unwinding->maps, addr)))
+		return 0;
+	memset(out, 0, sizeof(*out));
+	out->start = m->start;
+	out->end = m->end;
+	out->pgoff = m->pgoff;
+	if (m->dso && !m->identity) {
+		path = pd_dso_path(m->dso);
+		if (path[0] == '/') {
+			sfmt(s->unwind_path, sizeof(s->unwind_path), "%s%s",
+			     s->symfs ? s->symfs : "", path);
+			out->path = s->unwind_path;
+		}
+		out->build_id = pd_dso_build_id(m->dso, &out->build_id_size);
+	}
+	return 1;
+}
+
+/* User frames of a --call-graph dwarf sample; -1 when not unwound. */
+static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
+		       size_t *n, size_t *real)
+{
+	unwind_input in;
+	int k, i;
+
+	if (s->no_unwind || s->unwind_failed || !th || !smp->event ||
+	    (smp->event->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) !=
+	    (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER) || !smp->stack_user_size)
+		return -1;
+	if (!s->unwinder) {
+		const pd_header *h = s->file ? pd_get_header(s->file) : NULL;
+
+		s->ips = calloc(s->max_stack, sizeof(*s->ips));
+		if (s->ips)
+			s->unwinder = unwind_new(unwind_arch_from_name(h ? h->arch : NULL),
+						 unwind_find_map, s, NULL);
+		if (!s->unwinder) {
+			s->unwind_failed = 1;
+			warn(s, "dwarf unwinding: not available for this architecture; using the callchain");
+			return -1;
+		}
+	}
+	unwind_input_from_sample(&in, smp, s->file ? pd_get_info(s->file)->swapped : 0);
+	s->unwinding = th;
+	k = unwind_sample(s->unwinder, &in, s->ips, s->max_stack - *real);
+	s->unwinding = NULL;
+	if (k < 0)
+		return -1;
+	for (i = 0; i < k; i++) {
+		(*real)++;
+		if (push_frame(s, n, th, s->ips[i], PD_MISC_USER) < 0)
+			return -1;
+	}
+	return k;
+}
+
 int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out)
 {
 	const pd_sample *smp = &rec->u.sample;
 	pd_thread *th = pd_threads_findnew(s->threads, smp->pid, smp->tid);
 	size_t n = 0, real = 0, i;
+	int dwarf;
 
 	memset(out, 0, sizeof(*out));
 	out->pid = smp->pid;
@@ -489,6 +565,11 @@ int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out)
 	} else {
 		out->comm = "[unknown]";
 	}
+	/* dwarf samples: the kernel part of the callchain, then the unwound
+	 * user stack, as perf does */
+	dwarf = !s->no_unwind && !s->unwind_failed && smp->event &&
+		(smp->event->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) ==
+		(PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER);
 	if ((smp->fields & PD_SAMPLE_CALLCHAIN) && smp->callchain) {
 		int cpumode = PD_MISC_USER;
 
@@ -512,10 +593,16 @@ int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out)
 				}
 				continue;
 			}
+			if (dwarf && cpumode == PD_MISC_USER)
+				continue;	/* the unwinder gives these */
 			real++;
 			if (push_frame(s, &n, th, ip, cpumode) < 0)
 				return -1;
 		}
+		if (dwarf && real < s->max_stack)
+			unwind_user(s, smp, th, &n, &real);
+	} else if (dwarf && unwind_user(s, smp, th, &n, &real) >= 0) {
+		/* unwound from the sample's registers */
 	} else if (smp->fields & PD_SAMPLE_IP) {
 		if (push_frame(s, &n, th, smp->ip, rec->misc & PD_MISC_CPUMODE_MASK) < 0)
 			return -1;
@@ -523,4 +610,14 @@ int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out)
 	out->nr = n;
 	out->frames = s->frames;
 	return 0;
+}
+
+int pd_stack_all_named(const pd_stack *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr; i++)
+		if (!st->frames[i].sym)
+			return 0;
+	return 1;
 }

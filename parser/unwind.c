@@ -70,6 +70,8 @@ struct unwinder {
 	void *ctx;
 	unsigned max_sessions, max_modules;
 	unsigned nr_modules;		/* over all sessions */
+	unsigned char ehdr[sizeof(Elf64_Ehdr)];	/* names the machine */
+	Elf *arch_elf;			/* over ehdr, for dwfl_attach_state */
 	char *debuginfo_path;
 	Dwfl_Callbacks dwfl_callbacks;	/* must outlive every Dwfl */
 	struct session **sessions;
@@ -420,6 +422,18 @@ ensure_module(struct session *s, uint64_t pc)
 		u->stats.no_module++;
 		return MOD_NONE;
 	}
+	/* The file is reported already at this bias: pc lies in its mapping
+	 * but past its segments (the tail of the last page). Reporting it
+	 * again would only collide with itself. */
+	for (unsigned i = 0; i < s->nr_mods; i++) {
+		uint64_t bias;
+		if (strcmp(s->mods[i]->path, map.path) == 0 &&
+		    implied_bias(s->mods[i], map.start, map.pgoff, &bias) &&
+		    bias == s->mods[i]->bias) {
+			u->stats.no_module++;
+			return MOD_NONE;
+		}
+	}
 	if (u->nr_modules >= u->max_modules) {
 		while (u->nr_modules >= u->max_modules && evict_one(u, s))
 			;
@@ -454,13 +468,16 @@ ensure_module(struct session *s, uint64_t pc)
 	/* on success the module owns fd and closes it at dwfl_end */
 	dm = dwfl_report_elf(s->dwfl, base_name(map.path), map.path, fd,
 			     m->bias, true);
-	dwfl_report_end(s->dwfl, NULL, NULL);
 	if (dm == NULL) {
+		/* It overlaps a module reported for another mapping, and
+		 * libdwfl marked that one for removal at dwfl_report_end,
+		 * which could be in use by the walk under way: the session
+		 * is rebuilt instead. */
 		close(fd);
 		module_free(m);
-		/* overlaps a module reported for another mapping */
 		return MOD_STALE;
 	}
+	dwfl_report_end(s->dwfl, NULL, NULL);
 	void **ud = NULL;
 	dwfl_module_info(dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	if (ud)
@@ -598,12 +615,14 @@ walk_once(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips,
 		return -1;
 	}
 	if (!s->attached) {
-		/* the architecture comes from the first module's ELF */
+		/* the machine comes from our own ELF header: an Ebl taken
+		 * from a module would die with that module */
 		if (s->nr_mods == 0) {
 			ips[0] = ip;
 			return 1;
 		}
-		if (!dwfl_attach_state(s->dwfl, NULL, (pid_t)(s->pid ? s->pid : 1),
+		if (!dwfl_attach_state(s->dwfl, u->arch_elf,
+				       (pid_t)(s->pid ? s->pid : 1),
 				       &thread_callbacks, s)) {
 			u->stats.errors++;
 			ips[0] = ip;
@@ -721,8 +740,23 @@ unwind_new(int arch, unwind_find_map_fn find_map, void *ctx,
 	if (u->sessions == NULL)
 		goto fail;
 	elf_version(EV_CURRENT);
+	Elf64_Ehdr eh;
+	memset(&eh, 0, sizeof(eh));
+	memcpy(eh.e_ident, ELFMAG, SELFMAG);
+	eh.e_ident[EI_CLASS] = ELFCLASS64;
+	eh.e_ident[EI_DATA] = ELFDATA2LSB;
+	eh.e_ident[EI_VERSION] = EV_CURRENT;
+	eh.e_type = ET_CORE;
+	eh.e_machine = (Elf64_Half)arch_elf_machine(arch);
+	eh.e_version = EV_CURRENT;
+	eh.e_ehsize = sizeof(eh);
+	memcpy(u->ehdr, &eh, sizeof(eh));
+	u->arch_elf = elf_memory((char *)u->ehdr, sizeof(u->ehdr));
+	if (u->arch_elf == NULL)
+		goto fail;
 	return u;
 fail:
+	free(u->sessions);
 	free(u->debuginfo_path);
 	free(u);
 	return NULL;
@@ -736,6 +770,8 @@ unwind_free(unwinder *u)
 	while (u->nr_sessions > 0)
 		session_drop(u, u->nr_sessions - 1);
 	free(u->sessions);
+	if (u->arch_elf)
+		elf_end(u->arch_elf);
 	for (unsigned i = 0; i < NEG_CACHE_SIZE; i++)
 		free(u->neg[i].path);
 	free(u->debuginfo_path);

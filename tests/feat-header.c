@@ -3,10 +3,11 @@
  * `perf report --header-only` prints them, from feat.c's decoding, so a
  * test can compare the two line by line.
  *
- *   feat-header [--json] [--reader] FILE
+ *   feat-header [--json | --build-ids] [--reader] FILE
  *
- * Without --json: perf-style lines. With --json: every feature's JSON, one
- * "name: json" a line, then the warnings. By default it reads the file
+ * Without options: perf-style lines. With --json: every feature's JSON, one
+ * "name: json" a line, then the warnings. With --build-ids: the BUILD_ID
+ * feature's entries as `perf buildid-list` prints them. By default it reads the file
  * header and the feature section table itself (file mode, PERFILE2, either
  * byte order), so that it checks feature decoding alone; with --reader it
  * opens the file with the parser (any mode, pipe included) and reads it to
@@ -230,6 +231,31 @@ static void print_perf_style(const struct source *fs)
 	}
 	json_decref(j);
 	j = NULL;
+	/* groups as perf lists them: {leader,member,...} by the events' names */
+	json_t *descs = NULL;
+	const json_t *events = feature(fs, PD_FEAT_EVENT_DESC, &descs);
+	if ((v = feature(fs, PD_FEAT_GROUP_DESC, &j)) && events) {
+		size_t i;
+		const json_t *g;
+		json_array_foreach(v, i, g) {
+			const char *name = json_string_value(json_object_get(g, "name"));
+			size_t leader = (size_t)json_integer_value(json_object_get(g, "leader_idx"));
+			size_t nr = (size_t)json_integer_value(json_object_get(g, "nr_members"));
+			if (nr < 2 || leader + nr > json_array_size(events))
+				continue;
+			printf("# group: %s{", name && strcmp(name, "{anon_group}") ? name : "");
+			for (size_t k = 0; k < nr; k++)
+				printf("%s%s", k ? "," : "",
+				       json_string_value(json_object_get(
+					       json_array_get(events, leader + k), "name")));
+			printf("}\n");
+		}
+	}
+	json_decref(j);
+	json_decref(descs);
+	j = NULL;
+	if (fs->f ? pd_has_feature(fs->f, PD_FEAT_AUXTRACE) : feat_has(fs->fs, PD_FEAT_AUXTRACE))
+		printf("# contains AUX area data (e.g. instruction trace)\n");
 	if (fs->f ? pd_has_feature(fs->f, PD_FEAT_BRANCH_STACK)
 		  : feat_has(fs->fs, PD_FEAT_BRANCH_STACK))
 		printf("# contains samples with branch stack\n");
@@ -352,6 +378,17 @@ static void print_json(const struct source *src)
 	}
 }
 
+static void print_build_ids(const struct source *src)
+{
+	const pd_header *h = src->f ? pd_get_header(src->f) : feat_header(src->fs);
+	for (size_t i = 0; i < h->nr_build_ids; i++) {
+		const pd_build_id *b = &h->build_ids[i];
+		for (unsigned k = 0; k < b->size; k++)
+			printf("%02x", b->build_id[k]);
+		printf(" %s\n", b->filename);
+	}
+}
+
 static int open_with_reader(struct source *src, const char *path)
 {
 	pd_error err;
@@ -373,17 +410,19 @@ static int open_with_reader(struct source *src, const char *path)
 
 int main(int argc, char **argv)
 {
-	int as_json = 0, reader = 0, i;
+	int as_json = 0, build_ids = 0, reader = 0, i;
 	for (i = 1; i < argc - 1; i++) {
 		if (!strcmp(argv[i], "--json"))
 			as_json = 1;
+		else if (!strcmp(argv[i], "--build-ids"))
+			build_ids = 1;
 		else if (!strcmp(argv[i], "--reader"))
 			reader = 1;
 		else
 			break;
 	}
 	if (i != argc - 1) {
-		fprintf(stderr, "usage: feat-header [--json] [--reader] FILE\n");
+		fprintf(stderr, "usage: feat-header [--json | --build-ids] [--reader] FILE\n");
 		return 2;
 	}
 	const char *path = argv[i];
@@ -405,6 +444,8 @@ int main(int argc, char **argv)
 	if (rc == 0) {
 		if (as_json)
 			print_json(&src);
+		else if (build_ids)
+			print_build_ids(&src);
 		else
 			print_perf_style(&src);
 	}

@@ -7,3 +7,27 @@ tests_pd_walk_LDADD = $(PARSER_LIBS)
 
 TESTS += tests/test-corpus.sh
 EXTRA_DIST += tests/test-corpus.sh tests/corpus-expect.tsv
+TESTS += tests/test-perf-stats.sh
+EXTRA_DIST += tests/test-perf-stats.sh
+
+# synthesized recordings (every sample field, both byte orders, file and
+# pipe, zstd) read back field by field
+check_PROGRAMS += tests/test-readback
+tests_test_readback_SOURCES = tests/test-readback.c
+tests_test_readback_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+tests_test_readback_LDADD = $(PARSER_LIBS) $(ZSTD_LIBS)
+TESTS += tests/test-readback
+
+# must-fail inputs with their messages, and random mutations
+check_PROGRAMS += tests/test-hostile
+tests_test_hostile_SOURCES = tests/test-hostile.c
+tests_test_hostile_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+tests_test_hostile_LDADD = $(PARSER_LIBS) $(ZSTD_LIBS)
+TESTS += tests/test-hostile
+
+# benchmark (prints figures; `make bench`)
+check_PROGRAMS += tests/bench-parse
+tests_bench_parse_SOURCES = tests/bench-parse.c
+tests_bench_parse_LDADD = $(PARSER_LIBS)
+BENCHES += tests/bench-parse.sh
+EXTRA_DIST += tests/bench-parse.sh

@@ -7,14 +7,24 @@ tests_symbols_test_fold_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(ELF_CFLAGS) -g
 tests_symbols_test_fold_LDADD = $(PARSER_LIBS)
 TESTS += tests/symbols/test-fold
 
+# real recordings of the programs below against perf script | stackcollapse
+TESTS += tests/symbols/test-collapse.sh
+EXTRA_DIST += tests/symbols/test-collapse.sh tests/symbols/stackcollapse.py
+
 # programs recorded by the real-recording tests: frame pointers, no inlining
-check_PROGRAMS += tests/progs/calls tests/progs/cxx tests/progs/forker
+check_PROGRAMS += tests/progs/calls tests/progs/cxx tests/progs/forker tests/progs/calls_nofp
 PROGS_CFLAGS = -g -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls
 tests_progs_calls_SOURCES = tests/progs/calls.c
 tests_progs_calls_CFLAGS = $(PROGS_CFLAGS)
 tests_progs_calls_LDADD = -Ltests/progs -lsymlib
 tests_progs_calls_LDFLAGS = -Wl,-rpath,$(abs_top_builddir)/tests/progs
 tests_progs_calls_DEPENDENCIES = tests/progs/libsymlib.so
+# the same program without frame pointers, for --call-graph dwarf
+tests_progs_calls_nofp_SOURCES = tests/progs/calls.c
+tests_progs_calls_nofp_CFLAGS = -g -O1 -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls
+tests_progs_calls_nofp_LDADD = -Ltests/progs -lsymlib
+tests_progs_calls_nofp_LDFLAGS = -Wl,-rpath,$(abs_top_builddir)/tests/progs
+tests_progs_calls_nofp_DEPENDENCIES = tests/progs/libsymlib.so
 tests_progs_cxx_SOURCES = tests/progs/cxx.cc
 tests_progs_cxx_CXXFLAGS = $(PROGS_CFLAGS)
 tests_progs_cxx_LDFLAGS =
@@ -27,3 +37,7 @@ tests/progs/libsymlib.so: $(srcdir)/tests/progs/symlib.c
 	$(CC) $(PROGS_CFLAGS) -shared -fPIC -Wl,-soname,libsymlib.so -o $@ $(srcdir)/tests/progs/symlib.c
 CLEANFILES += tests/progs/libsymlib.so
 EXTRA_DIST += tests/progs/symlib.c
+
+# benchmark (make bench): perfhub collapse against perf script | stackcollapse
+BENCHES += tests/bench-collapse
+EXTRA_DIST += tests/bench-collapse

@@ -1,8 +1,9 @@
 /*
  * test-features.c - feature sections built in memory, in both byte orders,
  * decoded by feat.c and checked field by field (JSON and pd_header), plus
- * malformed and truncated sections that must decode to {"error": ...} with
- * a warning naming the offset, never crash.
+ * malformed, truncated and randomly damaged sections that must decode to
+ * {"error": ...} with a warning naming the offset, never crash (run it
+ * under ASan+UBSan).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -353,9 +354,10 @@ static void test_event_desc(struct wbuf *w, int swap)
 	w_u64(w, 25);
 	w_u64(w, 26);
 	w_attr(w, 136, 2, 316);
-	w_u32(w, 1);
+	w_u32(w, 2);
 	w_str(w, "sched:sched_switch");
 	w_u64(w, 7);
+	w_u64(w, 0x8000000000000001ULL);	/* above INT64_MAX */
 	feat_add(fs, PD_FEAT_EVENT_DESC, w->p, w->len, swap, 0);
 	CHECK(feat_nr_warnings(fs) == 0);
 	CHECK(feat_nr_event_desc(fs) == 2);
@@ -374,7 +376,12 @@ static void test_event_desc(struct wbuf *w, int swap)
 	      jint(e0, "sample_type") == 0x107 && jint(e0, "read_format") == 0x14 &&
 	      jint(e0, "size") == 136);
 	CHECK(json_array_size(json_object_get(e0, "ids")) == 2);
+	const char *big =
+		json_string_value(json_array_get(json_object_get(json_array_get(j, 1), "ids"), 1));
+	CHECK(big && !strcmp(big, "9223372036854775809"));
 	json_decref(j);
+	CHECK(feat_event_name_by_id(fs, 0x8000000000000001ULL) &&
+	      !strcmp(feat_event_name_by_id(fs, 0x8000000000000001ULL), "sched:sched_switch"));
 
 	/* an old 64-byte attr */
 	w_reset(w, swap);
@@ -622,6 +629,41 @@ static void test_lists(struct wbuf *w, int swap)
 	      !strcmp(jstr(json_array_get(j, 0), "tag"), "0102030405060708"));
 	json_decref(j);
 
+	/* a 192-byte info with two jited sub-programs: the arrays are offsets
+	 * into data (ksyms at 0, func lens at 16, tags at 24) */
+	w_reset(w, swap);
+	w_u32(w, 1);
+	w_u32(w, 192);
+	w_u32(w, 40);
+	w_u64(w, 0);
+	w_u32(w, 26);
+	w_u32(w, 8);
+	w_bytes(w, "\xca\x43\xe5\x74\x20\x11\x3f\x48", 8);
+	w_zero(w, 64 - 16);
+	w_bytes(w, "fentry_blk_acco\0", 16);
+	w_zero(w, 104 - 80);
+	w_u32(w, 2);	/* nr_jited_ksyms */
+	w_u32(w, 2);	/* nr_jited_func_lens */
+	w_u64(w, 0);	/* jited_ksyms */
+	w_u64(w, 16);	/* jited_func_lens */
+	w_zero(w, 180 - 128);
+	w_u32(w, 2);	/* nr_prog_tags */
+	w_u64(w, 24);	/* prog_tags */
+	w_u64(w, 0xffffffffc021ca70ULL);
+	w_u64(w, 0xffffffffc02441b8ULL);
+	w_u32(w, 3797);
+	w_u32(w, 249);
+	w_bytes(w, "\x1b\x71\xec\x96\x33\xe0\xe8\xda\xe4\x78\x65\x57\xe5\x00\xf4\x24", 16);
+	feat_add(fs, PD_FEAT_BPF_PROG_INFO, w->p, w->len, swap, 0);
+	j = decoded(fs, PD_FEAT_BPF_PROG_INFO);
+	json_t *subs = json_object_get(json_array_get(j, 0), "sub_progs");
+	CHECK(!strcmp(jstr(json_array_get(j, 0), "name"), "fentry_blk_acco") &&
+	      json_array_size(subs) == 2);
+	CHECK(!strcmp(jstr(json_array_get(subs, 1), "addr"), "0xffffffffc02441b8") &&
+	      jint(json_array_get(subs, 1), "size") == 249 &&
+	      !strcmp(jstr(json_array_get(subs, 1), "tag"), "e4786557e500f424"));
+	json_decref(j);
+
 	w_reset(w, swap);
 	w_u32(w, 2);
 	w_u32(w, 7);
@@ -761,8 +803,19 @@ static void test_unknown(struct wbuf *w, int swap)
 	feat_free(fs);
 }
 
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+/* xorshift64: a fixed sequence, so a failure can be reproduced */
+static uint64_t rng_next(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
 /*
- * Every truncation of every well-formed section: decoding must not crash
+ * Every truncation of every well-formed section, and random damage to it: decoding must not crash
  * or read out of bounds (run under ASan), and what it yields is either an
  * error with a warning or a value (some prefixes are themselves valid).
  */
@@ -824,6 +877,38 @@ static void test_truncations(struct wbuf *w, int swap)
 			w_str(s, "def");
 			w_u64(s, 0);
 		}
+		/* random damage: bytes overwritten, counts and lengths made huge */
+		uint8_t *copy = malloc(s->len ? s->len : 1);
+		for (int round = 0; round < 400 && copy && s->len; round++) {
+			memcpy(copy, s->p, s->len);
+			int edits = 1 + (int)(rng_next() % 4);
+			for (int e = 0; e < edits; e++) {
+				size_t at = (size_t)(rng_next() % s->len);
+				if (rng_next() & 1 || at + 4 > s->len) {
+					copy[at] = (uint8_t)rng_next();
+				} else {
+					static const uint32_t nasty[] = { 0xffffffff, 0x80000000,
+									  0x7fffffff, 0x10000, 0 };
+					uint32_t v = nasty[rng_next() % 5];
+					memcpy(copy + (at & ~(size_t)3), &v, 4);
+				}
+			}
+			feat_set *fs = feat_new();
+			w_nrcpus(fs, w, swap, (uint32_t)(rng_next() % 8));
+			size_t before = feat_nr_warnings(fs);
+			feat_add(fs, id, copy, s->len, swap, 0x20000);
+			json_t *j = decoded(fs, id);
+			CHECK(j != NULL);
+			if (j && json_is_object(j) && json_object_get(j, "error"))
+				CHECK(feat_nr_warnings(fs) > before &&
+				      strstr(feat_warning(fs, before), "0x2"));
+			json_decref(j);
+			(void)feat_header(fs);
+			for (size_t k = 0; k < feat_nr_event_desc(fs); k++)
+				(void)feat_event_desc(fs, k, NULL, NULL);
+			feat_free(fs);
+		}
+		free(copy);
 		for (size_t cut = 0; cut <= s->len; cut++) {
 			feat_set *fs = feat_new();
 			w_nrcpus(fs, w, swap, 4);
@@ -842,6 +927,58 @@ static void test_truncations(struct wbuf *w, int swap)
 	}
 }
 
+/* the limits on what one section may decode to */
+static void test_limits(struct wbuf *w, int swap)
+{
+	feat_set *fs = feat_new();
+	w_reset(w, swap);
+	for (int i = 0; i < 70000; i++)
+		w_build_id(w, 1, i, 1, 0, "x");
+	feat_add(fs, PD_FEAT_BUILD_ID, w->p, w->len, swap, 0);
+	CHECK(has_error(fs, PD_FEAT_BUILD_ID) && feat_header(fs)->nr_build_ids == 0);
+	CHECK(feat_nr_warnings(fs) == 1 && strstr(feat_warning(fs, 0), "limit"));
+	/* at the limit it still decodes */
+	w_reset(w, swap);
+	for (int i = 0; i < 65536; i++)
+		w_build_id(w, 1, i, 1, 0, "x");
+	feat_add(fs, PD_FEAT_BUILD_ID, w->p, w->len, swap, 0);
+	CHECK(feat_header(fs)->nr_build_ids == 65536);
+
+	w_reset(w, swap);
+	w_u64(w, 70000);
+	w_zero(w, 70000 * 16);
+	feat_add(fs, PD_FEAT_AUXTRACE, w->p, w->len, swap, 0);
+	CHECK(has_error(fs, PD_FEAT_AUXTRACE));
+
+	w_reset(w, swap);
+	w_u64(w, 1);
+	w_u64(w, 4096);
+	w_u64(w, 1);
+	w_u64(w, 0);
+	w_u64(w, 1);
+	w_u64(w, 1ULL << 23);
+	w_zero(w, (1u << 23) / 8);
+	feat_add(fs, PD_FEAT_SAMPLE_TOPOLOGY, w->p, w->len, swap, 0);
+	CHECK(has_error(fs, PD_FEAT_SAMPLE_TOPOLOGY));
+
+	/* a section over the 64 MiB kept of one: noted, not copied */
+	size_t huge = (64u << 20) + 1;
+	uint8_t *big = calloc(1, huge);
+	if (big) {
+		feat_add(fs, PD_FEAT_TRACING_DATA, big, huge, swap, 0);
+		size_t len = 0;
+		CHECK(feat_has(fs, PD_FEAT_TRACING_DATA) &&
+		      feat_raw(fs, PD_FEAT_TRACING_DATA, &len) == NULL);
+		json_t *j = decoded(fs, PD_FEAT_TRACING_DATA);
+		CHECK(jint(j, "size") == (int64_t)huge);
+		json_decref(j);
+		feat_add(fs, PD_FEAT_HOSTNAME, big, huge, swap, 0x1234);
+		CHECK(has_error(fs, PD_FEAT_HOSTNAME) && feat_header(fs)->hostname == NULL);
+		free(big);
+	}
+	feat_free(fs);
+}
+
 int main(void)
 {
 	struct wbuf w = { 0 };
@@ -855,6 +992,7 @@ int main(void)
 		test_build_id(&w, swap);
 		test_unknown(&w, swap);
 		test_truncations(&w, swap);
+		test_limits(&w, swap);
 	}
 	free(w.p);
 	if (failures) {

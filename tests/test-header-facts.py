@@ -10,6 +10,7 @@ files are checked twice: feat.c fed straight from the feature table, and
 through the reader (pd_open_path); pipe-mode files through the reader.
 Exit 77 when perf cannot record.
 """
+import json
 import os
 import re
 import shutil
@@ -29,7 +30,7 @@ COVERED = re.compile(
     r" +L\d |time of first sample|time of last sample|sample duration|memory nodes|"
     r" +\d+ \[|clockid frequency|directory data version|compressed :|hybrid cpu system|"
     r"\S+ cpu list :|\S+ pmu capabilities:|contains samples with branch stack|"
-    r"clockid: |reference time:)"
+    r"clockid: |reference time:|group: |contains AUX area data)"
 )
 
 
@@ -38,15 +39,28 @@ def run(cmd, **kw):
                           universal_newlines=True, errors="replace", **kw)
 
 
+_outputs = {}
+
+
+def cached(cmd):
+    """Output of a command that only reads a file: each file is looked at
+    several ways, each command needs running once."""
+    key = tuple(cmd)
+    if key not in _outputs:
+        _outputs[key] = run(cmd, env=dict(os.environ, HOME=TMP))
+    return _outputs[key]
+
+
 def perf_header(path):
-    r = run(["perf", "report", "--header-only", "-I", "-i", path],
-            env=dict(os.environ, HOME=TMP))
+    r = cached(["perf", "report", "--header-only", "-I", "-i", path])
     if r.returncode != 0:
         return None
     return [line.rstrip() for line in r.stdout.splitlines()]
 
 
 def is_pipe(path):
+    if os.path.isdir(path):  # perf.data directory: the reader's business
+        return True
     with open(path, "rb") as fh:
         head = fh.read(16)
     if head[:8] not in (b"PERFILE2", b"2ELIFREP") or len(head) < 16:
@@ -58,13 +72,131 @@ def is_pipe(path):
 def broken_feature(path, mode):
     """perf stops processing features at the first malformed one, so what
     it shows after that is not the file's content: such files are skipped."""
-    r = run([HELPER, "--json"] + mode + [path])
+    r = cached([HELPER, "--json"] + mode + [path])
     broken = [w for w in r.stdout.splitlines() if w.startswith("warning: feature ")]
     return broken[0] if broken else None
 
 
+def compare_build_ids(path, label, mode):
+    """BUILD_ID feature entries against `perf buildid-list` (file mode).
+    Without the feature perf reads build ids from the binaries on disk, so
+    only files that have it are compared; perf lists an id+file once
+    however often the section repeats it (per pid), so sets are compared."""
+    js = cached([HELPER, "--json"] + mode + [path]).stdout
+    if not re.search(r"^build_id: \[", js, re.M):
+        return 0
+    r = cached(["perf", "buildid-list", "-i", path])
+    theirs = sorted(set(l.strip() for l in r.stdout.splitlines() if l.strip()))
+    if r.returncode != 0 or not theirs:
+        return 0
+    ours = sorted(set(l.strip() for l in run([HELPER, "--build-ids"] + mode + [path])
+                      .stdout.splitlines() if l.strip()))
+    if ours != theirs:
+        print("%s: build ids differ from perf buildid-list: ours %d, perf %d, "
+              "first difference %r" % (label, len(ours), len(theirs),
+                                       sorted(set(ours) ^ set(theirs))[:1]))
+        return 1
+    print("%s: %d build ids equal" % (label, len(ours)))
+    return 0
+
+
+def perf_events(lines):
+    """(name, ids, type, size, config, period) from perf's '# event :' lines;
+    perf leaves out fields that are zero."""
+    events = []
+    for line in lines:
+        if not line.startswith("# event : name = "):
+            continue
+        rest = line[len("# event : name = "):]
+        m = re.match(r"(.*?), (?:, )?(?=id = |type = |size = )", rest)
+        if not m:
+            continue
+        name = m.group(1)
+
+        def field(pattern, default=0):
+            f = re.search(pattern, rest[m.end() - 2:])
+            return int(f.group(1), 0) if f else default
+
+        ids = re.search(r"id = \{ ([^}]*) \}", rest)
+        events.append((name,
+                       [int(x) for x in ids.group(1).split(",")] if ids else [],
+                       field(r", type = (\d+)"), field(r", size = (\d+)"),
+                       field(r", config = (0x[0-9a-f]+)"),
+                       field(r", (?:\{ sample_period, sample_freq \}|sample_period|"
+                             r"sample_freq) = (\d+)")))
+    return events
+
+
+def compare_events(path, label, mode, theirs):
+    """EVENT_DESC against perf's event lines: name, ids, type, attr size,
+    config and period/frequency of each event, in order."""
+    want = perf_events(theirs)
+    js = cached([HELPER, "--json"] + mode + [path]).stdout
+    m = re.search(r"^event_desc: (.*)$", js, re.M)
+    if not want or not m:
+        return 0
+    try:
+        descs = json.loads(m.group(1))
+    except ValueError:
+        print("%s: event_desc is not JSON" % label)
+        return 1
+    if not isinstance(descs, list):
+        return 0  # malformed: reported elsewhere
+    got = [(d["name"], d["ids"], d["type"], d["size"], d["config"],
+            d.get("sample_freq", d.get("sample_period"))) for d in descs]
+    if got != want:
+        for g, w in zip(got + [None] * len(want), want + [None] * len(got)):
+            if g != w:
+                print("%s: event ours %r, perf's %r" % (label, g, w))
+                break
+        return 1
+    print("%s: %d events equal" % (label, len(got)))
+    return 0
+
+
+def compare_bpf(path, label, mode, theirs):
+    """BPF_PROG_INFO against perf's bpf_prog_info lines: each program's id
+    and each jited sub-program's tag, address and size (perf takes the
+    names from BTF, which is not decoded here)."""
+    want, prog = [], None
+    for line in theirs:
+        m = re.match(r"^# bpf_prog_info (\d+):(.*)$", line)
+        s = re.match(r"^# \tsub_prog \d+: bpf_prog_([0-9a-f]{16})\S* addr (0x[0-9a-f]+) "
+                     r"size (\d+)$", line)
+        if m:
+            prog = (int(m.group(1)), [])
+            want.append(prog)
+            one = re.match(r" bpf_prog_([0-9a-f]{16})\S* addr (0x[0-9a-f]+) size (\d+)$",
+                           m.group(2))
+            if one:
+                prog[1].append((one.group(1), one.group(2), int(one.group(3))))
+        elif s and prog:
+            prog[1].append((s.group(1), s.group(2), int(s.group(3))))
+    btf_want = [int(m.group(1)) for m in
+                (re.match(r"^# btf info of id (\d+)$", t) for t in theirs) if m]
+    if not want and not btf_want:
+        return 0
+    js = cached([HELPER, "--json"] + mode + [path]).stdout
+    m = re.search(r"^bpf_btf: (.*)$", js, re.M)
+    btf_got = [b["id"] for b in json.loads(m.group(1))] if m else []
+    if btf_got != btf_want:
+        print("%s: btf ids %r, perf's %r" % (label, btf_got, btf_want))
+        return 1
+    m = re.search(r"^bpf_prog_info: (.*)$", js, re.M)
+    got = [(p["id"], [(sp.get("tag"), sp["addr"], sp.get("size"))
+                      for sp in p.get("sub_progs", [])])
+           for p in json.loads(m.group(1))] if m else []
+    if got != want:
+        print("%s: bpf programs differ from perf's: ours %r..., perf's %r..." %
+              (label, got[:1], want[:1]))
+        return 1
+    print("%s: %d bpf programs and %d btf ids equal" % (label, len(got), len(btf_got)))
+    return 0
+
+
 def compare_modes(path, label):
-    modes = [["--reader"]] if is_pipe(path) else [[], ["--reader"]]
+    pipe = is_pipe(path)  # (or a directory: only the reader opens those)
+    modes = [["--reader"]] if pipe else [[], ["--reader"]]
     bad = 0
     for mode in modes:
         tag = "%s%s" % (label, " (reader)" if mode else "")
@@ -73,6 +205,8 @@ def compare_modes(path, label):
             print("%s: skipped, perf stops at a malformed feature: %s" % (tag, broken))
             continue
         bad += compare(path, tag, mode) or 0
+        if not pipe:
+            bad += compare_build_ids(path, tag, mode)
     return bad
 
 
@@ -89,12 +223,13 @@ def compare(path, label, mode):
         print("%s: feat-header failed: %s" % (label, r.stderr.strip()))
         return 1
     ours = [line.rstrip() for line in r.stdout.splitlines()]
+    bad = compare_events(path, label, mode, theirs)
+    bad += compare_bpf(path, label, mode, theirs)
     # perf finds the per-cpu part of CPU_TOPOLOGY by adding up string
     # sizes rounded to 64 bytes, not the lengths stored; files whose writer
     # padded otherwise (quipper) lose it in perf, while we read it
     if any("Socket ID information is not available" in t for t in theirs):
         ours = [o for o in ours if not re.match(r"^# CPU \d+: Core ID", o)]
-    bad = 0
     their_set = set(theirs)
     our_set = set(ours)
     for line in ours:
@@ -157,30 +292,38 @@ def main():
         print("perf not installed")
         return 77
     os.makedirs(TMP, exist_ok=True)
+    record = ["perf", "record", "-q"]
     recordings = [
-        ("plain", [], False),
-        ("zstd-mono-group", ["-z", "-k", "mono", "-e", "{cpu-clock,task-clock}"], False),
-        ("callgraph-tracepoint", ["-g", "-e", "cpu-clock", "-e", "sched:sched_switch"], False),
-        ("pipe", [], True),
-        ("pipe-zstd-mono", ["-z", "-k", "mono"], True),
+        ("plain", record, [], "file"),
+        ("zstd-mono-group", record, ["-z", "-k", "mono", "-e", "{cpu-clock,task-clock}"],
+         "file"),
+        ("callgraph-tracepoint", record, ["-g", "-e", "cpu-clock", "-e", "sched:sched_switch"],
+         "file"),
+        ("pipe", record, [], "pipe"),
+        ("pipe-zstd-mono", record, ["-z", "-k", "mono"], "pipe"),
+        ("threads", record, ["--threads"], "dir"),
+        ("stat", ["perf", "stat", "record"], [], "file"),
     ]
     total_bad = 0
     recorded = 0
-    for name, args, pipe in recordings:
+    for name, cmd, args, kind in recordings:
         out = os.path.join(TMP, "header-facts-%s.data" % name)
-        if pipe:
+        shutil.rmtree(out, ignore_errors=True)
+        if kind == "pipe":
             with open(out, "wb") as fh:
-                r = subprocess.run(["perf", "record", "-q", "-o", "-"] + args +
-                                   ["--", "sleep", "0.05"], stdout=fh,
-                                   stderr=subprocess.PIPE)
+                r = subprocess.run(cmd + ["-o", "-"] + args + ["--", "sleep", "0.05"],
+                                   stdout=fh, stderr=subprocess.PIPE)
         else:
-            r = run(["perf", "record", "-q", "-o", out] + args + ["--", "sleep", "0.05"])
+            r = run(cmd + ["-o", out] + args + ["--", "sleep", "0.05"])
         if r.returncode != 0 or not os.path.exists(out):
             print("perf record %s failed: %s" % (name, str(r.stderr).strip()[:200]))
             continue
         recorded += 1
         total_bad += compare_modes(out, name)
-        os.unlink(out)
+        if os.path.isdir(out):
+            shutil.rmtree(out)
+        else:
+            os.unlink(out)
     if recorded == 0:
         print("perf record does not work here")
         return 77

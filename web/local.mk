@@ -1,1 +1,7 @@
-# web/local.mk: build rules for this area (included from Makefile.am)
+# web/local.mk: the flame-graph page, installed under $(pkgdatadir)/web
+# (perfhubd serves it from there). Static files only, no build step.
+webdir = $(pkgdatadir)/web
+dist_web_DATA = web/index.html web/style.css web/flame.js web/app.js
+dist_doc_DATA += docs/web.md
+BENCHES += tests/bench-web.sh
+EXTRA_DIST += tests/bench-web.sh tests/bench-web.js

@@ -1,0 +1,330 @@
+/*
+ * unwind-self: the unwinder on stacks this program captures of itself, and
+ * on garbage.
+ *
+ * 1. A known chain main -> chain_outer -> chain_mid -> chain_inner ->
+ *    capture: capture() takes the registers and copies the stack the way
+ *    the kernel does for PERF_SAMPLE_REGS_USER/STACK_USER; the unwinder
+ *    must walk back through every function of the chain to main (names
+ *    from libdwfl's symbol lookup, maps from /proc/self/maps).
+ * 2. The same snapshot with truncated stacks: fewer frames, never wrong
+ *    ones, never a crash.
+ * 3. Random register values, masks, sizes and stack bytes: no crash, no
+ *    more frames than asked for.
+ * x86_64 only for the capture; elsewhere part 1 and 2 are skipped.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "unwind.h"
+
+#define STACK_COPY	8192
+#define MAX_MAPS	512
+
+struct map {
+	uint64_t start, end, pgoff;
+	char path[256];
+};
+
+static struct map maps[MAX_MAPS];
+static size_t nr_maps;
+static uint64_t stack_top;	/* end of the [stack] mapping */
+
+static int
+load_maps(void)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) && nr_maps < MAX_MAPS) {
+		struct map *m = &maps[nr_maps];
+		char perms[8];
+		int pathpos = 0;
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %7s %" SCNx64 " %*s %*s %n",
+			   &m->start, &m->end, perms, &m->pgoff, &pathpos) < 4)
+			continue;
+		char *path = line + pathpos;
+		path[strcspn(path, "\n")] = '\0';
+		if (strcmp(path, "[stack]") == 0)
+			stack_top = m->end;
+		snprintf(m->path, sizeof(m->path), "%s", path);
+		nr_maps++;
+	}
+	fclose(f);
+	return 0;
+}
+
+static int
+find_map(void *ctx, uint32_t pid, uint64_t addr, unwind_map *out)
+{
+	(void)ctx;
+	(void)pid;
+	for (size_t i = 0; i < nr_maps; i++) {
+		if (addr < maps[i].start || addr >= maps[i].end)
+			continue;
+		out->start = maps[i].start;
+		out->end = maps[i].end;
+		out->pgoff = maps[i].pgoff;
+		out->path = maps[i].path[0] == '/' ? maps[i].path : NULL;
+		out->build_id = NULL;
+		out->build_id_size = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* ---- 1. a captured chain ----------------------------------------------- */
+
+#if defined(__x86_64__)
+/* perf_regs x86: AX BX CX DX SI DI BP SP IP FLAGS CS SS (DS ES FS GS) R8-R15,
+ * the mask perf records for --call-graph dwarf */
+#define X86_MASK	0xff0fffULL
+
+struct snapshot {
+	uint64_t regs[24];	/* one per mask bit */
+	unsigned nr_regs;
+	unsigned char stack[STACK_COPY];
+	uint64_t stack_size;
+};
+
+static struct snapshot snap;
+
+/* Copies the stack as the kernel does: word by word, past the sanitizer's
+ * poisoned redzones between locals. */
+__attribute__((noinline, no_sanitize_address)) static void
+copy_stack(unsigned char *dst, uint64_t src, uint64_t n)
+{
+	const volatile uint64_t *from = (const volatile uint64_t *)(uintptr_t)src;
+	for (uint64_t i = 0; i < n / 8; i++) {
+		uint64_t v = from[i];
+		memcpy(dst + 8 * i, &v, 8);
+	}
+}
+
+__attribute__((noinline)) static void
+capture(void)
+{
+	uint64_t rsp, rip, rbp, rbx;
+
+	__asm__ volatile("lea 0(%%rip), %0\n\t"
+			 "mov %%rsp, %1\n\t"
+			 "mov %%rbp, %2\n\t"
+			 "mov %%rbx, %3"
+			 : "=r"(rip), "=r"(rsp), "=r"(rbp), "=r"(rbx));
+	/* in mask order: AX BX CX DX SI DI BP SP IP FLAGS CS SS R8..R15 */
+	memset(snap.regs, 0, sizeof(snap.regs));
+	snap.regs[1] = rbx;
+	snap.regs[6] = rbp;
+	snap.regs[7] = rsp;
+	snap.regs[8] = rip;
+	snap.nr_regs = 20;
+	uint64_t n = STACK_COPY;
+	if (stack_top > rsp && stack_top - rsp < n)
+		n = stack_top - rsp;
+	snap.stack_size = n & ~7ULL;
+	copy_stack(snap.stack, rsp, snap.stack_size);
+}
+
+static volatile int depth_sink;
+
+__attribute__((noinline)) static void chain_inner(void) { capture(); depth_sink++; }
+__attribute__((noinline)) static void chain_mid(void) { chain_inner(); depth_sink++; }
+__attribute__((noinline)) static void chain_outer(void) { chain_mid(); depth_sink++; }
+
+static void
+input_from_snapshot(unwind_input *in, uint64_t stack_bytes)
+{
+	memset(in, 0, sizeof(*in));
+	in->pid = in->tid = (uint32_t)getpid();
+	in->regs_abi = UNWIND_REGS_ABI_64;
+	in->regs_mask = X86_MASK;
+	in->regs = snap.regs;
+	in->nr_regs = snap.nr_regs;
+	in->stack = snap.stack;
+	in->stack_size = snap.stack_size;
+	in->stack_dyn_size = stack_bytes < snap.stack_size ? stack_bytes
+							    : snap.stack_size;
+}
+
+static int
+check_chain(unwinder *u)
+{
+	static const char *const want[] = {
+		"capture", "chain_inner", "chain_mid", "chain_outer", "main",
+	};
+	uint64_t ips[64];
+	unwind_input in;
+	input_from_snapshot(&in, snap.stack_size);
+	int n = unwind_sample(u, &in, ips, 64);
+	size_t w = 0;
+	printf("captured stack, %d frames:", n);
+	for (int i = 0; i < n; i++) {
+		const char *s = unwind_symbol_name(u, in.pid, ips[i]);
+		printf(" %s", s ? s : "?");
+		if (w < 5 && s && strcmp(s, want[w]) == 0)
+			w++;
+	}
+	printf("\n");
+	if (n < 5 || w != 5) {
+		printf("FAIL: the chain capture..main was not unwound in order\n");
+		return 1;
+	}
+
+	/* truncated copies: a prefix of the full chain, never other frames */
+	for (uint64_t bytes = 0; bytes <= snap.stack_size; bytes += 8) {
+		uint64_t ips2[64];
+		input_from_snapshot(&in, bytes);
+		int m = unwind_sample(u, &in, ips2, 64);
+		if (m < 0 || m > n) {
+			printf("FAIL: %d frames from %" PRIu64 " stack bytes\n", m, bytes);
+			return 1;
+		}
+		for (int i = 0; i < m; i++)
+			if (ips2[i] != ips[i]) {
+				printf("FAIL: frame %d differs with %" PRIu64
+				       " stack bytes\n", i, bytes);
+				return 1;
+			}
+	}
+	/* max frames honoured */
+	input_from_snapshot(&in, snap.stack_size);
+	if (unwind_sample(u, &in, ips, 2) != 2) {
+		printf("FAIL: max=2 not honoured\n");
+		return 1;
+	}
+	return 0;
+}
+#endif
+
+/* ---- 3. garbage ------------------------------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t
+rng(void)
+{
+	rng_state ^= rng_state << 13;	/* xorshift64 */
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+/* an address inside some mapping, or anything */
+static uint64_t
+some_addr(void)
+{
+	if (nr_maps > 0 && (rng() & 1)) {
+		const struct map *m = &maps[rng() % nr_maps];
+		return m->start + rng() % (m->end - m->start);
+	}
+	return rng() >> (rng() % 64);
+}
+
+static int
+check_garbage(int arch)
+{
+	static uint64_t regs[64];
+	static unsigned char stack[4096];
+	uint64_t ips[32];
+	unwind_options opt = { .max_processes = 3, .max_modules = 4 };
+	unwinder *u = unwind_new(arch, find_map, NULL, &opt);
+	if (u == NULL) {
+		printf("FAIL: unwind_new\n");
+		return 1;
+	}
+	for (int iter = 0; iter < 20000; iter++) {
+		unwind_input in;
+		memset(&in, 0, sizeof(in));
+		in.pid = (uint32_t)(rng() % 5);
+		in.tid = (uint32_t)rng();
+		in.regs_abi = rng() % 8 ? UNWIND_REGS_ABI_64 : rng() % 4;
+		in.regs_mask = rng() % 4 ? (arch == UNWIND_ARCH_X86_64 ? 0xff0fffULL
+								 : 0x1ffffffffULL)
+					 : rng();
+		in.nr_regs = (unsigned)__builtin_popcountll(in.regs_mask);
+		if (rng() % 16 == 0)
+			in.nr_regs = (unsigned)(rng() % 65);
+		if (in.nr_regs > 64)
+			in.nr_regs = 64;
+		in.regs = rng() % 32 ? regs : NULL;
+		for (unsigned i = 0; i < 64; i++)
+			regs[i] = some_addr();
+		for (size_t i = 0; i + 8 <= sizeof(stack); i += 8) {
+			uint64_t v = some_addr();
+			memcpy(stack + i, &v, 8);
+		}
+		in.stack = stack;
+		in.stack_size = rng() % (sizeof(stack) + 1);
+		in.stack_dyn_size = rng() % 8 ? rng() % (in.stack_size + 1) : rng();
+		/* the SP register pointing at or near the copied stack */
+		if (arch == UNWIND_ARCH_X86_64 && in.nr_regs > 8 && (rng() & 1))
+			regs[7] = (uint64_t)(uintptr_t)stack;
+		size_t max = rng() % 33;
+		int n = unwind_sample(u, &in, ips, max);
+		if (n < 0 || (size_t)n > max) {
+			printf("FAIL: garbage iteration %d: %d frames, max %zu\n",
+			       iter, n, max);
+			unwind_free(u);
+			return 1;
+		}
+		if (rng() % 64 == 0)
+			unwind_forget_process(u, (uint32_t)(rng() % 5));
+	}
+	const unwind_stats *st = unwind_get_stats(u);
+	printf("garbage: %" PRIu64 " samples, %" PRIu64 " frames, %" PRIu64
+	       " without usable registers, %" PRIu64 " sessions (%" PRIu64
+	       " evicted)\n", st->samples, st->frames, st->no_regs,
+	       st->sessions_created, st->sessions_evicted);
+	unwind_free(u);
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	int rc = 0;
+	/* --garbage: only part 3 (e.g. under valgrind, whose stack is not
+	 * the one /proc/self/maps shows) */
+	int garbage_only = argc > 1 && strcmp(argv[1], "--garbage") == 0;
+
+	if (unwind_new(UNWIND_ARCH_UNKNOWN, find_map, NULL, NULL) != NULL ||
+	    unwind_arch_from_name("x86_64") != UNWIND_ARCH_X86_64 ||
+	    unwind_arch_from_name("aarch64") != UNWIND_ARCH_AARCH64 ||
+	    unwind_arch_from_name("arm64") != UNWIND_ARCH_AARCH64 ||
+	    unwind_arch_from_name("s390") != UNWIND_ARCH_UNKNOWN ||
+	    unwind_arch_from_name(NULL) != UNWIND_ARCH_UNKNOWN) {
+		printf("FAIL: arch names\n");
+		return 1;
+	}
+#if defined(__x86_64__)
+	if (load_maps() != 0 || stack_top == 0) {
+		printf("SKIP: no /proc/self/maps\n");
+		return 77;
+	}
+	if (!garbage_only) {
+		chain_outer();
+		unwinder *u = unwind_new(UNWIND_ARCH_X86_64, find_map, NULL, NULL);
+		if (u == NULL) {
+			printf("FAIL: unwind_new\n");
+			return 1;
+		}
+		rc |= check_chain(u);
+		unwind_free(u);
+	}
+	rc |= check_garbage(UNWIND_ARCH_X86_64);
+#else
+	load_maps();
+	printf("capture test is x86_64 only\n");
+#endif
+	rc |= check_garbage(UNWIND_ARCH_AARCH64);
+	if (rc == 0)
+		printf("PASS\n");
+	return rc;
+}

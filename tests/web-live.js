@@ -1,0 +1,167 @@
+/* The page against the real perfhubd with real recordings: the test
+ * starts daemon/perfhubd (web root: web/ of the source tree), uploads
+ * recordings of the shared corpus and a corrupt file through the API,
+ * then drives the page in jsdom: the list shows what the API lists (the
+ * failed upload with the parser's message); the flame graph's labels and
+ * tooltip counts are the API's; a click zooms; search highlights and
+ * reports the share computed here from the API's tree. Endpoints the
+ * daemon does not answer yet (404) are reported and their parts skipped.
+ * Usage: node tests/web-live.js PERFHUBD CORPUS_DIR */
+'use strict';
+const path = require('path');
+const fs = require('fs');
+const net = require('net');
+const { spawn } = require('child_process');
+const top = path.resolve(process.env.top_srcdir || path.join(__dirname, '..'));
+const H = require(path.join(top, 'tests', 'web', 'harness.js'));
+const F = require(path.join(top, 'web', 'flame.js'));
+const { WIDTH, ROW_H, HIGHLIGHT, ok, until, api } = H;
+
+const daemon = path.resolve(process.argv[2]);
+const corpus = process.argv[3];
+const tmp = path.join(process.env.PERFHUB_TEST_TMP || '/tmp', 'web-live');
+const RECORDINGS = ['perfparser-vector_static_clang-perf.data', 'mstange-sleep.data'];
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+async function exists(url) {
+  const r = await fetch(url);
+  return r.status !== 404;
+}
+
+async function main() {
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp, { recursive: true });
+  const port = await freePort();
+  const base = 'http://127.0.0.1:' + port;
+  const log = fs.openSync(path.join(tmp, 'perfhubd.log'), 'w');
+  const proc = spawn(daemon, ['--listen', '127.0.0.1:' + port, '--db', path.join(tmp, 'perfhub.db'),
+    '--spool', path.join(tmp, 'spool'), '--web-root', path.join(top, 'web'), '--workers', '2'],
+  { stdio: ['ignore', log, log] });
+  try {
+    const end = Date.now() + 15000;
+    for (;;) {
+      try { if ((await fetch(base + '/healthz')).ok) break; } catch (e) { /* not yet */ }
+      if (Date.now() > end) throw new Error('FAIL: perfhubd did not answer /healthz');
+      await H.sleep(100);
+    }
+    /* uploads through the API, as the CLI would */
+    const ids = {};
+    for (const name of RECORDINGS) {
+      const r = await fetch(base + '/api/v1/profiles?name=' + encodeURIComponent(name), {
+        method: 'POST', headers: { 'Content-Type': 'application/octet-stream' },
+        body: fs.readFileSync(path.join(corpus, name)),
+      });
+      ok(r.status === 202 || r.status === 200, 'upload ' + name + ': HTTP ' + r.status);
+      ids[name] = String((await r.json()).id);
+    }
+    const junk = await fetch(base + '/api/v1/profiles?name=corrupt', {
+      method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: Buffer.from('PERFILE2 this is not a recording'),
+    });
+    ok(junk.status === 202 || junk.status === 200, 'corrupt upload accepted for parsing');
+    const junkId = String((await junk.json()).id);
+    for (const id of Object.values(ids).concat([junkId])) {
+      const t = Date.now() + 30000;
+      for (;;) {
+        const m = await api(base, 'profiles/' + id);
+        if (m.status === 'ready' || m.status === 'failed') break;
+        if (Date.now() > t) throw new Error('FAIL: profile ' + id + ' still ' + m.status);
+        await H.sleep(100);
+      }
+    }
+    const junkMeta = await api(base, 'profiles/' + junkId);
+    ok(junkMeta.status === 'failed' && junkMeta.error, 'corrupt file failed with a message');
+
+    const P = await H.openPage(base, tmp);
+    const { w, d, $, ctxs, nav, texts, rects, mouse } = P;
+
+    /* ---- the list ---- */
+    const list = await api(base, 'profiles?limit=50');
+    await until(() => d.querySelectorAll('#profiles tbody tr[data-id]').length === list.profiles.length, 'list rows');
+    const shown = Array.from(d.querySelectorAll('#profiles tbody tr[data-id]')).map((tr) => tr.cells[0].textContent);
+    ok(JSON.stringify(shown) === JSON.stringify(list.profiles.map((p) => p.name || String(p.id))), 'list = API list: ' + shown);
+    const junkRow = d.querySelector('#profiles tr[data-id="' + junkId + '"]');
+    ok(junkRow && junkRow.textContent.includes(junkMeta.error), 'failed upload shows the parser\'s message');
+    P.snapshot('list');
+
+    /* ---- a real recording's flame graph ---- */
+    const id = ids[RECORDINGS[0]];
+    const meta = await api(base, 'profiles/' + id);
+    nav('#/profile/' + id);
+    const tree = F.buildTree(await api(base, 'profiles/' + id + '/flamegraph?weight=samples'));
+    ok(tree.value > 0, 'the API gives a non-empty tree');
+    await until(() => texts('fg').length > 0, 'flame graph drawn');
+    if (meta.header && meta.header.hostname) ok($('#p-header').textContent.includes(meta.header.hostname), 'header host');
+    const names = new Set();
+    (function walk(n) { names.add(n.parent ? n.name : 'all'); n.children.forEach(walk); })(tree);
+    for (const t of texts('fg')) {
+      ok(names.has(t) || (t.endsWith('\u2026') && [...names].some((n) => n.startsWith(t.slice(0, -1)))), 'label "' + t + '" is a frame the API gave');
+    }
+    const rows = F.layout(tree, tree, WIDTH, 0.3);
+    for (const r of rows.flat().filter((q) => q.w > 24 + 7 * ((q.node.parent ? q.node.name : 'all').length + 1))) {
+      ok(texts('fg').includes(r.node.parent ? r.node.name : 'all'), 'wide frame labelled: ' + r.node.name);
+    }
+    const y = (depth) => (rows.length - 1 - depth) * ROW_H + 2 + ROW_H / 2;
+    /* the widest frame two levels under a comm: tooltip and zoom */
+    const cand = (rows[3] || rows[2]).slice().sort((a, b) => b.w - a.w)[0];
+    mouse($('#fg'), 'mousemove', cand.x + cand.w / 2, y(cand.node.depth));
+    ok($('#tooltip').textContent.includes(F.fmtCount(cand.node.value) + ' samples'), 'tooltip count = API value ' +
+      cand.node.value + ': ' + $('#tooltip').textContent);
+    mouse($('#fg'), 'click', cand.x + cand.w / 2, y(cand.node.depth));
+    const want = F.pathOf(cand.node).join(';');
+    await until(() => F.parseHash(w.location.hash).params.zoom === want, 'zoom in the URL: ' + want);
+    await until(() => $('#crumbs').textContent.endsWith(cand.node.name), 'breadcrumbs');
+    P.snapshot('zoom');
+    $('#fg-reset').click();
+
+    /* search for a frame name of the API's tree */
+    const term = cand.node.name;
+    $('#fg-search').value = term;
+    $('#fg-search').dispatchEvent(new w.Event('input', { bubbles: true }));
+    let nodes = 0, value = 0;
+    const lower = term.toLowerCase();
+    (function walk(n, inside) {
+      const hit = n.parent && n.name.toLowerCase().includes(lower);
+      if (hit) { nodes++; if (!inside) value += n.value; }
+      n.children.forEach((k) => walk(k, inside || hit));
+    })(tree, false);
+    const wantMatch = 'matched ' + nodes + ' frames, ' + F.fmtPct((100 * value) / tree.value) + ' of all';
+    await until(() => $('#fg-match').textContent === wantMatch, 'match line "' + wantMatch + '", got "' + $('#fg-match').textContent + '"');
+    const laidOut = F.layout(tree, tree, WIDTH, 0.3).flat().filter((r) => r.node.parent && r.node.name.toLowerCase().includes(lower)).length;
+    await until(() => rects('fg').filter((r) => r.style === HIGHLIGHT).length === laidOut, 'matches highlighted');
+    P.snapshot('search');
+
+    /* the collapsed link answers */
+    const href = $('#p-collapsed').getAttribute('href');
+    const col = await fetch(new URL(href, base + '/'));
+    ok(col.ok && (await col.text()).length > 0, 'collapsed link ' + href);
+
+    /* endpoints the daemon may not have yet */
+    const missing = [];
+    for (const e of ['top', 'timeline', 'threads']) {
+      if (!(await exists(base + '/api/v1/profiles/' + id + '/' + e))) missing.push(e);
+    }
+    if (!(await exists(base + '/api/v1/diff?base=' + id + '&target=' + id))) missing.push('diff');
+    if (!missing.includes('top')) {
+      const tj = await api(base, 'profiles/' + id + '/top?weight=samples&limit=500');
+      const fns = Array.isArray(tj) ? tj : tj.functions || tj.top || tj.rows || [];
+      await until(() => d.querySelector('#top tbody tr') && d.querySelector('#top tbody tr').cells[0].textContent === fns[0].name, 'top table = API /top');
+    }
+    ok(P.errors.length === 0, 'no script errors: ' + P.errors.join('\n'));
+    console.log('ok: ' + H.stats.checks + ' checks against perfhubd' +
+      (missing.length ? '; not answered by this perfhubd, not checked: ' + missing.join(', ') : '') +
+      '; DOM snapshots in ' + tmp);
+    ok(ctxs.fg, 'canvas');
+  } finally {
+    proc.kill('SIGTERM');
+  }
+}
+
+main().then(() => process.exit(0), (e) => { console.error(e.message || e); process.exit(1); });

@@ -1,0 +1,188 @@
+/* Tests of the page's model (web/flame.js) under node: trees built from
+ * API-shaped JSON must give back the folded stacks they came from, the
+ * layout must nest, search must count each sample once, the diff and
+ * heat-map arithmetic must match hand-computed values, and every view's
+ * URL must survive a round trip. With a folded file as argument (the
+ * output of `perfhub collapse` on a real recording) it also checks the
+ * tree built from that file. Exit 1 on the first failed check. */
+'use strict';
+const path = require('path');
+const fs = require('fs');
+const F = require(path.resolve(process.env.top_srcdir || path.join(__dirname, '..'), 'web', 'flame.js'));
+
+let checks = 0;
+function ok(cond, what) {
+  checks++;
+  if (!cond) {
+    console.error('FAIL: ' + what);
+    process.exit(1);
+  }
+}
+/* JSON with sorted keys: objects compare by content, not key order */
+function canon(v) {
+  return JSON.stringify(v, (k, x) => (x && typeof x === 'object' && !Array.isArray(x)
+    ? Object.keys(x).sort().reduce((o, key) => { o[key] = x[key]; return o; }, {}) : x));
+}
+function eq(a, b, what) {
+  const sa = canon(a), sb = canon(b);
+  ok(sa === sb, what + ': got ' + sa + ', want ' + sb);
+}
+
+/* The API's construction, written independently of flame.js: folded
+ * lines to {name, value, children}, first level the comm. */
+function apiTree(lines) {
+  const top = { name: 'all', value: 0, children: [] };
+  for (const line of lines) {
+    const sp = line.lastIndexOf(' ');
+    const count = Number(line.slice(sp + 1));
+    let n = top;
+    n.value += count;
+    for (const frame of line.slice(0, sp).split(';')) {
+      let k = n.children.find((c) => c.name === frame);
+      if (!k) { k = { name: frame, value: 0, children: [] }; n.children.push(k); }
+      k.value += count;
+      n = k;
+    }
+  }
+  return top;
+}
+
+const sortLines = (l) => l.slice().sort();
+
+/* ---- trees: folded -> API JSON -> tree -> folded ---- */
+const folded = [
+  'make;main;run;parse 30',
+  'make;main;run;parse;lex 20',
+  'make;main;run;emit 10',
+  'make;main;[libc.so.6] 5',
+  'cc1;main;parse;lex 7',
+  'cc1;main;do_syscall_64_[k];vfs_read_[k] 3',
+  'cc1;[unknown] 1',
+];
+const t = F.buildTree(apiTree(folded));
+eq(t.value, 76, 'root value');
+eq(t.count, 15, 'node count');
+eq(t.maxDepth, 5, 'max depth');
+eq(sortLines(F.toFolded(t)), sortLines(folded), 'folded round trip');
+eq(t.children.map((c) => c.name), ['cc1', 'make'], 'children sorted by name');
+const parse = F.findPath(t, ['make', 'main', 'run', 'parse']);
+eq([parse.value, parse.self], [50, 30], 'value and self of make;main;run;parse');
+eq(F.pathOf(parse), ['make', 'main', 'run', 'parse'], 'pathOf');
+eq(F.findPath(t, ['make', 'nope']).name, 'make', 'findPath stops at the deepest existing frame');
+
+/* a server that rounds children above their parent must not break nesting */
+const bad = F.buildTree({ name: 'all', value: 1, children: [{ name: 'x', value: 5, children: [] }] });
+eq(bad.value, 5, 'parent widened to its children');
+/* hostile input: no children array, non-numeric values */
+const odd = F.buildTree({ name: 'all', value: 'x', children: [null, 3, { name: 7, value: -2 }] });
+eq([odd.value, odd.children.length, odd.children[0].name], [0, 1, '7'], 'odd input tolerated');
+
+/* deep stacks: 20,000 frames must not overflow */
+let deep = { name: 'f0', value: 1, children: [] };
+const deepTop = { name: 'all', value: 1, children: [deep] };
+for (let i = 1; i < 20000; i++) { const k = { name: 'f' + i, value: 1, children: [] }; deep.children.push(k); deep = k; }
+eq(F.buildTree(deepTop).maxDepth, 20000, 'deep tree');
+
+/* ---- layout ---- */
+const W = 1000;
+const rows = F.layout(t, t, W, 0);
+ok(rows.length === t.maxDepth + 1, 'one row per depth');
+for (let d = 1; d < rows.length; d++) {
+  for (const r of rows[d]) {
+    const p = rows[d - 1].find((q) => q.node === r.node.parent);
+    ok(p && r.x >= p.x - 1e-9 && r.x + r.w <= p.x + p.w + 1e-9, 'child inside parent: ' + r.node.name);
+  }
+  for (let i = 1; i < rows[d].length; i++) ok(rows[d][i].x >= rows[d][i - 1].x + rows[d][i - 1].w - 1e-9, 'no overlap in row ' + d);
+}
+eq(rows[0][0].w, W, 'root spans the width');
+const mk = rows[1].find((r) => r.node.name === 'make');
+ok(Math.abs(mk.w - (W * 65) / 76) < 1e-9, 'width proportional to value');
+/* zoom: the focus spans the width, ancestors are dimmed, others absent */
+const run = F.findPath(t, ['make', 'main', 'run']);
+const zr = F.layout(t, run, W, 0);
+eq(zr[3].map((r) => [r.node.name, r.w, r.dim]), [['run', W, false]], 'zoomed focus');
+eq(zr[1].map((r) => [r.node.name, r.dim]), [['make', true]], 'zoomed ancestors dimmed, siblings gone');
+eq(zr[4].map((r) => r.node.name), ['emit', 'parse'], 'zoomed children');
+ok(Math.abs(zr[4][1].w - (W * 50) / 60) < 1e-9, 'zoomed child width');
+/* hit testing */
+eq(F.hit(zr[4], zr[4][1].x + 1).node.name, 'parse', 'hit inside');
+eq(F.hit(zr[4], W + 5), null, 'hit outside');
+/* narrow frames are not laid out */
+const wide = F.layout(t, t, 100, 5);
+ok(!wide.some((r) => r && r.some((q) => q.node.name === '[unknown]')), 'frames under minPx skipped');
+
+/* ---- search ---- */
+let s = F.search(t, 'parse');
+eq([s.nodes.size, s.value], [2, 57], 'search: make..parse (50) + cc1..parse (7)');
+s = F.search(t, 'lex');
+eq([s.nodes.size, s.value], [2, 27], 'search lex');
+/* a match inside a match is counted once: "a" matches main, parse, ... */
+s = F.search(t, 'ma');
+eq(s.value, 75, 'nested matches counted once (make 65 + main under cc1 10)');
+ok(Math.abs(s.pct - (100 * 75) / 76) < 1e-9, 'matched percent');
+s = F.search(t, '/_\\[k\\]$/');
+eq([s.nodes.size, s.value], [2, 3], 'regex search');
+eq(F.search(t, '/[/').nodes.size, 0, 'bad regex matches nothing');
+eq(F.search(t, '').value, 0, 'empty search');
+
+/* ---- kinds ---- */
+const kind = (p) => F.frameKind(F.findPath(t, p));
+eq(kind(['cc1']), 'comm', 'comm kind');
+eq(kind(['cc1', 'main', 'do_syscall_64_[k]']), 'kernel', 'kernel kind');
+eq(kind(['cc1', '[unknown]']), 'unresolved', 'unknown kind');
+eq(kind(['make', 'main', '[libc.so.6]']), 'unresolved', 'dso-only kind');
+eq(kind(['make', 'main']), 'user', 'user kind');
+eq(F.frameKind({ name: 'foo_[j]', depth: 3, parent: {} }), 'jit', 'jit kind');
+ok(F.frameColor(parse) === F.frameColor(F.findPath(t, ['cc1', 'main', 'parse'])), 'same name, same colour');
+
+/* ---- diff ---- */
+const d = F.buildTree({
+  name: 'all', base: 100, target: 200, children: [
+    { name: 'app', base: 100, target: 200, children: [
+      { name: 'slow', base: 10, target: 100, children: [] },
+      { name: 'fast', base: 90, target: 100, children: [] }] }] }, { diff: true });
+eq([d.value, d.base, d.target], [200, 100, 200], 'diff root');
+const reg = F.regressions(d, 10);
+eq(reg.map((r) => [r.name, Math.round(r.deltaPct)]), [['slow', 40], ['fast', -40]], 'regressions by share (frames without self left out)');
+ok(/^hsl\(0,/.test(F.diffColor(F.findPath(d, ['app', 'slow']), 100, 200)), 'growth is red');
+ok(/^hsl\(220,/.test(F.diffColor(F.findPath(d, ['app', 'fast']), 100, 200)), 'shrink is blue');
+
+/* ---- top functions from a tree (recursion counted once in total) ---- */
+const rec = F.buildTree(apiTree(['p;f;g;f 4', 'p;f 1']));
+const top = F.topFunctions(rec);
+eq(top.map((r) => [r.name, r.self, r.total]), [['f', 5, 5], ['g', 0, 4]], 'top self/total');
+
+/* ---- timeline ---- */
+let tl = F.normalizeTimeline({ bucket_ms: 20, start_ns: 1000, buckets: [1, 2, 0, 4] });
+eq([tl.bucketNs, tl.startNs, tl.counts], [20e6, 1000, [1, 2, 0, 4]], 'timeline as numbers');
+tl = F.normalizeTimeline({ bucket_ms: 10, buckets: [{ start_ns: 5e9, samples: 3 }, { start_ns: 5.03e9, samples: 1 }] });
+eq([tl.startNs, tl.counts], [5e9, [3, 0, 0, 1]], 'timeline as objects, gaps filled');
+tl = F.normalizeTimeline({ bucket_ms: 20, start_ns: 0, buckets: new Array(120).fill(1) });
+eq(F.heatGrid(tl), { cols: 3, rows: 50, max: 1 }, 'heat grid: 50 rows of 20 ms per second');
+eq(F.bucketRange(tl, 7, 3), { fromNs: 60e6, toNs: 160e6 }, 'range of a backwards drag');
+
+/* ---- URLs ---- */
+const st = { view: 'profile', id: '42', params: { event: 'cpu-clock:ppp', zoom: 'a b;c;d=e&f', q: '/^x$/', from_ns: '1', to_ns: '2' } };
+eq(F.parseHash(F.formatHash(st)), st, 'profile URL round trip');
+eq(F.parseHash('#/compare?base=1&target=2'), { view: 'compare', id: null, params: { base: '1', target: '2' } }, 'compare URL');
+eq(F.parseHash('').view, 'list', 'empty URL is the list');
+eq(F.formatHash({ view: 'list', params: { q: '', status: 'ready' } }), '#/?status=ready', 'empty params dropped');
+
+/* ---- a real recording's folded stacks, when given ---- */
+const file = process.argv[2];
+if (file) {
+  const lines = fs.readFileSync(file, 'utf8').split('\n').filter(Boolean);
+  const real = F.buildTree(apiTree(lines));
+  const merged = new Map();
+  for (const l of lines) {
+    const sp = l.lastIndexOf(' ');
+    merged.set(l.slice(0, sp), (merged.get(l.slice(0, sp)) || 0) + Number(l.slice(sp + 1)));
+  }
+  const want = Array.from(merged, ([k, v]) => k + ' ' + v).sort();
+  eq(F.toFolded(real).sort(), want, 'real folded round trip (' + lines.length + ' lines)');
+  const total = lines.reduce((a, l) => a + Number(l.slice(l.lastIndexOf(' ') + 1)), 0);
+  eq(real.value, total, 'real total');
+  console.log('real recording: ' + lines.length + ' stacks, ' + real.count + ' frames, total ' + total);
+}
+
+console.log('ok: ' + checks + ' checks');

@@ -1,0 +1,260 @@
+/* A stand-in for perfhubd's HTTP side for the page tests: serves web/ and
+ * answers the CONTRACT.md endpoints the page uses, with answers computed
+ * from a fixed list of samples (so a time range, a comm or a weight give
+ * different, checkable trees). Run alone for manual work on the page:
+ *   node tests/web/stub-server.js [PORT]   (then open http://127.0.0.1:PORT/) */
+'use strict';
+const http = require('http');
+const fs = require('fs');
+const path = require('path');
+const crypto = require('crypto');
+
+const T0 = 1000000000000; /* perf clock of the first sample, ns */
+
+/* Samples of two builds: 0-0.5 s only emit(), then parse/lex. The target
+ * spends much more in lex() (the regression the compare test looks for). */
+function makeSamples(lexEvery) {
+  const out = [];
+  for (let i = 0; i < 200; i++) {
+    const t = T0 + i * 10e6;
+    const period = 1000 + (i % 7) * 100;
+    if (t < T0 + 500e6) {
+      out.push({ comm: 'make', pid: 100, tid: 100, t, period, stack: ['main', 'run', 'emit'] });
+    } else if (i % 5 === 0) {
+      out.push({ comm: 'cc1', pid: 200, tid: 201, t, period, stack: ['main', 'parse', 'lex'] });
+    } else if (i % 5 === 1) {
+      out.push({ comm: 'cc1', pid: 200, tid: 202, t, period, stack: ['main', 'do_syscall_64_[k]', 'vfs_read_[k]'] });
+    } else if (i % lexEvery === 0) {
+      out.push({ comm: 'make', pid: 100, tid: 100, t, period, stack: ['main', 'run', 'parse', 'lex'] });
+    } else {
+      out.push({ comm: 'make', pid: 100, tid: 100, t, period, stack: ['main', 'run', 'parse'] });
+    }
+  }
+  return out;
+}
+
+function header(host) {
+  return {
+    hostname: host, os_release: '6.1.0-test', perf_version: '6.1.76', arch: 'x86_64',
+    nr_cpus_online: 4, nr_cpus_available: 4, cpu_desc: 'Test CPU @ 2.0GHz', total_mem: 8000000,
+    cmdline: 'perf record -g -- make', sample_time: { first_ns: T0, last_ns: T0 + 199 * 10e6 },
+  };
+}
+
+function newProfile(id, name, samples, status) {
+  return {
+    id: String(id), name, tags: { branch: 'main' }, status, error: null,
+    sha256: crypto.createHash('sha256').update(name).digest('hex'), size: 123456,
+    uploaded_at: '2026-11-23T09:00:0' + id + 'Z', parse_ms: 12, symbolized_pct: 97.5,
+    samples,
+  };
+}
+
+function createState() {
+  const profiles = [
+    newProfile(1, 'build-base', makeSamples(4), 'ready'),
+    newProfile(2, 'build-target', makeSamples(2), 'ready'),
+    newProfile(3, 'broken-upload', [], 'failed'),
+  ];
+  profiles[2].error = 'bad magic at offset 0: not a perf.data file';
+  return { profiles, nextId: 4, requests: [], uploads: [] };
+}
+
+/* The public view of a profile, as GET /api/v1/profiles/{id} gives it. */
+function describe(p) {
+  const o = {
+    id: p.id, name: p.name, tags: p.tags, status: p.status, error: p.error, sha256: p.sha256,
+    size: p.size, uploaded_at: p.uploaded_at, parse_ms: p.parse_ms, symbolized_pct: p.symbolized_pct,
+  };
+  if (p.status === 'ready') {
+    const n = p.samples.length;
+    o.header = header('farm-' + p.id);
+    o.events = [{ name: 'cpu-clock:ppp', type: 1, config: 0, sample_type: 295, sample_freq: 4000, ids: [1], samples: n }];
+    o.records = { SAMPLE: n, MMAP2: 40, COMM: 3, FINISHED_ROUND: 5 };
+    o.samples_per_event = { 'cpu-clock:ppp': n };
+    o.lost = 0;
+  }
+  return o;
+}
+
+function filterSamples(p, q) {
+  return p.samples.filter((s) =>
+    (!q.get('comm') || s.comm === q.get('comm')) &&
+    (!q.get('pid') || String(s.pid) === q.get('pid')) &&
+    (!q.get('tid') || String(s.tid) === q.get('tid')) &&
+    (!q.get('from_ns') || s.t >= Number(q.get('from_ns'))) &&
+    (!q.get('to_ns') || s.t < Number(q.get('to_ns'))));
+}
+
+function weightOf(s, q) { return q.get('weight') === 'samples' ? 1 : s.period; }
+
+/* {name, value, children}: first level the comm, then frames outermost first. */
+function tree(samples, q, key) {
+  const top = { name: 'all', value: 0, children: [] };
+  for (const s of samples) {
+    const w = weightOf(s, q);
+    let n = top;
+    n[key] = (n[key] || 0) + w;
+    for (const f of [s.comm].concat(s.stack)) {
+      let k = n.children.find((c) => c.name === f);
+      if (!k) { k = { name: f, children: [] }; n.children.unshift(k); }
+      k[key] = (k[key] || 0) + w;
+      n = k;
+    }
+  }
+  return top;
+}
+
+function merge(a, b) {
+  /* base tree a and target tree b (values under 'base'/'target') into one */
+  const out = { name: a ? a.name : b.name, base: (a && a.base) || 0, target: (b && b.target) || 0, children: [] };
+  const names = new Set([].concat(a ? a.children.map((c) => c.name) : [], b ? b.children.map((c) => c.name) : []));
+  for (const nm of names) {
+    out.children.push(merge(a && a.children.find((c) => c.name === nm), b && b.children.find((c) => c.name === nm)));
+  }
+  return out;
+}
+
+function top(samples, q) {
+  const acc = new Map();
+  for (const s of samples) {
+    const w = weightOf(s, q);
+    const seen = new Set();
+    s.stack.forEach((f, i) => {
+      const e = acc.get(f) || { name: f, self: 0, total: 0 };
+      if (i === s.stack.length - 1) e.self += w;
+      if (!seen.has(f)) { e.total += w; seen.add(f); }
+      acc.set(f, e);
+    });
+  }
+  return Array.from(acc.values()).sort((x, y) => y.self - x.self || y.total - x.total);
+}
+
+const TYPES = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8' };
+
+function json(res, status, body) {
+  res.writeHead(status, { 'Content-Type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+function handler(state, webRoot) {
+  return (req, res) => {
+    const u = new URL(req.url, 'http://stub');
+    const q = u.searchParams;
+    state.requests.push(req.method + ' ' + u.pathname + u.search);
+    const m = u.pathname.match(/^\/api\/v1\/profiles\/([^/]+)(?:\/([a-z]+))?$/);
+    const find = (id) => state.profiles.find((p) => p.id === id);
+
+    if (u.pathname === '/healthz') return json(res, 200, { status: 'ok' });
+    if (u.pathname === '/api/v1/profiles' && req.method === 'POST') {
+      const chunks = [];
+      req.on('data', (c) => chunks.push(c));
+      req.on('end', () => {
+        const body = Buffer.concat(chunks);
+        const p = newProfile(state.nextId++, q.get('name') || 'upload', makeSamples(3), 'queued');
+        p.tags = {};
+        for (const t of q.getAll('tag')) { const e = t.indexOf('='); p.tags[t.slice(0, e)] = t.slice(e + 1); }
+        p.sha256 = crypto.createHash('sha256').update(body).digest('hex');
+        p.size = body.length;
+        /* queued -> parsing -> ready over the next reads of it */
+        p.reads = 0;
+        state.profiles.unshift(p);
+        state.uploads.push({ name: q.get('name'), tags: q.getAll('tag'), bytes: body.length, type: req.headers['content-type'] });
+        json(res, 202, { id: p.id, status: 'queued', sha256: p.sha256 });
+      });
+      return;
+    }
+    if (u.pathname === '/api/v1/profiles' && req.method === 'GET') {
+      let list = state.profiles.filter((p) => !q.get('status') || p.status === q.get('status'));
+      const total = list.length;
+      const off = Number(q.get('offset') || 0), lim = Number(q.get('limit') || 50);
+      list = list.slice(off, off + lim).map(describe);
+      return json(res, 200, { profiles: list, total });
+    }
+    if (m) {
+      const p = find(decodeURIComponent(m[1]));
+      if (!p) return json(res, 404, { error: 'no such profile' });
+      if (req.method === 'DELETE' && !m[2]) {
+        state.profiles = state.profiles.filter((x) => x !== p);
+        res.writeHead(204);
+        return res.end();
+      }
+      if (!m[2]) {
+        if (p.reads !== undefined) {
+          p.reads++;
+          p.status = p.reads < 2 ? 'queued' : p.reads < 4 ? 'parsing' : 'ready';
+        }
+        return json(res, 200, describe(p));
+      }
+      if (p.status !== 'ready') return json(res, 409, { error: 'profile is ' + p.status });
+      const ss = filterSamples(p, q);
+      switch (m[2]) {
+        case 'flamegraph': return json(res, 200, tree(ss, q, 'value'));
+        case 'top': return json(res, 200, { functions: top(ss, q).slice(0, Number(q.get('limit') || 100)) });
+        case 'threads': {
+          const t = new Map();
+          for (const s of p.samples) {
+            const e = t.get(s.tid) || { pid: s.pid, tid: s.tid, comm: s.comm, samples: 0 };
+            e.samples++;
+            t.set(s.tid, e);
+          }
+          return json(res, 200, { threads: Array.from(t.values()) });
+        }
+        case 'timeline': {
+          const bms = Number(q.get('bucket_ms') || 10);
+          const counts = [];
+          for (const s of p.samples) {
+            const i = Math.floor((s.t - T0) / (bms * 1e6));
+            counts[i] = (counts[i] || 0) + 1;
+          }
+          for (let i = 0; i < counts.length; i++) counts[i] = counts[i] || 0;
+          return json(res, 200, { bucket_ms: bms, start_ns: T0, buckets: counts });
+        }
+        case 'collapsed': {
+          res.writeHead(200, { 'Content-Type': 'text/plain' });
+          const lines = new Map();
+          for (const s of ss) {
+            const k = [s.comm].concat(s.stack).join(';');
+            lines.set(k, (lines.get(k) || 0) + weightOf(s, q));
+          }
+          return res.end(Array.from(lines, ([k, v]) => k + ' ' + v + '\n').join(''));
+        }
+        default: return json(res, 404, { error: 'no such endpoint' });
+      }
+    }
+    if (u.pathname === '/api/v1/diff') {
+      const b = find(q.get('base')), t = find(q.get('target'));
+      if (!b || !t) return json(res, 404, { error: 'no such profile' });
+      return json(res, 200, merge(tree(filterSamples(b, q), q, 'base'), tree(filterSamples(t, q), q, 'target')));
+    }
+    if (u.pathname.startsWith('/api/')) return json(res, 404, { error: 'no such endpoint' });
+    /* static files: only names in the web root, never a path outside it */
+    const name = u.pathname === '/' ? 'index.html' : u.pathname.slice(1);
+    if (!/^[a-z0-9_-]+\.(html|js|css)$/.test(name)) return json(res, 404, { error: 'not found' });
+    fs.readFile(path.join(webRoot, name), (err, data) => {
+      if (err) return json(res, 404, { error: 'not found' });
+      res.writeHead(200, { 'Content-Type': TYPES[path.extname(name)] });
+      res.end(data);
+    });
+  };
+}
+
+/* Starts a stub on 127.0.0.1 (port 0: any free one); resolves to
+ * {url, state, close}. */
+function start(webRoot, port) {
+  const state = createState();
+  const server = http.createServer(handler(state, webRoot));
+  return new Promise((resolve) => {
+    server.listen(port || 0, '127.0.0.1', () => {
+      const a = server.address();
+      resolve({ url: 'http://127.0.0.1:' + a.port, state, close: () => new Promise((r) => server.close(r)) });
+    });
+  });
+}
+
+module.exports = { start, T0 };
+
+if (require.main === module) {
+  const root = path.join(__dirname, '..', '..', 'web');
+  start(root, Number(process.argv[2] || 8099)).then((s) => console.log('stub perfhubd at ' + s.url));
+}

@@ -1,0 +1,1000 @@
+/* app.js: the perfhub page. Three views behind the URL fragment
+ * (#/ the list, #/profile/ID?..., #/compare?...), all state in the URL so
+ * that any view can be pasted into a chat. It talks only to the JSON API
+ * of perfhubd (docs: CONTRACT.md); the model lives in flame.js. */
+(function () {
+  'use strict';
+  const F = window.PerfhubFlame;
+  const API = 'api/v1/';
+  const ROW_H = 17;
+  const POLL_MS = 1500;
+
+  /* ---- small helpers ----------------------------------------------------- */
+
+  const $ = (sel) => document.querySelector(sel);
+
+  /* el('td', {class: 'num'}, 'text', child...) */
+  function el(tag, attrs) {
+    const e = document.createElement(tag);
+    if (attrs) {
+      for (const k of Object.keys(attrs)) {
+        const v = attrs[k];
+        if (v === undefined || v === null || v === false) continue;
+        if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+        else if (k === 'text') e.textContent = v;
+        else e.setAttribute(k, v === true ? '' : String(v));
+      }
+    }
+    for (let i = 2; i < arguments.length; i++) {
+      const c = arguments[i];
+      if (c === undefined || c === null) continue;
+      e.append(c instanceof Node ? c : String(c));
+    }
+    return e;
+  }
+
+  function token() {
+    try { return localStorage.getItem('perfhub.token') || ''; } catch (e) { return ''; }
+  }
+
+  function headers() {
+    const t = token();
+    return t ? { Authorization: 'Bearer ' + t } : {};
+  }
+
+  function qs(params) {
+    const u = new URLSearchParams();
+    for (const k of Object.keys(params)) {
+      const v = params[k];
+      if (v === undefined || v === null || v === '') continue;
+      if (Array.isArray(v)) v.forEach((x) => u.append(k, x));
+      else u.set(k, v);
+    }
+    const s = u.toString();
+    return s ? '?' + s : '';
+  }
+
+  /* JSON from the API; a failure throws an Error carrying the server's
+   * {"error"} text and the HTTP status. */
+  async function api(path, opts) {
+    const o = Object.assign({ headers: headers() }, opts || {});
+    const r = await fetch(path.startsWith('/') || path.startsWith('healthz') ? path : API + path, o);
+    if (r.status === 204) return null;
+    const type = r.headers.get('Content-Type') || '';
+    const body = type.includes('json') ? await r.json().catch(() => null) : await r.text();
+    if (!r.ok) {
+      const msg = body && body.error ? body.error : 'HTTP ' + r.status;
+      const err = new Error(msg);
+      err.status = r.status;
+      throw err;
+    }
+    return body;
+  }
+
+  function showMessage(text, info) {
+    const m = $('#message');
+    if (!text) { m.hidden = true; return; }
+    m.textContent = text;
+    m.className = 'message' + (info ? ' info' : '');
+    m.hidden = false;
+  }
+
+  function fmtTime(v) {
+    if (v === undefined || v === null || v === '') return '-';
+    const d = typeof v === 'number' ? new Date(v < 1e11 ? v * 1000 : v) : new Date(v);
+    return isNaN(d) ? String(v) : d.toLocaleString();
+  }
+
+  function firstArray(j, keys) {
+    if (Array.isArray(j)) return j;
+    for (const k of keys) if (j && Array.isArray(j[k])) return j[k];
+    return [];
+  }
+
+  function profileSamples(p) {
+    if (typeof p.samples === 'number') return p.samples;
+    if (p.samples_per_event && typeof p.samples_per_event === 'object') {
+      return Object.values(p.samples_per_event).reduce((a, b) => a + (+b || 0), 0);
+    }
+    return undefined;
+  }
+
+  function tagList(tags) {
+    if (!tags) return [];
+    if (Array.isArray(tags)) return tags.map(String);
+    return Object.keys(tags).map((k) => k + '=' + tags[k]);
+  }
+
+  function escapeRe(s) { return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'); }
+
+  /* ---- routing ------------------------------------------------------------ */
+
+  let current = { view: null, id: null, params: {} };
+
+  function go(state, replace) {
+    const h = F.formatHash(state);
+    if (h === location.hash) return;
+    if (replace) history.replaceState(null, '', h);
+    else history.pushState(null, '', h);
+    route();
+  }
+
+  /* Updates some URL parameters of the current view. */
+  function setParams(changes, replace) {
+    const p = Object.assign({}, current.params, changes);
+    go({ view: current.view, id: current.id, params: p }, replace);
+  }
+
+  function route() {
+    const s = F.parseHash(location.hash);
+    const prev = current;
+    current = s;
+    for (const v of ['list', 'profile', 'compare']) $('#view-' + v).hidden = v !== s.view;
+    $('#nav-list').toggleAttribute('aria-current', s.view === 'list');
+    $('#nav-compare').toggleAttribute('aria-current', s.view === 'compare');
+    if (s.view !== 'list') stopListPoll();
+    showMessage('');
+    if (s.view === 'list') listView.show(s.params);
+    else if (s.view === 'profile') profileView.show(s.id, s.params, prev);
+    else compareView.show(s.params, prev);
+  }
+
+  /* ---- the flame graph on a canvas ----------------------------------------- */
+
+  /* One canvas, one tree. Zoom, search, selection and layout are set from
+   * the URL by the views; clicks and keys report back through callbacks. */
+  class FlameView {
+    constructor(canvas, opts) {
+      this.canvas = canvas;
+      this.opts = opts;
+      this.tree = null;
+      this.focus = null;
+      this.sel = null;
+      this.icicle = false;
+      this.match = { nodes: new Set(), value: 0, pct: 0 };
+      this.rows = [];
+      this.unit = 'samples';
+      canvas.addEventListener('mousemove', (e) => this.hover(e));
+      canvas.addEventListener('mouseleave', () => hideTip());
+      canvas.addEventListener('click', (e) => {
+        const r = this.at(e);
+        if (r) this.opts.onZoom(r.node.parent ? F.pathOf(r.node) : []);
+      });
+      canvas.addEventListener('keydown', (e) => this.key(e));
+    }
+
+    setTree(tree, unit) {
+      this.tree = tree;
+      this.unit = unit || 'samples';
+      this.focus = tree;
+      this.sel = null;
+    }
+
+    setZoom(path) {
+      if (!this.tree) return;
+      this.focus = F.findPath(this.tree, path);
+      this.renderCrumbs();
+    }
+
+    setSearch(term) {
+      if (!this.tree) return;
+      this.match = F.search(this.tree, term);
+      const m = this.opts.matchEl;
+      if (m) {
+        m.textContent = term
+          ? 'matched ' + this.match.nodes.size + ' frames, ' + F.fmtPct(this.match.pct) + ' of all'
+          : '';
+      }
+    }
+
+    renderCrumbs() {
+      const c = this.opts.crumbs;
+      c.textContent = '';
+      const chain = [];
+      for (let n = this.focus; n; n = n.parent) chain.unshift(n);
+      chain.forEach((n, i) => {
+        if (i) c.append(el('span', { class: 'sep' }, '\u203a'));
+        const label = n.parent ? n.name : 'all';
+        if (i === chain.length - 1) c.append(el('strong', null, label));
+        else c.append(el('a', { tabindex: 0, onclick: () => this.opts.onZoom(F.pathOf(n)),
+          onkeydown: (e) => { if (e.key === 'Enter') this.opts.onZoom(F.pathOf(n)); } }, label));
+      });
+    }
+
+    draw() {
+      const cv = this.canvas;
+      const ctx = cv.getContext('2d');
+      const width = cv.parentElement.clientWidth || 800;
+      if (!this.tree) { cv.height = 0; return; }
+      this.rows = F.layout(this.tree, this.focus, width, 0.3);
+      const nrows = Math.max(1, this.rows.length);
+      const height = nrows * ROW_H + 4;
+      const dpr = window.devicePixelRatio || 1;
+      cv.width = Math.round(width * dpr);
+      cv.height = Math.round(height * dpr);
+      cv.style.height = height + 'px';
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.clearRect(0, 0, width, height);
+      ctx.font = '11.5px ui-monospace, "DejaVu Sans Mono", monospace';
+      ctx.textBaseline = 'middle';
+      const charW = ctx.measureText('mmmmmmmmmm').width / 10 || 7;
+      const searching = this.match.nodes.size > 0;
+      const rootB = this.tree.base, rootT = this.tree.target;
+      this.nrows = nrows;
+      for (let d = 0; d < this.rows.length; d++) {
+        const row = this.rows[d];
+        if (!row) continue;
+        const y = this.yOf(d);
+        for (const r of row) {
+          const n = r.node;
+          let color = this.opts.diff ? F.diffColor(n, rootB, rootT) : F.frameColor(n);
+          if (searching && this.match.nodes.has(n)) color = 'rgb(220,40,220)';
+          ctx.globalAlpha = r.dim ? 0.55 : 1;
+          ctx.fillStyle = color;
+          ctx.fillRect(r.x, y, Math.max(r.w - 0.5, 0.3), ROW_H - 1);
+          if (r.w > 24) {
+            const max = Math.floor((r.w - 6) / charW);
+            const name = n.parent ? n.name : 'all';
+            const text = name.length > max ? name.slice(0, Math.max(0, max - 1)) + '\u2026' : name;
+            if (max >= 2) {
+              ctx.fillStyle = '#111';
+              ctx.fillText(text, r.x + 3, y + ROW_H / 2);
+            }
+          }
+        }
+      }
+      ctx.globalAlpha = 1;
+      if (this.sel) {
+        const r = this.rectOf(this.sel);
+        if (r) {
+          ctx.strokeStyle = '#000';
+          ctx.lineWidth = 2;
+          ctx.strokeRect(r.x + 1, this.yOf(this.sel.depth) + 1, Math.max(r.w - 2, 1), ROW_H - 3);
+        }
+      }
+    }
+
+    yOf(depth) {
+      return this.icicle ? depth * ROW_H + 2 : (this.nrows - 1 - depth) * ROW_H + 2;
+    }
+
+    rectOf(n) {
+      const row = this.rows[n.depth];
+      return row ? row.find((r) => r.node === n) || null : null;
+    }
+
+    at(e) {
+      const b = this.canvas.getBoundingClientRect();
+      const x = e.clientX - b.left;
+      const y = e.clientY - b.top - 2;
+      const slot = Math.floor(y / ROW_H);
+      const depth = this.icicle ? slot : this.nrows - 1 - slot;
+      return depth >= 0 ? F.hit(this.rows[depth], x) : null;
+    }
+
+    hover(e) {
+      const r = this.at(e);
+      if (!r) { hideTip(); return; }
+      showTip(this.describe(r.node), e.clientX, e.clientY);
+    }
+
+    /* The tooltip: name, DSO, value, share of the whole and of the parent. */
+    describe(n) {
+      const total = this.tree.value || 1;
+      const kind = F.frameKind(n);
+      const lines = [el('div', { class: 'fn' }, n.parent ? n.name : 'all')];
+      const dso = n.dso || (kind === 'unresolved' ? n.name.replace(/^\[|\]$/g, '') : null);
+      lines.push(el('div', { class: 'muted' }, kind + (dso ? ' \u00b7 ' + dso : '')));
+      if (this.opts.diff) {
+        const bp = this.tree.base ? (100 * n.base) / this.tree.base : 0;
+        const tp = this.tree.target ? (100 * n.target) / this.tree.target : 0;
+        lines.push(el('div', null, 'base ' + F.fmtCount(n.base) + ' (' + F.fmtPct(bp) + '), target ' +
+          F.fmtCount(n.target) + ' (' + F.fmtPct(tp) + ')'));
+        lines.push(el('div', null, 'change ' + (tp - bp >= 0 ? '+' : '') + (tp - bp).toFixed(2) + ' points'));
+      } else {
+        lines.push(el('div', null, F.fmtCount(n.value) + ' ' + this.unit + ', self ' + F.fmtCount(n.self)));
+        const parent = n.parent ? n.parent.value : n.value;
+        lines.push(el('div', null, F.fmtPct((100 * n.value) / total) + ' of all, ' +
+          F.fmtPct(parent ? (100 * n.value) / parent : 100) + ' of parent'));
+      }
+      return lines;
+    }
+
+    /* Keys: arrows move the selection (up/down towards callers/callees as
+     * drawn), Enter zooms to it, Escape resets the zoom. */
+    key(e) {
+      if (!this.tree) return;
+      let s = this.sel || this.focus;
+      const upIsChild = !this.icicle;
+      const child = () => s.children.slice().sort((a, b) => b.value - a.value)[0];
+      const sibling = (dir) => {
+        const row = this.rows[s.depth] || [];
+        const i = row.findIndex((r) => r.node === s);
+        const j = i + dir;
+        return j >= 0 && j < row.length ? row[j].node : null;
+      };
+      let next = null;
+      switch (e.key) {
+        case 'ArrowUp': next = upIsChild ? child() : s.parent; break;
+        case 'ArrowDown': next = upIsChild ? s.parent : child(); break;
+        case 'ArrowLeft': next = sibling(-1); break;
+        case 'ArrowRight': next = sibling(1); break;
+        case 'Enter': this.opts.onZoom(s.parent ? F.pathOf(s) : []); e.preventDefault(); return;
+        case 'Escape': this.opts.onZoom([]); e.preventDefault(); return;
+        default: return;
+      }
+      e.preventDefault();
+      if (!next) return;
+      this.sel = next;
+      this.draw();
+      const r = this.rectOf(next);
+      if (r) {
+        const b = this.canvas.getBoundingClientRect();
+        showTip(this.describe(next), b.left + r.x + Math.min(r.w, 40), b.top + this.yOf(next.depth) + ROW_H);
+      }
+    }
+  }
+
+  function showTip(children, x, y) {
+    const t = $('#tooltip');
+    t.textContent = '';
+    for (const c of children) t.append(c);
+    t.hidden = false;
+    const w = t.offsetWidth, h = t.offsetHeight;
+    t.style.left = Math.max(4, Math.min(x + 14, window.innerWidth - w - 8)) + 'px';
+    t.style.top = (y + h + 24 > window.innerHeight ? y - h - 10 : y + 16) + 'px';
+  }
+
+  function hideTip() { $('#tooltip').hidden = true; }
+
+  /* ---- the list ------------------------------------------------------------ */
+
+  let listTimer = null;
+  function stopListPoll() { if (listTimer) { clearTimeout(listTimer); listTimer = null; } }
+
+  const PAGE = 50;
+  const listView = {
+    cmp: { base: '', target: '' },
+
+    show(params) {
+      const f = $('#list-filter');
+      for (const k of ['q', 'status', 'hostname', 'tag', 'since', 'until']) f.elements[k].value = params[k] || '';
+      this.load(params);
+    },
+
+    async load(params) {
+      stopListPoll();
+      const offset = Math.max(0, parseInt(params.offset || '0', 10) || 0);
+      let j;
+      try {
+        j = await api('profiles' + qs({ limit: PAGE, offset: offset, status: params.status,
+          hostname: params.hostname, tag: params.tag, since: params.since, until: params.until }));
+      } catch (e) {
+        showMessage('Could not list profiles: ' + e.message);
+        return;
+      }
+      if (current.view !== 'list') return;
+      const all = firstArray(j, ['profiles']);
+      const q = (params.q || '').toLowerCase();
+      const rows = q ? all.filter((p) => [p.id, p.name, p.hostname, p.header && p.header.hostname]
+        .concat(tagList(p.tags)).some((s) => s && String(s).toLowerCase().includes(q))) : all;
+      this.render(rows);
+      const total = typeof j.total === 'number' ? j.total : all.length;
+      $('#page-info').textContent = total ? (offset + 1) + '\u2013' + (offset + all.length) + ' of ' + total : 'no profiles';
+      $('#prev').disabled = offset === 0;
+      $('#next').disabled = offset + all.length >= total;
+      /* live status: refresh while anything is still being parsed */
+      if (all.some((p) => p.status === 'queued' || p.status === 'parsing')) {
+        listTimer = setTimeout(() => { if (current.view === 'list') this.load(current.params); }, POLL_MS);
+      }
+    },
+
+    render(rows) {
+      const tb = $('#profiles tbody');
+      tb.textContent = '';
+      for (const p of rows) {
+        const host = (p.header && p.header.hostname) || p.hostname || '';
+        const cmp = el('td', null,
+          el('label', { title: 'use as base' }, el('input', { type: 'radio', name: 'cmp-base', value: p.id,
+            checked: this.cmp.base === String(p.id), onchange: () => { this.cmp.base = String(p.id); this.cmpReady(); } }), 'B'),
+          ' ',
+          el('label', { title: 'use as target' }, el('input', { type: 'radio', name: 'cmp-target', value: p.id,
+            checked: this.cmp.target === String(p.id), onchange: () => { this.cmp.target = String(p.id); this.cmpReady(); } }), 'T'));
+        const tags = el('td');
+        for (const t of tagList(p.tags)) tags.append(el('span', { class: 'tag' }, t));
+        const status = el('td', { class: 'status-' + p.status, title: p.error || '' }, p.status,
+          p.status === 'failed' && p.error ? el('div', { class: 'muted' }, p.error) : null);
+        tb.append(el('tr', { 'data-id': p.id },
+          el('td', null, el('a', { href: F.formatHash({ view: 'profile', id: p.id, params: {} }) }, p.name || p.id)),
+          el('td', null, host),
+          el('td', null, fmtTime(p.uploaded_at)),
+          status,
+          el('td', { class: 'num' }, profileSamples(p) === undefined ? '' : F.fmtCount(profileSamples(p))),
+          el('td', { class: 'num' }, typeof p.size === 'number' ? F.fmtBytes(p.size) : ''),
+          tags, cmp,
+          el('td', null, el('button', { type: 'button', title: 'delete', 'aria-label': 'delete ' + (p.name || p.id),
+            onclick: () => this.remove(p) }, '\u2715'))));
+      }
+      if (!rows.length) tb.append(el('tr', null, el('td', { colspan: 9, class: 'muted' }, 'No profiles. Upload a perf.data file above.')));
+    },
+
+    cmpReady() {
+      if (this.cmp.base && this.cmp.target && this.cmp.base !== this.cmp.target) {
+        go({ view: 'compare', params: { base: this.cmp.base, target: this.cmp.target } });
+      }
+    },
+
+    async remove(p) {
+      if (!confirm('Delete profile ' + (p.name || p.id) + '?')) return;
+      try {
+        await api('profiles/' + encodeURIComponent(p.id), { method: 'DELETE', headers: headers() });
+        this.load(current.params);
+      } catch (e) {
+        showMessage('Could not delete: ' + e.message);
+      }
+    },
+  };
+
+  /* ---- upload ----------------------------------------------------------------- */
+
+  /* Streams a file to POST /api/v1/profiles with a progress bar; the
+   * server answers 202 (queued) or 200 (already stored). */
+  function upload(file) {
+    return new Promise((resolve, reject) => {
+      const name = $('#upload-name').value.trim() || file.name;
+      const tags = $('#upload-tags').value.split(/[,\s]+/).filter(Boolean);
+      const xhr = new XMLHttpRequest();
+      const bar = $('#upload-progress');
+      const st = $('#upload-status');
+      xhr.open('POST', API + 'profiles' + qs({ name: name, tag: tags }));
+      xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+      const t = token();
+      if (t) xhr.setRequestHeader('Authorization', 'Bearer ' + t);
+      bar.hidden = false;
+      bar.value = 0;
+      st.textContent = 'uploading ' + file.name;
+      xhr.upload.onprogress = (e) => {
+        if (e.lengthComputable) {
+          bar.value = (100 * e.loaded) / e.total;
+          st.textContent = file.name + ': ' + F.fmtBytes(e.loaded) + ' of ' + F.fmtBytes(e.total);
+        }
+      };
+      xhr.onerror = () => { st.textContent = 'upload failed: network error'; reject(new Error('network error')); };
+      xhr.onload = () => {
+        let j = null;
+        try { j = JSON.parse(xhr.responseText); } catch (e) { j = null; }
+        if (xhr.status === 200 || xhr.status === 202) {
+          bar.value = 100;
+          st.textContent = file.name + (xhr.status === 200 ? ': already stored as ' : ': queued as ') + (j && j.id);
+          resolve(j);
+        } else {
+          const msg = (j && j.error) || 'HTTP ' + xhr.status;
+          st.textContent = file.name + ': ' + msg;
+          reject(new Error(msg));
+        }
+      };
+      xhr.send(file);
+    });
+  }
+
+  async function uploadFiles(files) {
+    let last = null;
+    for (const f of files) {
+      try { last = await upload(f); } catch (e) { showMessage('Upload of ' + f.name + ' failed: ' + e.message); return; }
+    }
+    if (files.length === 1 && last && last.id !== undefined) go({ view: 'profile', id: String(last.id), params: {} });
+    else listView.load(current.params);
+  }
+
+  /* ---- one profile ------------------------------------------------------------- */
+
+  const DATA_KEYS = ['event', 'comm', 'pid', 'tid', 'weight', 'from_ns', 'to_ns'];
+
+  const profileView = {
+    id: null,
+    meta: null,
+    dataKey: null,
+    loadingKey: null,
+    tlKey: null,
+    tree: null,
+    timeline: null,
+    top: null,
+    pollTimer: null,
+    fg: null,
+    loadSeq: 0,
+
+    init() {
+      this.fg = new FlameView($('#fg'), {
+        crumbs: $('#crumbs'), matchEl: $('#fg-match'),
+        onZoom: (path) => setParams({ zoom: path.join(';') }),
+      });
+      $('#fg-filter').addEventListener('submit', (e) => {
+        e.preventDefault();
+        const f = e.target.elements;
+        setParams({ event: f.event.value, comm: f.comm.value.trim(), pid: f.pid.value, tid: f.tid.value,
+          weight: f.weight.value, layout: f.layout.value, zoom: '' });
+      });
+      $('#fg-filter').elements.layout.addEventListener('change', (e) => setParams({ layout: e.target.value }, true));
+      $('#fg-filter').elements.weight.addEventListener('change', (e) => setParams({ weight: e.target.value }));
+      $('#fg-filter').elements.event.addEventListener('change', (e) => setParams({ event: e.target.value, zoom: '' }));
+      let t = null;
+      $('#fg-search').addEventListener('input', (e) => {
+        clearTimeout(t);
+        t = setTimeout(() => setParams({ q: e.target.value }, true), 200);
+      });
+      $('#fg-reset').addEventListener('click', () => setParams({ zoom: '', q: '' }));
+      $('#tl-clear').addEventListener('click', () => setParams({ from_ns: '', to_ns: '', zoom: '' }));
+      this.initHeat();
+      this.initTop();
+    },
+
+    show(id, params, prev) {
+      const f = $('#fg-filter').elements;
+      f.comm.value = params.comm || '';
+      f.pid.value = params.pid || '';
+      f.tid.value = params.tid || '';
+      f.weight.value = params.weight || 'samples';
+      f.layout.value = params.layout || 'flame';
+      if (document.activeElement !== $('#fg-search')) $('#fg-search').value = params.q || '';
+      const q = 'profiles/' + encodeURIComponent(id);
+      $('#p-collapsed').href = API + q + '/collapsed' + qs(this.dataParams(params));
+      if (id !== this.id) {
+        this.id = id;
+        this.meta = null;
+        this.dataKey = null;
+        this.loadingKey = null;
+        this.tlKey = null;
+        this.timeline = null;
+        this.top = null;
+        this.tree = null;
+        this.fg.setTree(null);
+        $('#p-title').textContent = id;
+        this.loadMeta();
+        return;
+      }
+      if (this.meta && this.meta.status === 'ready') this.loadData(params);
+      else this.loadMeta(); /* left while parsing: the poll stopped with the view */
+    },
+
+    dataParams(params) {
+      const p = {};
+      for (const k of DATA_KEYS) if (params[k]) p[k] = params[k];
+      if (!p.weight) p.weight = 'samples';
+      return p;
+    },
+
+    async loadMeta() {
+      clearTimeout(this.pollTimer);
+      const id = this.id;
+      let m;
+      try {
+        m = await api('profiles/' + encodeURIComponent(id));
+      } catch (e) {
+        showMessage('Could not load profile ' + id + ': ' + e.message);
+        return;
+      }
+      if (id !== this.id || current.view !== 'profile') return;
+      this.meta = m;
+      this.renderMeta(m);
+      if (m.status === 'queued' || m.status === 'parsing') {
+        this.pollTimer = setTimeout(() => this.loadMeta(), POLL_MS);
+        return;
+      }
+      if (m.status === 'ready') {
+        this.loadThreads();
+        this.loadData(current.params);
+      }
+    },
+
+    renderMeta(m) {
+      $('#p-title').textContent = (m.name || m.id) + (m.name && m.name !== String(m.id) ? '  (' + m.id + ')' : '');
+      const st = $('#p-status');
+      st.textContent = '';
+      st.append(el('span', { class: 'status-' + m.status }, m.status));
+      if (m.status === 'failed') st.append(': ', el('span', null, m.error || 'unknown error'));
+      if (m.status === 'queued' || m.status === 'parsing') st.append(el('span', { class: 'muted' }, ' (updating live)'));
+      const h = m.header || {};
+      const dl = $('#p-header');
+      dl.textContent = '';
+      const fact = (k, v) => { if (v !== undefined && v !== null && v !== '') dl.append(el('dt', null, k), el('dd', null, String(v))); };
+      fact('host', h.hostname);
+      fact('kernel', h.os_release);
+      fact('perf', h.perf_version);
+      fact('arch', h.arch);
+      fact('CPU', h.cpu_desc);
+      if (h.nr_cpus_online !== undefined) fact('CPUs', h.nr_cpus_online + ' online / ' + h.nr_cpus_available + ' available');
+      if (typeof h.total_mem === 'number') fact('memory', F.fmtBytes(h.total_mem * 1024));
+      fact('command', h.cmdline);
+      if (h.sample_time && typeof h.sample_time.first_ns === 'number') {
+        fact('duration', ((h.sample_time.last_ns - h.sample_time.first_ns) / 1e9).toFixed(3) + ' s');
+      }
+      fact('uploaded', fmtTime(m.uploaded_at));
+      if (typeof m.size === 'number') fact('size', F.fmtBytes(m.size));
+      if (typeof m.parse_ms === 'number') fact('parse', m.parse_ms + ' ms');
+      if (typeof m.symbolized_pct === 'number') fact('symbolized', F.fmtPct(m.symbolized_pct));
+      if (m.lost !== undefined) fact('lost samples', m.lost);
+      fact('sha256', m.sha256);
+      const tags = tagList(m.tags);
+      if (tags.length) fact('tags', tags.join(', '));
+
+      const ev = $('#p-events tbody');
+      ev.textContent = '';
+      const sel = $('#fg-filter').elements.event;
+      sel.textContent = '';
+      const spe = m.samples_per_event || {};
+      for (const e of m.events || []) {
+        const n = spe[e.name] !== undefined ? spe[e.name] : e.samples;
+        ev.append(el('tr', null, el('td', null, e.name), el('td', { class: 'num' }, n === undefined ? '' : n),
+          el('td', null, e.sample_freq !== undefined ? e.sample_freq + ' Hz' : e.sample_period !== undefined ? 'period ' + e.sample_period : '')));
+        if (n) sel.append(el('option', { value: e.name }, e.name));
+      }
+      if (!sel.options.length) sel.append(el('option', { value: '' }, '(first)'));
+      if (current.params.event) sel.value = current.params.event;
+      const rec = $('#p-records tbody');
+      rec.textContent = '';
+      const recs = Object.entries(m.records || {}).sort((a, b) => b[1] - a[1]);
+      for (const [k, v] of recs) rec.append(el('tr', null, el('td', null, k), el('td', { class: 'num' }, v)));
+    },
+
+    async loadThreads() {
+      const tb = $('#p-threads tbody');
+      tb.textContent = '';
+      try {
+        const j = await api('profiles/' + encodeURIComponent(this.id) + '/threads');
+        const list = firstArray(j, ['threads', 'rows']).slice().sort((a, b) => (b.samples || 0) - (a.samples || 0));
+        for (const t of list) {
+          const comm = Array.isArray(t.comms) ? t.comms.join(', ') : t.comm || '';
+          tb.append(el('tr', { tabindex: 0, title: 'show only this thread',
+            onclick: () => setParams({ pid: t.pid, tid: t.tid, zoom: '' }),
+            onkeydown: (e) => { if (e.key === 'Enter') setParams({ pid: t.pid, tid: t.tid, zoom: '' }); } },
+          el('td', { class: 'num' }, t.pid), el('td', { class: 'num' }, t.tid), el('td', null, comm),
+          el('td', { class: 'num' }, t.samples === undefined ? '' : t.samples)));
+        }
+      } catch (e) {
+        tb.append(el('tr', null, el('td', { colspan: 4, class: 'muted' }, 'threads: ' + e.message)));
+      }
+    },
+
+    /* Fetches the flame graph (and the timeline and top table when their
+     * inputs changed) unless only the zoom or the search moved. */
+    async loadData(params) {
+      const dp = this.dataParams(params);
+      const key = JSON.stringify(dp);
+      const id = this.id;
+      const base = 'profiles/' + encodeURIComponent(id);
+      if (key === this.loadingKey) return; /* the load in flight draws when done */
+      if (key !== this.dataKey) {
+        const seq = ++this.loadSeq;
+        this.loadingKey = key;
+        const tlKey = id + '|' + (dp.event || '') + '|' + this.bucketMs();
+        const jobs = [api(base + '/flamegraph' + qs(dp))];
+        jobs.push(tlKey !== this.tlKey ? api(base + '/timeline' + qs({ event: dp.event, bucket_ms: this.bucketMs() })).catch((e) => e) : null);
+        const filtered = dp.comm || dp.pid || dp.tid || dp.from_ns || dp.to_ns;
+        jobs.push(filtered ? null : api(base + '/top' + qs({ event: dp.event, weight: dp.weight, limit: 500 })).catch((e) => e));
+        let res;
+        try {
+          res = await Promise.all(jobs);
+        } catch (e) {
+          if (seq === this.loadSeq) this.loadingKey = null;
+          showMessage('Could not load the flame graph: ' + e.message);
+          return;
+        }
+        /* a newer load (other filters, other profile) supersedes this one */
+        if (seq !== this.loadSeq || id !== this.id) return;
+        this.loadingKey = null;
+        this.dataKey = key;
+        this.tree = F.buildTree(res[0]);
+        this.fg.setTree(this.tree, dp.weight);
+        if (res[1] && !(res[1] instanceof Error)) {
+          this.tlKey = tlKey;
+          this.timeline = F.normalizeTimeline(res[1], this.bucketMs());
+        } else if (res[1] instanceof Error) {
+          this.timeline = null;
+          $('#tl-info').textContent = 'timeline: ' + res[1].message;
+        }
+        if (res[2] && !(res[2] instanceof Error)) this.top = firstArray(res[2], ['functions', 'top', 'rows']);
+        else this.top = F.topFunctions(this.tree); /* filtered: computed from the filtered tree */
+      }
+      /* zoom, search and layout as the URL says now, not as it said when
+       * the load began */
+      if (current.view !== 'profile' || current.id !== id) return;
+      const p = current.params;
+      this.fg.icicle = p.layout === 'icicle';
+      this.fg.setZoom(p.zoom ? p.zoom.split(';') : []);
+      this.fg.setSearch(p.q || '');
+      this.fg.draw();
+      this.drawHeat();
+      this.renderTop();
+    },
+
+    bucketMs() {
+      /* FlameScope uses 50 rows of 20 ms; long recordings get 10 rows of
+       * 100 ms so that the grid stays a few hundred columns wide. */
+      const h = (this.meta && this.meta.header) || {};
+      const st = h.sample_time;
+      const dur = st && typeof st.first_ns === 'number' ? (st.last_ns - st.first_ns) / 1e9 : 0;
+      return dur > 600 ? 100 : 20;
+    },
+
+    /* ---- heat map ---- */
+
+    initHeat() {
+      const cv = $('#heat');
+      let start = null;
+      const idx = (e) => {
+        if (!this.timeline || !this.grid) return null;
+        const b = cv.getBoundingClientRect();
+        const col = Math.floor((e.clientX - b.left) / this.cellW);
+        const row = Math.floor((e.clientY - b.top) / this.cellH);
+        if (col < 0 || row < 0 || col >= this.grid.cols || row >= this.grid.rows) return null;
+        return col * this.grid.rows + row;
+      };
+      cv.addEventListener('mousedown', (e) => { start = idx(e); this.dragEnd = start; this.drawHeat(); });
+      cv.addEventListener('mousemove', (e) => {
+        const i = idx(e);
+        if (i === null) { hideTip(); return; }
+        if (start !== null) { this.dragEnd = i; this.drawHeat(); }
+        const tl = this.timeline;
+        const t = (i * tl.bucketNs) / 1e9;
+        showTip([el('div', null, t.toFixed(3) + ' s: ' + (tl.counts[i] || 0) + ' samples')], e.clientX, e.clientY);
+      });
+      cv.addEventListener('mouseleave', () => hideTip());
+      window.addEventListener('mouseup', (e) => {
+        if (start === null) return;
+        const end = idx(e) !== null ? idx(e) : this.dragEnd;
+        const a = start;
+        start = null;
+        this.dragEnd = null;
+        if (end === null || end === undefined) return;
+        const r = F.bucketRange(this.timeline, a, end);
+        setParams({ from_ns: String(Math.round(r.fromNs)), to_ns: String(Math.round(r.toNs)), zoom: '' });
+      });
+      this.dragStart = () => start;
+    },
+
+    drawHeat() {
+      const cv = $('#heat');
+      const tl = this.timeline;
+      const info = $('#tl-info');
+      const p = current.params;
+      $('#tl-clear').hidden = !(p.from_ns || p.to_ns);
+      if (!tl || !tl.counts.length) { cv.width = 0; cv.height = 0; if (tl) info.textContent = 'no samples'; return; }
+      const g = F.heatGrid(tl);
+      this.grid = g;
+      const avail = cv.parentElement.clientWidth || 800;
+      this.cellW = Math.max(3, Math.min(40, Math.floor(avail / g.cols)));
+      this.cellH = Math.max(3, Math.floor(150 / g.rows));
+      const w = g.cols * this.cellW, h = g.rows * this.cellH;
+      const dpr = window.devicePixelRatio || 1;
+      cv.width = Math.round(w * dpr);
+      cv.height = Math.round(h * dpr);
+      cv.style.width = w + 'px';
+      cv.style.height = h + 'px';
+      const ctx = cv.getContext('2d');
+      ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+      ctx.clearRect(0, 0, w, h);
+      let lo = -1, hi = -1;
+      const ds = this.dragStart ? this.dragStart() : null;
+      if (ds !== null && this.dragEnd !== null && this.dragEnd !== undefined) {
+        lo = Math.min(ds, this.dragEnd); hi = Math.max(ds, this.dragEnd);
+      } else if (p.from_ns && p.to_ns) {
+        lo = Math.floor((+p.from_ns - tl.startNs) / tl.bucketNs);
+        hi = Math.ceil((+p.to_ns - tl.startNs) / tl.bucketNs) - 1;
+      }
+      for (let i = 0; i < g.cols * g.rows; i++) {
+        const c = tl.counts[i] || 0;
+        const col = Math.floor(i / g.rows), row = i % g.rows;
+        const v = g.max ? c / g.max : 0;
+        ctx.fillStyle = c === 0 ? '#f7f7f7' : 'hsl(' + Math.round(50 - 50 * v) + ',90%,' + Math.round(85 - 45 * v) + '%)';
+        if (i >= lo && i <= hi) ctx.fillStyle = c === 0 ? '#c7d7fb' : 'hsl(220,80%,' + Math.round(75 - 35 * v) + '%)';
+        ctx.fillRect(col * this.cellW, row * this.cellH, this.cellW - 1, this.cellH - 1);
+      }
+      let txt = g.cols + ' s \u00d7 ' + g.rows + ' rows of ' + Math.round(tl.bucketNs / 1e6) + ' ms; max ' + g.max + ' samples/bucket';
+      if (p.from_ns && p.to_ns) {
+        txt += '; selected ' + ((+p.from_ns - tl.startNs) / 1e9).toFixed(3) + '\u2013' + ((+p.to_ns - tl.startNs) / 1e9).toFixed(3) + ' s';
+      }
+      info.textContent = txt;
+    },
+
+    /* ---- top table ---- */
+
+    initTop() {
+      this.sortKey = 'self';
+      this.sortDir = -1;
+      for (const th of document.querySelectorAll('#top th')) {
+        th.tabIndex = 0;
+        const sort = () => {
+          const k = th.dataset.key;
+          this.sortDir = this.sortKey === k ? -this.sortDir : (k === 'name' ? 1 : -1);
+          this.sortKey = k;
+          this.renderTop();
+        };
+        th.addEventListener('click', sort);
+        th.addEventListener('keydown', (e) => { if (e.key === 'Enter') sort(); });
+      }
+    },
+
+    renderTop() {
+      const tb = $('#top tbody');
+      tb.textContent = '';
+      if (!this.top || !this.tree) return;
+      const total = this.tree.value || 1;
+      const rows = this.top.map((r) => ({ name: r.name, self: +r.self || 0, total: +r.total || 0,
+        selfPct: (100 * (+r.self || 0)) / total, totalPct: (100 * (+r.total || 0)) / total }));
+      const k = this.sortKey, d = this.sortDir;
+      rows.sort((a, b) => (a[k] < b[k] ? -d : a[k] > b[k] ? d : 0));
+      for (const th of document.querySelectorAll('#top th')) {
+        th.setAttribute('aria-sort', th.dataset.key === k ? (d < 0 ? 'descending' : 'ascending') : 'none');
+      }
+      const q = current.params.q || '';
+      for (const r of rows.slice(0, 300)) {
+        const term = '/^' + escapeRe(r.name) + '$/';
+        const pick = () => setParams({ q: q === term ? '' : term }, true);
+        tb.append(el('tr', { tabindex: 0, class: q === term ? 'selected' : null, title: 'highlight in the flame graph',
+          onclick: pick, onkeydown: (e) => { if (e.key === 'Enter') pick(); } },
+        el('td', { class: 'fn' }, r.name), el('td', { class: 'num' }, F.fmtCount(r.self)),
+        el('td', { class: 'num' }, F.fmtPct(r.selfPct)), el('td', { class: 'num' }, F.fmtCount(r.total)),
+        el('td', { class: 'num' }, F.fmtPct(r.totalPct))));
+      }
+    },
+  };
+
+  /* ---- compare ---------------------------------------------------------------- */
+
+  const compareView = {
+    fg: null,
+    key: null,
+    tree: null,
+
+    init() {
+      this.fg = new FlameView($('#cmp-fg'), {
+        diff: true, crumbs: $('#cmp-crumbs'), matchEl: $('#cmp-match'),
+        onZoom: (path) => setParams({ zoom: path.join(';') }, true),
+      });
+      $('#cmp-form').addEventListener('submit', (e) => {
+        e.preventDefault();
+        const f = e.target.elements;
+        setParams({ base: f.base.value, target: f.target.value, event: f.event.value.trim(), weight: f.weight.value, zoom: '' });
+      });
+      let t = null;
+      $('#cmp-search').addEventListener('input', (e) => {
+        clearTimeout(t);
+        t = setTimeout(() => setParams({ q: e.target.value }, true), 200);
+      });
+      $('#cmp-reset').addEventListener('click', () => setParams({ zoom: '', q: '' }, true));
+    },
+
+    async fillChoices(params) {
+      const f = $('#cmp-form').elements;
+      let list = [];
+      try {
+        list = firstArray(await api('profiles' + qs({ status: 'ready', limit: 200 })), ['profiles']);
+      } catch (e) {
+        showMessage('Could not list profiles: ' + e.message);
+      }
+      for (const s of [f.base, f.target]) {
+        s.textContent = '';
+        s.append(el('option', { value: '' }, '(choose)'));
+        for (const p of list) s.append(el('option', { value: p.id }, (p.name || p.id) + ' \u00b7 ' + fmtTime(p.uploaded_at)));
+      }
+      f.base.value = params.base || '';
+      f.target.value = params.target || '';
+      /* a profile not in the first page still shows as chosen */
+      for (const [s, v] of [[f.base, params.base], [f.target, params.target]]) {
+        if (v && s.value !== v) { s.append(el('option', { value: v }, v)); s.value = v; }
+      }
+    },
+
+    async show(params, prev) {
+      const f = $('#cmp-form').elements;
+      f.event.value = params.event || '';
+      f.weight.value = params.weight || 'samples';
+      if (document.activeElement !== $('#cmp-search')) $('#cmp-search').value = params.q || '';
+      if (!prev || prev.view !== 'compare') await this.fillChoices(params);
+      if (!params.base || !params.target) {
+        this.fg.setTree(null);
+        this.fg.draw();
+        $('#cmp-regressions tbody').textContent = '';
+        return;
+      }
+      const dp = { base: params.base, target: params.target, event: params.event, weight: params.weight || 'samples' };
+      const key = JSON.stringify(dp);
+      if (key !== this.key) {
+        let j;
+        try {
+          j = await api('diff' + qs(dp));
+        } catch (e) {
+          showMessage('Could not compare: ' + e.message);
+          return;
+        }
+        this.key = key;
+        this.tree = F.buildTree(j, { diff: true });
+        this.fg.setTree(this.tree, dp.weight);
+        this.renderRegressions();
+      }
+      this.fg.setZoom(params.zoom ? params.zoom.split(';') : []);
+      this.fg.setSearch(params.q || '');
+      this.fg.draw();
+    },
+
+    renderRegressions() {
+      const tb = $('#cmp-regressions tbody');
+      tb.textContent = '';
+      for (const r of F.regressions(this.tree, 30)) {
+        const term = '/^' + escapeRe(r.name) + '$/';
+        tb.append(el('tr', { tabindex: 0, onclick: () => setParams({ q: term }, true),
+          onkeydown: (e) => { if (e.key === 'Enter') setParams({ q: term }, true); } },
+        el('td', { class: 'fn' }, r.name), el('td', { class: 'num' }, F.fmtPct(r.basePct)),
+        el('td', { class: 'num' }, F.fmtPct(r.targetPct)),
+        el('td', { class: 'num ' + (r.deltaPct > 0 ? 'status-failed' : 'status-ready') },
+          (r.deltaPct >= 0 ? '+' : '') + r.deltaPct.toFixed(2) + ' pts')));
+      }
+    },
+  };
+
+  /* ---- health ----------------------------------------------------------------- */
+
+  async function health() {
+    const h = $('#health');
+    try {
+      const j = await api('healthz');
+      h.className = 'health ' + (j && j.status === 'ok' ? 'ok' : 'bad');
+      h.title = 'server: ' + (j && j.status);
+    } catch (e) {
+      h.className = 'health bad';
+      h.title = 'server: ' + e.message;
+    }
+    setTimeout(health, 15000);
+  }
+
+  /* ---- start ---------------------------------------------------------------------- */
+
+  function init() {
+    const tok = $('#token');
+    tok.value = token();
+    tok.addEventListener('change', () => {
+      try { localStorage.setItem('perfhub.token', tok.value.trim()); } catch (e) { /* private mode */ }
+    });
+    $('#list-filter').addEventListener('submit', (e) => {
+      e.preventDefault();
+      const f = e.target.elements;
+      go({ view: 'list', params: { q: f.q.value.trim(), status: f.status.value, hostname: f.hostname.value.trim(),
+        tag: f.tag.value.trim(), since: f.since.value, until: f.until.value } });
+    });
+    $('#prev').addEventListener('click', () => setParams({ offset: Math.max(0, (+current.params.offset || 0) - PAGE) || '' }));
+    $('#next').addEventListener('click', () => setParams({ offset: (+current.params.offset || 0) + PAGE }));
+    const drop = $('#drop');
+    drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
+    drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+    drop.addEventListener('drop', (e) => {
+      e.preventDefault();
+      drop.classList.remove('over');
+      if (e.dataTransfer && e.dataTransfer.files.length) uploadFiles(Array.from(e.dataTransfer.files));
+    });
+    drop.addEventListener('keydown', (e) => { if (e.key === 'Enter' && e.target === drop) $('#file').click(); });
+    $('#file').addEventListener('change', (e) => { if (e.target.files.length) uploadFiles(Array.from(e.target.files)); e.target.value = ''; });
+    document.addEventListener('keydown', (e) => {
+      if (e.key === '/' && !/INPUT|SELECT|TEXTAREA/.test(document.activeElement.tagName)) {
+        const s = current.view === 'compare' ? $('#cmp-search') : $('#fg-search');
+        if (current.view !== 'list') { e.preventDefault(); s.focus(); }
+      }
+    });
+    profileView.init();
+    compareView.init();
+    let rt = null;
+    window.addEventListener('resize', () => {
+      clearTimeout(rt);
+      rt = setTimeout(() => {
+        if (current.view === 'profile') { profileView.fg.draw(); profileView.drawHeat(); }
+        if (current.view === 'compare') compareView.fg.draw();
+      }, 100);
+    });
+    /* hashchange covers back/forward and edited URLs; go() routes itself
+     * after pushState, which fires no event. */
+    window.addEventListener('hashchange', route);
+    route();
+    health();
+  }
+
+  init();
+})();

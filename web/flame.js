@@ -1,0 +1,426 @@
+/* flame.js: the page's model, free of the DOM so that it can be tested
+ * outside a browser: flame-graph trees from the API, layout, search,
+ * frame kinds and colours, differential trees, heat-map geometry and the
+ * URL state. The page (app.js) draws what these functions compute. */
+(function (root) {
+  'use strict';
+
+  /* ---- trees ---------------------------------------------------------- */
+
+  /* Turns the API's {name, value, children} (or, for /api/v1/diff,
+   * {name, base, target, children}) into nodes with parent links, depth
+   * and self values. Children are sorted by name, as flamegraph.pl does,
+   * so that the same stack sits in the same place in every view. The walk
+   * is iterative: deep stacks must not overflow the JS stack. */
+  function buildTree(json, opts) {
+    const diff = !!(opts && opts.diff);
+    const num = (v) => (typeof v === 'number' && isFinite(v) && v > 0 ? v : 0);
+    const make = (j, parent) => {
+      const n = {
+        name: typeof j.name === 'string' ? j.name : String(j.name),
+        value: 0, base: 0, target: 0, self: 0,
+        dso: typeof j.dso === 'string' ? j.dso : null,
+        kind: typeof j.kind === 'string' ? j.kind : null,
+        children: [], parent: parent, depth: parent ? parent.depth + 1 : 0,
+      };
+      if (diff) {
+        n.base = num(j.base);
+        n.target = num(j.target);
+        n.value = n.target;
+      } else {
+        n.value = num(j.value);
+      }
+      return n;
+    };
+    const top = make(json || { name: 'all' }, null);
+    let maxDepth = 0;
+    /* pre-order: every parent comes before its children, so walking
+     * `order` backwards visits children first */
+    const order = [top];
+    const src = [json || {}];
+    for (let i = 0; i < order.length; i++) {
+      const n = order[i];
+      const kids = Array.isArray(src[i].children) ? src[i].children : [];
+      for (const kj of kids) {
+        if (!kj || typeof kj !== 'object') continue;
+        const k = make(kj, n);
+        n.children.push(k);
+        if (k.depth > maxDepth) maxDepth = k.depth;
+        order.push(k);
+        src.push(kj);
+      }
+    }
+    const count = order.length;
+    /* Values bottom-up: a node is at least the sum of its children (the
+     * API promises this; the page must not draw children wider than their
+     * parent if a server rounds). */
+    const byName = (a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+    for (let i = order.length - 1; i >= 0; i--) {
+      const n = order[i];
+      if (n.children.length > 1) n.children.sort(byName);
+      let sv = 0, sb = 0, st2 = 0;
+      for (const k of n.children) { sv += k.value; sb += k.base; st2 += k.target; }
+      if (n.value < sv) n.value = sv;
+      if (diff) {
+        if (n.base < sb) n.base = sb;
+        if (n.target < st2) n.target = st2;
+        n.value = n.target;
+      }
+      n.self = n.value - sv;
+      n.selfBase = n.base - sb;
+    }
+    top.count = count;
+    top.maxDepth = maxDepth;
+    return top;
+  }
+
+  /* The frames from the root's child to n, outermost first. */
+  function pathOf(n) {
+    const p = [];
+    for (let c = n; c && c.parent; c = c.parent) p.push(c.name);
+    return p.reverse();
+  }
+
+  /* The node a path names, or the deepest one that exists. */
+  function findPath(top, path) {
+    let n = top;
+    for (const name of path || []) {
+      const next = n.children.find((k) => k.name === name);
+      if (!next) break;
+      n = next;
+    }
+    return n;
+  }
+
+  /* Folded lines ("a;b;c count") for the leaf paths of a tree: the inverse
+   * of the API's construction, used by tests to compare with /collapsed. */
+  function toFolded(top) {
+    const out = [];
+    const walk = (n, prefix) => {
+      const p = n.parent ? (prefix ? prefix + ';' + n.name : n.name) : '';
+      if (n.self > 0 && n.parent) out.push(p + ' ' + n.self);
+      for (const k of n.children) walk(k, p);
+    };
+    walk(top, '');
+    return out;
+  }
+
+  /* ---- layout ----------------------------------------------------------- */
+
+  /* Rectangles for a canvas of `width` px with `focus` zoomed to the full
+   * width: the focus's ancestors span the width too (drawn dimmed), the
+   * focus's descendants are scaled by value. Frames narrower than minPx
+   * are not laid out (nor their children), which keeps 100,000-frame
+   * graphs cheap. Returns rows[depth] = [{node, x, w}] sorted by x. */
+  function layout(top, focus, width, minPx) {
+    const rows = [];
+    const min = minPx === undefined ? 0.3 : minPx;
+    const put = (n, x, w, dim) => {
+      (rows[n.depth] || (rows[n.depth] = [])).push({ node: n, x: x, w: w, dim: dim });
+    };
+    focus = focus || top;
+    for (let a = focus.parent; a; a = a.parent) put(a, 0, width, true);
+    if (focus.value <= 0) { put(focus, 0, width, false); return rows; }
+    /* Offsets are kept in value units and scaled once, so that a frame
+     * that is all of its parent is exactly as wide as it. */
+    const fv = focus.value;
+    const px = (v) => (v / fv) * width;
+    const stack = [[focus, 0]];
+    while (stack.length) {
+      const [n, xv] = stack.pop();
+      put(n, px(xv), px(n.value), false);
+      let cv = xv;
+      for (const k of n.children) {
+        if (px(k.value) >= min) stack.push([k, cv]);
+        cv += k.value;
+      }
+    }
+    for (const r of rows) if (r) r.sort((p, q) => p.x - q.x);
+    return rows;
+  }
+
+  /* The rectangle under x in a row (binary search), or null. */
+  function hit(row, x) {
+    if (!row) return null;
+    let lo = 0, hi = row.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const r = row[mid];
+      if (x < r.x) hi = mid - 1;
+      else if (x >= r.x + r.w) lo = mid + 1;
+      else return r;
+    }
+    return null;
+  }
+
+  /* ---- search ------------------------------------------------------------ */
+
+  /* A matcher for the search box: /re/flags as a regular expression, else
+   * a case-insensitive substring. Returns null for an empty or bad term. */
+  function matcher(term) {
+    if (!term) return null;
+    const m = /^\/(.*)\/([a-z]*)$/.exec(term);
+    if (m) {
+      try { const re = new RegExp(m[1], m[2]); return (s) => re.test(s); } catch (e) { return null; }
+    }
+    const t = term.toLowerCase();
+    return (s) => s.toLowerCase().indexOf(t) >= 0;
+  }
+
+  /* Marks matching frames under `within` (default: the whole tree) and
+   * returns {nodes: Set, value, pct}: value counts each sample once even
+   * when a match sits inside another match (as flamegraph.pl's "Matched"
+   * does), pct is its share of `within`. */
+  function search(top, term, within) {
+    const test = matcher(term);
+    const nodes = new Set();
+    const base = within || top;
+    if (!test) return { nodes: nodes, value: 0, pct: 0 };
+    let value = 0;
+    const stack = [[base, false]];
+    while (stack.length) {
+      const [n, inMatch] = stack.pop();
+      const hitHere = n.parent !== null && test(n.name);
+      if (hitHere) {
+        nodes.add(n);
+        if (!inMatch) value += n.value;
+      }
+      for (const k of n.children) stack.push([k, inMatch || hitHere]);
+    }
+    return { nodes: nodes, value: value, pct: base.value > 0 ? (100 * value) / base.value : 0 };
+  }
+
+  /* ---- kinds and colours ---------------------------------------------- */
+
+  /* kernel, jit, unresolved, comm (the first level), root or user. The
+   * folded-stack conventions say it: "_[k]" kernel, "_[j]" JIT, a frame
+   * in brackets ("[unknown]", "[libfoo.so]") has no symbol. */
+  function frameKind(n) {
+    if (!n.parent) return 'root';
+    if (n.kind) return n.kind;
+    if (n.depth === 1) return 'comm';
+    const s = n.name;
+    if (/_\[k\]$/.test(s)) return 'kernel';
+    if (/_\[j\]$/.test(s) || /^\[?jit/i.test(s) || /perf-\d+\.map/.test(s)) return 'jit';
+    if (/^\[.*\]$/.test(s) || s === '') return 'unresolved';
+    if (n.dso && (n.dso === '[kernel.kallsyms]' || /^\[kernel/.test(n.dso) || /\.ko(\.[a-z]+)?$/.test(n.dso))) return 'kernel';
+    return 'user';
+  }
+
+  function hash(s) {
+    /* FNV-1a: stable colours per name across reloads. */
+    let h = 2166136261;
+    for (let i = 0; i < s.length; i++) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
+    return (h >>> 0) / 4294967296;
+  }
+
+  const palette = {
+    root: [0, 0, 80], comm: [210, 30, 72], kernel: [28, 85, 58],
+    jit: [120, 45, 55], unresolved: [0, 0, 68], user: [8, 70, 60],
+  };
+
+  /* An hsl() colour: the kind picks the hue family, the name a stable
+   * variation inside it. */
+  function frameColor(n) {
+    const kind = frameKind(n);
+    const p = palette[kind] || palette.user;
+    const v = hash(n.name);
+    if (kind === 'user') {
+      /* the classic flame-graph warm range: red to yellow */
+      return 'hsl(' + Math.round(v * 50) + ',' + Math.round(70 + v * 20) + '%,' + Math.round(55 + v * 10) + '%)';
+    }
+    return 'hsl(' + Math.round(p[0] + (v - 0.5) * 16) + ',' + p[1] + '%,' + Math.round(p[2] + (v - 0.5) * 10) + '%)';
+  }
+
+  /* Differential colour: red where the target grew relative to the base,
+   * blue where it shrank, white where equal; both sides normalised to
+   * their totals so that a longer recording does not paint everything red. */
+  function diffColor(n, baseTotal, targetTotal) {
+    const b = baseTotal > 0 ? n.base / baseTotal : 0;
+    const t = targetTotal > 0 ? n.target / targetTotal : 0;
+    const d = t - b;
+    const m = Math.max(b, t);
+    if (m <= 0) return 'hsl(0,0%,92%)';
+    const r = Math.max(-1, Math.min(1, d / m));
+    const l = Math.round(95 - Math.abs(r) * 40);
+    return r >= 0 ? 'hsl(0,80%,' + l + '%)' : 'hsl(220,80%,' + l + '%)';
+  }
+
+  /* The largest regressions of a differential tree: per function name
+   * (frames at depth >= 2), self values summed over the tree and compared
+   * as shares of each side's total. Sorted by growth, largest first. */
+  function regressions(top, limit) {
+    const byName = new Map();
+    const stack = [top];
+    while (stack.length) {
+      const n = stack.pop();
+      if (n.depth >= 2) {
+        const e = byName.get(n.name) || { name: n.name, base: 0, target: 0 };
+        e.base += n.selfBase;
+        e.target += n.self;
+        byName.set(n.name, e);
+      }
+      for (const k of n.children) stack.push(k);
+    }
+    const bt = top.base, tt = top.target;
+    const rows = [];
+    for (const e of byName.values()) {
+      if (e.base <= 0 && e.target <= 0) continue;
+      e.basePct = bt > 0 ? (100 * e.base) / bt : 0;
+      e.targetPct = tt > 0 ? (100 * e.target) / tt : 0;
+      e.deltaPct = e.targetPct - e.basePct;
+      rows.push(e);
+    }
+    rows.sort((a, b) => b.deltaPct - a.deltaPct || (a.name < b.name ? -1 : 1));
+    return rows.slice(0, limit || 50);
+  }
+
+  /* Self and total per function name over a tree: the page's own top
+   * table when the server's /top is not reachable, and a cross-check of
+   * it. "total" counts a sample once per stack even under recursion. */
+  function topFunctions(top) {
+    const acc = new Map();
+    const walk = (n, seen) => {
+      let added = false;
+      if (n.depth >= 2) {
+        const e = acc.get(n.name) || { name: n.name, self: 0, total: 0 };
+        e.self += n.self;
+        if (!seen.has(n.name)) { e.total += n.value; seen.add(n.name); added = true; }
+        acc.set(n.name, e);
+      }
+      for (const k of n.children) walk(k, seen);
+      if (added) seen.delete(n.name);
+    };
+    walk(top, new Set());
+    return Array.from(acc.values()).sort((a, b) => b.self - a.self || b.total - a.total);
+  }
+
+  /* ---- timeline / heat map ---------------------------------------------- */
+
+  const firstNum = (o, keys) => {
+    for (const k of keys) if (typeof o[k] === 'number' && isFinite(o[k])) return o[k];
+    return undefined;
+  };
+
+  /* Reads the /timeline answer into {bucketNs, startNs, counts[]}. It
+   * accepts the bucket list as numbers or as objects with a start time
+   * and a count, under the names a server is likely to use. */
+  function normalizeTimeline(json, bucketMs) {
+    const j = json || {};
+    const bms = firstNum(j, ['bucket_ms']) || bucketMs || 10;
+    const bucketNs = (firstNum(j, ['bucket_ns']) || bms * 1e6);
+    let list = null;
+    for (const k of ['buckets', 'timeline', 'samples', 'counts', 'rows']) {
+      if (Array.isArray(j[k])) { list = j[k]; break; }
+    }
+    if (!list && Array.isArray(json)) list = json;
+    list = list || [];
+    let startNs = firstNum(j, ['start_ns', 'first_ns', 'from_ns', 'begin_ns']);
+    const counts = [];
+    if (list.length && typeof list[0] === 'object') {
+      const tk = ['start_ns', 't_ns', 'time_ns', 'ns', 'from_ns', 'ts'];
+      const ck = ['samples', 'count', 'value', 'n'];
+      let t0 = startNs;
+      for (const b of list) {
+        const t = firstNum(b, tk);
+        if (t !== undefined && (t0 === undefined || t < t0)) t0 = t;
+      }
+      startNs = t0 || 0;
+      for (let i = 0; i < list.length; i++) {
+        const b = list[i] || {};
+        const t = firstNum(b, tk);
+        const idx = t === undefined ? i : Math.round((t - startNs) / bucketNs);
+        if (idx < 0 || idx > 10000000) continue;
+        counts[idx] = (counts[idx] || 0) + (firstNum(b, ck) || 0);
+      }
+      for (let i = 0; i < counts.length; i++) counts[i] = counts[i] || 0;
+    } else {
+      for (const c of list) counts.push(typeof c === 'number' && c > 0 ? c : 0);
+      startNs = startNs || 0;
+    }
+    return { bucketNs: bucketNs, startNs: startNs, counts: counts };
+  }
+
+  /* FlameScope's grid: a column per second, `rows` buckets per column
+   * (row 0 at the top is the start of the second). */
+  function heatGrid(tl) {
+    const perCol = Math.max(1, Math.round(1e9 / tl.bucketNs));
+    const cols = Math.max(1, Math.ceil(tl.counts.length / perCol));
+    let max = 0;
+    for (const c of tl.counts) if (c > max) max = c;
+    return { cols: cols, rows: perCol, max: max };
+  }
+
+  /* The time range [fromNs, toNs) covered by the bucket indices a..b in
+   * either order (a drag from one cell to another). */
+  function bucketRange(tl, a, b) {
+    const lo = Math.min(a, b), hi = Math.max(a, b);
+    return { fromNs: tl.startNs + lo * tl.bucketNs, toNs: tl.startNs + (hi + 1) * tl.bucketNs };
+  }
+
+  /* ---- URL state ------------------------------------------------------------ */
+
+  /* "#/profile/ID?k=v&..." <-> {view, id, params}. The zoom path is kept
+   * as frames joined by ';' (the folded separator, never inside a frame). */
+  function parseHash(hash) {
+    const h = (hash || '').replace(/^#/, '');
+    const q = h.indexOf('?');
+    const path = (q >= 0 ? h.slice(0, q) : h).split('/').filter(Boolean).map(decodeURIComponent);
+    const params = {};
+    if (q >= 0) {
+      for (const kv of h.slice(q + 1).split('&')) {
+        if (!kv) continue;
+        const e = kv.indexOf('=');
+        const k = decodeURIComponent(e >= 0 ? kv.slice(0, e) : kv);
+        params[k] = e >= 0 ? decodeURIComponent(kv.slice(e + 1).replace(/\+/g, ' ')) : '';
+      }
+    }
+    if (path[0] === 'profile' && path[1]) return { view: 'profile', id: path[1], params: params };
+    if (path[0] === 'compare') return { view: 'compare', id: null, params: params };
+    return { view: 'list', id: null, params: params };
+  }
+
+  function formatHash(state) {
+    const keys = Object.keys(state.params || {}).filter((k) => {
+      const v = state.params[k];
+      return v !== undefined && v !== null && v !== '';
+    }).sort();
+    const qs = keys.map((k) => encodeURIComponent(k) + '=' + encodeURIComponent(state.params[k])).join('&');
+    let p = '#/';
+    if (state.view === 'profile') p = '#/profile/' + encodeURIComponent(state.id);
+    else if (state.view === 'compare') p = '#/compare';
+    return qs ? p + '?' + qs : p;
+  }
+
+  /* ---- numbers ----------------------------------------------------------- */
+
+  function fmtCount(v) {
+    if (!isFinite(v)) return '-';
+    if (Math.abs(v) >= 1e9) return (v / 1e9).toFixed(2) + ' G';
+    if (Math.abs(v) >= 1e6) return (v / 1e6).toFixed(2) + ' M';
+    if (Math.abs(v) >= 1e4) return (v / 1e3).toFixed(1) + ' k';
+    return String(Math.round(v));
+  }
+
+  function fmtPct(v) {
+    if (!isFinite(v)) return '-';
+    return (v >= 10 ? v.toFixed(1) : v.toFixed(2)) + '%';
+  }
+
+  function fmtBytes(v) {
+    if (!isFinite(v)) return '-';
+    const u = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+    let i = 0;
+    while (v >= 1024 && i < u.length - 1) { v /= 1024; i++; }
+    return (i ? v.toFixed(1) : String(v)) + ' ' + u[i];
+  }
+
+  const api = {
+    buildTree, pathOf, findPath, toFolded, layout, hit, matcher, search,
+    frameKind, frameColor, diffColor, regressions, topFunctions,
+    normalizeTimeline, heatGrid, bucketRange, parseHash, formatHash,
+    fmtCount, fmtPct, fmtBytes,
+  };
+  if (typeof module !== 'undefined' && module.exports) module.exports = api;
+  else root.PerfhubFlame = api;
+})(typeof globalThis !== 'undefined' ? globalThis : this);
