@@ -16,6 +16,68 @@
 #include "perfdata.h"
 #include "symbols.h"
 
+/* Recently folded stacks by raw callchain: the same ips in the same thread
+ * under the same symbolizer generation fold to the same line, so most
+ * samples skip symbolizing. Direct-mapped, bounded. */
+#define RAW_CACHE_SLOTS 8192
+
+typedef struct raw_entry {
+	uint64_t hash, gen, nr;
+	uint32_t pid, tid;
+	uint16_t misc;
+	const pd_event *event;
+	uint64_t *ips;
+	char *line;
+	size_t len;
+} raw_entry;
+
+static uint64_t raw_hash(const pd_sample *s, uint16_t misc)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)s->pid << 32 | s->tid) ^ misc;
+	uint64_t i;
+
+	for (i = 0; i < s->nr_callchain; i++) {
+		h = (h ^ s->callchain[i]) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+static raw_entry *raw_find(raw_entry *cache, const pd_sample *s, uint16_t misc,
+			   uint64_t gen, uint64_t h)
+{
+	raw_entry *e = &cache[h & (RAW_CACHE_SLOTS - 1)];
+
+	if (e->line && e->hash == h && e->gen == gen && e->pid == s->pid &&
+	    e->tid == s->tid && e->misc == misc && e->event == s->event &&
+	    e->nr == s->nr_callchain &&
+	    !memcmp(e->ips, s->callchain, s->nr_callchain * sizeof(uint64_t)))
+		return e;
+	return NULL;
+}
+
+static void raw_store(raw_entry *cache, const pd_sample *s, uint16_t misc,
+		      uint64_t gen, uint64_t h, const char *line, size_t len)
+{
+	raw_entry *e = &cache[h & (RAW_CACHE_SLOTS - 1)];
+	uint64_t *ips = malloc(s->nr_callchain ? s->nr_callchain * sizeof(uint64_t) : 1);
+	char *l = malloc(len + 1);
+
+	if (!ips || !l) {
+		free(ips);
+		free(l);
+		return;
+	}
+	free(e->ips);
+	free(e->line);
+	memcpy(ips, s->callchain, s->nr_callchain * sizeof(uint64_t));
+	memcpy(l, line, len);
+	l[len] = '\0';
+	*e = (raw_entry){ .hash = h, .gen = gen, .nr = s->nr_callchain, .pid = s->pid,
+			  .tid = s->tid, .misc = misc, .event = s->event, .ips = ips,
+			  .line = l, .len = len };
+}
+
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: perfhub collapse FILE [--weight period|samples] [--event NAME]\n"
@@ -64,6 +126,7 @@ int cmd_collapse(int argc, char **argv)
 	const pd_event *chosen = NULL;
 	pd_record r;
 	char ebuf[400];
+	raw_entry *cache = NULL;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--pid"))
@@ -116,7 +179,8 @@ int cmd_collapse(int argc, char **argv)
 		goto parse_error;
 	sym = pd_symbolizer_new(f, NULL, &so);
 	fold = pd_fold_new(flags);
-	if (!sym || !fold) {
+	cache = calloc(RAW_CACHE_SLOTS, sizeof(*cache));
+	if (!sym || !fold || !cache) {
 		fprintf(stderr, "perfhub collapse: %s: out of memory\n", path);
 		goto out;
 	}
@@ -141,16 +205,36 @@ int cmd_collapse(int argc, char **argv)
 			    strcmp(s->event->name, chosen->name))) {
 			continue;
 		}
-		if (pd_symbolize(sym, &r, &st) < 0) {
-			fprintf(stderr, "perfhub collapse: %s: out of memory\n", path);
-			goto out;
-		}
 		/* stackcollapse-perf.pl: the period perf script prints, 1 without */
 		w = by_samples || !(s->fields & PD_SAMPLE_PERIOD) || !s->period ? 1 : s->period;
-		if (pd_fold_add(fold, &st, w) < 0) {
-			fprintf(stderr, "perfhub collapse: %s: too many distinct stacks\n", path);
-			goto out;
+		/* dwarf samples carry their user stack beside the callchain:
+		 * those are not cached */
+		if ((s->fields & PD_SAMPLE_CALLCHAIN) && s->callchain &&
+		    (s->event->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) !=
+		    (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) {
+			uint16_t misc = r.misc & PD_MISC_CPUMODE_MASK;
+			uint64_t gen = pd_symbolizer_generation(sym), h = raw_hash(s, misc);
+			raw_entry *e = raw_find(cache, s, misc, gen, h);
+			const char *line;
+			size_t len;
+
+			if (e) {
+				if (pd_fold_add_line(fold, e->line, e->len, w) < 0)
+					goto too_many;
+				continue;
+			}
+			if (pd_symbolize(sym, &r, &st) < 0)
+				goto nomem;
+			if (pd_fold_add(fold, &st, w) < 0)
+				goto too_many;
+			line = pd_fold_last(fold, &len);
+			raw_store(cache, s, misc, gen, h, line, len);
+			continue;
 		}
+		if (pd_symbolize(sym, &r, &st) < 0)
+			goto nomem;
+		if (pd_fold_add(fold, &st, w) < 0)
+			goto too_many;
 	}
 	if (rc < 0)
 		goto parse_error;
@@ -172,9 +256,20 @@ int cmd_collapse(int argc, char **argv)
 	}
 	status = fflush(stdout) ? 1 : 0;
 	goto out;
+nomem:
+	fprintf(stderr, "perfhub collapse: %s: out of memory\n", path);
+	goto out;
+too_many:
+	fprintf(stderr, "perfhub collapse: %s: too many distinct stacks\n", path);
+	goto out;
 parse_error:
 	fprintf(stderr, "perfhub collapse: %s: %s\n", path, pd_strerror(&err, ebuf, sizeof(ebuf)));
 out:
+	for (i = 0; cache && i < RAW_CACHE_SLOTS; i++) {
+		free(cache[i].ips);
+		free(cache[i].line);
+	}
+	free(cache);
 	pd_fold_free(fold);
 	pd_symbolizer_free(sym);
 	pd_close(f);

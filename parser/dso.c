@@ -23,6 +23,8 @@
 #include <unistd.h>
 #include <ctype.h>
 #include <libiberty/demangle.h>
+#include <elfutils/libdw.h>
+#include <dwarf.h>
 
 
 /* snprintf that truncates silently: paths and messages are capped */
@@ -72,6 +74,14 @@ struct pd_dso {
 	dso_load_seg *segs;
 	size_t nr_segs;
 	char problem[320];
+	/* DWARF of the file with the names, for inlined frames (opened on
+	 * first use, under lock) and the inline names handed out */
+	char *dwarf_path;
+	char *run_path;		/* the binary found (build-id checked) */
+	int dwarf_tried, dwarf_fd;
+	Dwarf *dwarf;
+	char **inl;
+	size_t nr_inl;
 	size_t bytes;
 	pd_dso_cache *cache;
 };
@@ -212,7 +222,8 @@ static void finish_table(pd_dso *d, int kallsyms)
 	for (i = 0; i + 1 < d->nr_syms; i++) {
 		dso_sym *p = &d->syms[i], *c = &d->syms[i + 1];
 
-		if (p->end != p->start)
+		/* perf leaves unsized labels (untyped) at their one address */
+		if (p->end != p->start || p->type == STT_NOTYPE)
 			continue;
 		if (kallsyms && (!strchr(d->names + p->name, '[')) !=
 				(!strchr(d->names + c->name, '[')))
@@ -625,6 +636,8 @@ static void load_elf(pd_dso *d)
 		/* program headers of the binary map file offsets to addresses;
 		 * a debug file keeps the same ones */
 		load_segments(d, run.e ? run.e : src->e);
+		d->dwarf_path = strdup(src->path);
+		d->run_path = strdup(run.e ? run.path : src->path);
 		while ((scn = elf_nextscn(src->e, scn))) {
 			if (!gelf_getshdr(scn, &sh) || (int)sh.sh_type != want)
 				continue;
@@ -815,6 +828,15 @@ static void dso_free(pd_dso *d)
 	free(d->syms);
 	free(d->names);
 	free(d->segs);
+	if (d->dwarf)
+		dwarf_end(d->dwarf);
+	if (d->dwarf_fd > 0)
+		close(d->dwarf_fd);
+	free(d->dwarf_path);
+	free(d->run_path);
+	for (size_t i = 0; i < d->nr_inl; i++)
+		free(d->inl[i]);
+	free(d->inl);
 	free(d);
 }
 
@@ -937,6 +959,101 @@ void pd_dso_ref(pd_dso_cache *c, pd_dso *d)
 	pthread_mutex_lock(&c->lock);
 	d->refs++;
 	pthread_mutex_unlock(&c->lock);
+}
+
+#define DSO_MAX_INLINE_NAMES 65536
+
+/* an interned copy of name (valid while the dso lives), under d->lock */
+static const char *intern_inline(pd_dso *d, const char *name)
+{
+	char *dm = pd_demangle(name), *c;
+	const char *n = dm ? dm : name;
+	size_t i;
+
+	for (i = 0; i < d->nr_inl; i++)
+		if (!strcmp(d->inl[i], n)) {
+			free(dm);
+			return d->inl[i];
+		}
+	if (d->nr_inl >= DSO_MAX_INLINE_NAMES) {
+		free(dm);
+		return NULL;
+	}
+	if ((d->nr_inl & (d->nr_inl - 1)) == 0) {	/* grow at powers of two */
+		char **p = realloc(d->inl, (d->nr_inl ? d->nr_inl * 2 : 16) * sizeof(*p));
+
+		if (!p) {
+			free(dm);
+			return NULL;
+		}
+		d->inl = p;
+	}
+	c = dm ? dm : strdup(n);
+	if (!c)
+		return NULL;
+	d->inl[d->nr_inl++] = c;
+	return c;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	const char *n;
+
+	if ((dwarf_attr_integrate(die, DW_AT_linkage_name, &at) ||
+	     dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at)) &&
+	    (n = dwarf_formstring(&at)))
+		return n;
+	if (dwarf_attr_integrate(die, DW_AT_name, &at) && (n = dwarf_formstring(&at)))
+		return n;
+	return NULL;
+}
+
+size_t pd_dso_inlines(pd_dso *d, uint64_t off, const char **names, size_t max)
+{
+	Dwarf_Die cudie, *scopes = NULL;
+	uint64_t addr;
+	size_t k = 0;
+	int n, i;
+
+	load(d);
+	if (d->kind != PD_DSO_ELF || !d->dwarf_path || !max)
+		return 0;
+	addr = offset_to_vaddr(d, off);
+	pthread_mutex_lock(&d->lock);
+	if (!d->dwarf_tried) {
+		d->dwarf_tried = 1;
+		d->dwarf_fd = open(d->dwarf_path, O_RDONLY | O_CLOEXEC);
+		if (d->dwarf_fd > 0)
+			d->dwarf = dwarf_begin(d->dwarf_fd, DWARF_C_READ);
+	}
+	if (!d->dwarf || !dwarf_addrdie(d->dwarf, addr, &cudie))
+		goto out;
+	n = dwarf_getscopes(&cudie, addr, &scopes);
+	/* perf names DWARF-unwound frames as addr2line -i does: the function
+	 * at the address, then each one it was inlined into, innermost first */
+	for (i = 0; i < n && k < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		const char *nm;
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		nm = die_name(&scopes[i]);
+		if (nm && (nm = intern_inline(d, nm)))
+			names[k++] = nm;
+		if (tag == DW_TAG_subprogram)
+			break;
+	}
+out:
+	pthread_mutex_unlock(&d->lock);
+	free(scopes);
+	return k;
+}
+
+const char *pd_dso_file(pd_dso *d)
+{
+	load(d);
+	return d->run_path;
 }
 
 const char *pd_dso_path(const pd_dso *d)

@@ -56,6 +56,16 @@ const char *pd_dso_lookup(pd_dso *d, uint64_t addr, uint64_t *sym_off);
 const char *pd_dso_problem(pd_dso *d);
 size_t pd_dso_nr_symbols(pd_dso *d);
 
+/* Inlined frames at `off` (a file offset), as perf names them for DWARF
+ * unwound stacks: the functions the code there was inlined into,
+ * innermost first, from the DWARF of the file with the symbols. Returns
+ * how many names were written (0 when the code is not inlined). */
+size_t pd_dso_inlines(pd_dso *d, uint64_t off, const char **names, size_t max);
+
+/* The binary found for the dso (symfs, build-id cache, the recorded
+ * path; build-id checked), loading it on first use; NULL when none. */
+const char *pd_dso_file(pd_dso *d);
+
 /* What the recording saw: the path and build-id (size 0 when unknown). */
 const char *pd_dso_path(const pd_dso *d);
 const uint8_t *pd_dso_build_id(const pd_dso *d, size_t *size);

@@ -38,7 +38,7 @@ struct pd_fold {
 	size_t cap, n;
 	uint64_t total;
 	char *buf;		/* the line being built */
-	size_t buf_cap;
+	size_t buf_cap, last_len;
 };
 
 pd_fold *pd_fold_new(unsigned flags)
@@ -331,8 +331,7 @@ static int append(pd_fold *f, size_t *o, const char *s, size_t n)
 int pd_fold_add(pd_fold *f, const pd_stack *st, uint64_t weight)
 {
 	char name[FOLD_NAME_MAX];
-	size_t o = 0, i, h;
-	uint64_t hv;
+	size_t o = 0, i;
 	int n;
 
 	/* first field: the comm, spaces as '_' */
@@ -360,11 +359,24 @@ int pd_fold_add(pd_fold *f, const pd_stack *st, uint64_t weight)
 		if (append(f, &o, ";", 1) < 0 || append(f, &o, fn, fl) < 0)
 			return -1;
 	}
-	hv = hash_bytes(f->buf, o);
-	h = hv & (f->cap - 1);
+	f->last_len = o;
+	return pd_fold_add_line(f, f->buf, o, weight);
+}
+
+const char *pd_fold_last(const pd_fold *f, size_t *len)
+{
+	*len = f->last_len;
+	return f->buf;
+}
+
+int pd_fold_add_line(pd_fold *f, const char *line, size_t o, uint64_t weight)
+{
+	uint64_t hv = hash_bytes(line, o);
+	size_t h = hv & (f->cap - 1);
+
 	while (f->slots[h].key) {
 		if (f->slots[h].hash == hv && f->slots[h].len == o &&
-		    !memcmp(f->slots[h].key, f->buf, o)) {
+		    !memcmp(f->slots[h].key, line, o)) {
 			f->slots[h].count += weight;
 			f->total += weight;
 			return 0;
@@ -376,7 +388,8 @@ int pd_fold_add(pd_fold *f, const pd_stack *st, uint64_t weight)
 	f->slots[h].key = malloc(o + 1);
 	if (!f->slots[h].key)
 		return -1;
-	memcpy(f->slots[h].key, f->buf, o + 1);
+	memcpy(f->slots[h].key, line, o);
+	f->slots[h].key[o] = '\0';
 	f->slots[h].len = o;
 	f->slots[h].hash = hv;
 	f->slots[h].count = weight;

@@ -30,6 +30,12 @@ void pd_fold_free(pd_fold *f);
  * over the limit of distinct stacks. */
 int pd_fold_add(pd_fold *f, const pd_stack *st, uint64_t weight);
 
+/* Add weight to a line pd_fold_last() gave for an earlier stack (callers
+ * that cache stacks by raw callchain skip the symbolizing). */
+int pd_fold_add_line(pd_fold *f, const char *line, size_t len, uint64_t weight);
+/* The line the last pd_fold_add() folded (valid until the next add). */
+const char *pd_fold_last(const pd_fold *f, size_t *len);
+
 /* One frame's name as stackcollapse-perf.pl writes it, into buf (always
  * terminated). Returns 0 when the frame is dropped (a name starting "("). */
 int pd_fold_frame_name(const pd_frame *fr, unsigned flags, char *buf, size_t len);

@@ -55,6 +55,7 @@ struct pd_symbolizer {
 	int bids_sorted;
 	pd_frame *frames;
 	size_t cap_frames;
+	uint64_t generation;
 	int no_unwind;
 	unwinder *unwinder;	/* made at the first dwarf sample */
 	int unwind_failed;
@@ -397,10 +398,28 @@ static int on_ksymbol(pd_symbolizer *s, const pd_ksymbol *k)
 	return pd_maps_insert(s->kmaps, &map);
 }
 
+uint64_t pd_symbolizer_generation(const pd_symbolizer *s)
+{
+	return s->generation;
+}
+
 int pd_symbolizer_record(pd_symbolizer *s, const pd_record *r)
 {
 	int rc = 0;
 
+	switch (r->type) {
+	case PD_RECORD_COMM:
+	case PD_RECORD_FORK:
+	case PD_RECORD_EXIT:
+	case PD_RECORD_MMAP:
+	case PD_RECORD_MMAP2:
+	case PD_RECORD_KSYMBOL:
+	case PD_RECORD_HEADER_BUILD_ID:
+		s->generation++;
+		break;
+	default:
+		break;
+	}
 	switch (r->type) {
 	case PD_RECORD_COMM:
 		rc = pd_threads_comm(s->threads, r->u.comm.pid, r->u.comm.tid, r->u.comm.comm);
@@ -499,10 +518,11 @@ static int unwind_find_map(void *ctx, uint32_t pid, uint64_t addr, unwind_map *o
 	out->end = m->end;
 	out->pgoff = m->pgoff;
 	if (m->dso && !m->identity) {
-		path = pd_dso_path(m->dso);
-		if (path[0] == '/') {
-			sfmt(s->unwind_path, sizeof(s->unwind_path), "%s%s",
-			     s->symfs ? s->symfs : "", path);
+		/* the file the symbols came from: under --symfs, or perf's
+		 * build-id cache when the binary changed since */
+		path = pd_dso_file(m->dso);
+		if (path) {
+			sfmt(s->unwind_path, sizeof(s->unwind_path), "%s", path);
 			out->path = s->unwind_path;
 		}
 		out->build_id = pd_dso_build_id(m->dso, &out->build_id_size);
@@ -541,9 +561,24 @@ static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
 	if (k < 0)
 		return -1;
 	for (i = 0; i < k; i++) {
+		const pd_map *m;
+		const char *inl[16];
+		size_t ni, j;
+
 		(*real)++;
 		if (push_frame(s, n, th, s->ips[i], PD_MISC_USER) < 0)
 			return -1;
+		/* perf names these frames by their DWARF functions, inlined
+		 * ones included (addr2line -i) */
+		m = pd_maps_find(th->maps, s->ips[i]);
+		if (!m || !m->dso || m->identity)
+			continue;
+		ni = pd_dso_inlines(m->dso, s->frames[*n - 1].dso_off, inl, 16);
+		for (j = 0; j < ni; j++) {
+			if (j > 0 && push_frame(s, n, th, s->ips[i], PD_MISC_USER) < 0)
+				return -1;
+			s->frames[*n - 1].sym = inl[j];
+		}
 	}
 	return k;
 }

@@ -59,6 +59,11 @@ void pd_symbolizer_free(pd_symbolizer *s);
  * memory ran out (a warning says which). */
 int pd_symbolizer_record(pd_symbolizer *s, const pd_record *r);
 
+/* Changes whenever a record changed threads, comms or maps: stacks
+ * symbolized under one generation stay right while it lasts (callers may
+ * cache them by raw callchain). */
+uint64_t pd_symbolizer_generation(const pd_symbolizer *s);
+
 typedef struct pd_frame {
 	uint64_t ip;
 	const char *sym;	/* demangled symbol, NULL when unresolved */

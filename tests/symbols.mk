@@ -41,3 +41,4 @@ EXTRA_DIST += tests/progs/symlib.c
 # benchmark (make bench): perfhub collapse against perf script | stackcollapse
 BENCHES += tests/bench-collapse
 EXTRA_DIST += tests/bench-collapse
+dist_doc_DATA += docs/symbols.md
