@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <arpa/inet.h>
+#include <pthread.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,6 +22,7 @@
 #include "api.h"
 #include "log.h"
 #include "spool.h"
+#include "tokens.h"
 
 #define API_MAX_TAGS 32
 #define API_MAX_LIST 1000
@@ -39,6 +41,8 @@ struct api {
 	jobs *j;
 	struct MHD_Daemon *d;
 	unsigned port;
+	pthread_rwlock_t tok_lock;
+	tokens *tok;		/* NULL: no --token-file, everything open */
 	atomic_ullong uploads, duplicates, rejected;
 	atomic_ullong by_status[6];	/* 2xx 3xx 4xx 5xx other */
 };
@@ -552,6 +556,267 @@ static MHD_Result_t get_flamegraph(api *a, struct MHD_Connection *conn, int64_t 
 	}
 }
 
+
+/* ---- query endpoints ------------------------------------------------------------- */
+
+static MHD_Result_t get_threads(api *a, struct MHD_Connection *conn, int64_t id)
+{
+	int notfound = 0;
+	json_t *o = st_threads_json(a->st, id, &notfound);
+
+	if (notfound)
+		return reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
+	if (!o)
+		return reply_error(a, conn, 500, "storage error");
+	return reply_json(a, conn, 200, o);
+}
+
+#define API_MAX_BUCKETS 100000
+
+static MHD_Result_t get_timeline(api *a, struct MHD_Connection *conn, int64_t id)
+{
+	int64_t bucket_ms = 100;
+	int notfound = 0;
+	json_t *o;
+
+	if (arg_i64(conn, "bucket_ms", 1, 86400000, &bucket_ms) < 0)
+		return reply_error(a, conn, 400, "bad parameter 'bucket_ms' (1..86400000)");
+	o = st_timeline_json(a->st, id, arg(conn, "event"), (uint64_t)bucket_ms * 1000000,
+			     &notfound);
+	if (notfound)
+		return reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
+	if (!o)
+		return reply_error(a, conn, 500, "storage error");
+	if (json_array_size(json_object_get(o, "buckets")) > API_MAX_BUCKETS) {
+		json_decref(o);
+		return reply_error(a, conn, 400, "bad parameter 'bucket_ms': more than %d buckets",
+				   API_MAX_BUCKETS);
+	}
+	json_object_set_new(o, "bucket_ms", json_integer(bucket_ms));
+	return reply_json(a, conn, 200, o);
+}
+
+/* /top: self (leaf) and total (anywhere on the stack, once per stack) per
+ * function, from the same folded stacks /collapsed serves */
+typedef struct top_acc {
+	json_t *fns;		/* name -> [self, total] */
+	int by_samples;
+} top_acc;
+
+static void top_add(json_t *fns, const char *name, size_t len, uint64_t v, int self)
+{
+	char key[4096];
+	json_t *e;
+
+	snprintf(key, sizeof(key), "%.*s", (int)len, name);
+	e = json_object_get(fns, key);
+	if (!e) {
+		e = json_pack("[I,I]", (json_int_t)0, (json_int_t)0);
+		json_object_set_new(fns, key, e);
+	}
+	json_integer_set(json_array_get(e, self ? 0 : 1),
+			 json_integer_value(json_array_get(e, self ? 0 : 1)) + (json_int_t)v);
+}
+
+static int top_line(void *ctx, const char *line, uint64_t samples, uint64_t period)
+{
+	top_acc *t = ctx;
+	uint64_t v = t->by_samples ? samples : period;
+	const char *p = strchr(line, ';'), *leaf = NULL;
+	size_t leaf_len = 0;
+	json_t *seen = json_object();
+
+	/* frames after the comm */
+	while (p && *p == ';') {
+		const char *f = p + 1;
+		size_t len = strcspn(f, ";");
+		char key[4096];
+		snprintf(key, sizeof(key), "%.*s", (int)len, f);
+		if (!json_object_get(seen, key)) {
+			json_object_set_new(seen, key, json_true());
+			top_add(t->fns, f, len, v, 0);
+		}
+		leaf = f;
+		leaf_len = len;
+		p = f + len;
+	}
+	if (leaf)
+		top_add(t->fns, leaf, leaf_len, v, 1);
+	json_decref(seen);
+	return 0;
+}
+
+static int cmp_self(const void *x, const void *y)
+{
+	json_int_t a = json_integer_value(json_object_get(*(json_t *const *)x, "self"));
+	json_int_t b = json_integer_value(json_object_get(*(json_t *const *)y, "self"));
+
+	if (a != b)
+		return a > b ? -1 : 1;
+	return strcmp(json_string_value(json_object_get(*(json_t *const *)x, "name")),
+		      json_string_value(json_object_get(*(json_t *const *)y, "name")));
+}
+
+static MHD_Result_t get_top(api *a, struct MHD_Connection *conn, int64_t id)
+{
+	fold_args fa;
+	top_acc t;
+	MHD_Result_t ret;
+	int64_t limit = 100;
+	const char *name;
+	json_t *v, **rows, *arr;
+	size_t n = 0, i;
+	int rc;
+
+	if (parse_fold_args(a, conn, &fa, "samples", &ret) < 0)
+		return ret;
+	if (arg_i64(conn, "limit", 1, 100000, &limit) < 0)
+		return reply_error(a, conn, 400, "bad parameter 'limit' (1..100000)");
+	t.fns = json_object();
+	t.by_samples = fa.by_samples;
+	rc = st_fold(a->st, id, &fa.f, top_line, &t);
+	if (rc != 0) {
+		json_decref(t.fns);
+		if (rc == 1)
+			return reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
+		return reply_error(a, conn, 500, "storage error");
+	}
+	rows = malloc((json_object_size(t.fns) + 1) * sizeof(*rows));
+	if (!rows) {
+		json_decref(t.fns);
+		return reply_error(a, conn, 500, "out of memory");
+	}
+	json_object_foreach(t.fns, name, v)
+		rows[n++] = json_pack("{s:s,s:O,s:O}", "name", name, "self", json_array_get(v, 0),
+				      "total", json_array_get(v, 1));
+	qsort(rows, n, sizeof(*rows), cmp_self);
+	arr = json_array();
+	for (i = 0; i < n; i++) {
+		if ((int64_t)i < limit)
+			json_array_append(arr, rows[i]);
+		json_decref(rows[i]);
+	}
+	free(rows);
+	json_decref(t.fns);
+	return reply_json(a, conn, 200, json_pack("{s:s,s:o}", "weight",
+						   fa.by_samples ? "samples" : "period",
+						   "functions", arr));
+}
+
+/* /diff: both profiles folded into one tree, each node with base and target */
+typedef struct diff_acc {
+	json_t *root;
+	const char *side;	/* "base" or "target" */
+	int by_samples;
+} diff_acc;
+
+static json_t *diff_child(json_t *parent, const char *name, size_t len)
+{
+	json_t *kids = json_object_get(parent, "children"), *k;
+	size_t i, n = json_array_size(kids);
+
+	for (i = n; i--;) {
+		const char *kn;
+		k = json_array_get(kids, i);
+		kn = json_string_value(json_object_get(k, "name"));
+		if (kn && strlen(kn) == len && !memcmp(kn, name, len))
+			return k;
+	}
+	k = json_pack("{s:s%,s:I,s:I,s:[]}", "name", name, len, "base", (json_int_t)0, "target",
+		      (json_int_t)0, "children");
+	json_array_append_new(kids, k);
+	return k;
+}
+
+static int diff_line(void *ctx, const char *line, uint64_t samples, uint64_t period)
+{
+	diff_acc *d = ctx;
+	uint64_t v = d->by_samples ? samples : period;
+	json_t *node = d->root;
+	const char *p = line;
+
+	json_integer_set(json_object_get(node, d->side),
+			 json_integer_value(json_object_get(node, d->side)) + (json_int_t)v);
+	while (*p) {
+		size_t len = strcspn(p, ";");
+		node = diff_child(node, p, len);
+		json_integer_set(json_object_get(node, d->side),
+				 json_integer_value(json_object_get(node, d->side)) + (json_int_t)v);
+		p += len;
+		if (*p == ';')
+			p++;
+	}
+	return 0;
+}
+
+static MHD_Result_t get_diff(api *a, struct MHD_Connection *conn)
+{
+	fold_args fa;
+	diff_acc d;
+	MHD_Result_t ret;
+	int64_t base = 0, target = 0;
+	int rc;
+
+	if (arg_i64(conn, "base", 1, INT64_MAX, &base) < 0 || !base)
+		return reply_error(a, conn, 400, "bad or missing parameter 'base' (a profile id)");
+	if (arg_i64(conn, "target", 1, INT64_MAX, &target) < 0 || !target)
+		return reply_error(a, conn, 400, "bad or missing parameter 'target' (a profile id)");
+	if (parse_fold_args(a, conn, &fa, "period", &ret) < 0)
+		return ret;
+	d.root = json_pack("{s:s,s:I,s:I,s:[]}", "name", "all", "base", (json_int_t)0, "target",
+			   (json_int_t)0, "children");
+	d.by_samples = fa.by_samples;
+	d.side = "base";
+	rc = st_fold(a->st, base, &fa.f, diff_line, &d);
+	if (rc == 0) {
+		d.side = "target";
+		rc = st_fold(a->st, target, &fa.f, diff_line, &d);
+	}
+	if (rc != 0) {
+		json_decref(d.root);
+		if (rc == 1)
+			return reply_error(a, conn, 404, "base or target is not a ready profile");
+		return reply_error(a, conn, 500, "storage error");
+	}
+	return reply_json(a, conn, 200, d.root);
+}
+
+static MHD_Result_t get_aggregate(api *a, struct MHD_Connection *conn)
+{
+	st_agg_filter f = { .limit = 100 };
+	tag_args tags = { 0 };
+	json_t *o;
+	int bad = 0;
+
+	f.group_by = arg(conn, "group_by");
+	if (!f.group_by)
+		f.group_by = "comm";
+	f.hostname = arg(conn, "hostname");
+	if (arg_i64(conn, "limit", 1, 100000, &f.limit) < 0)
+		return reply_error(a, conn, 400, "bad parameter 'limit' (1..100000)");
+	if (arg_i64(conn, "since", 0, INT64_MAX, &f.since) < 0)
+		return reply_error(a, conn, 400, "bad parameter 'since' (unix seconds)");
+	if (arg_i64(conn, "until", 0, INT64_MAX, &f.until) < 0)
+		return reply_error(a, conn, 400, "bad parameter 'until' (unix seconds)");
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_tag, &tags);
+	if (tags.bad || tags.n > 1) {
+		tags_free(&tags);
+		return reply_error(a, conn, 400, "bad parameter 'tag' (one tag=KEY=VALUE)");
+	}
+	if (tags.n) {
+		f.tag_key = tags.keys[0];
+		f.tag_value = tags.values[0];
+	}
+	o = st_aggregate_json(a->st, &f, &bad);
+	tags_free(&tags);
+	if (bad)
+		return reply_error(a, conn, 400,
+				   "bad parameter 'group_by' (comm, dso, symbol, hostname, event)");
+	if (!o)
+		return reply_error(a, conn, 500, "storage error");
+	return reply_json(a, conn, 200, o);
+}
+
 /* ---- health and metrics --------------------------------------------------------- */
 
 static MHD_Result_t get_healthz(api *a, struct MHD_Connection *conn)
@@ -735,13 +1000,46 @@ static MHD_Result_t route(api *a, struct MHD_Connection *conn, const char *url,
 			return get_collapsed(a, conn, id);
 		if (!strcmp(rest, "/flamegraph"))
 			return get_flamegraph(a, conn, id);
+		if (!strcmp(rest, "/top"))
+			return get_top(a, conn, id);
+		if (!strcmp(rest, "/timeline"))
+			return get_timeline(a, conn, id);
+		if (!strcmp(rest, "/threads"))
+			return get_threads(a, conn, id);
 		return reply_error(a, conn, 404, "no such endpoint");
 	}
+	if (!strcmp(url, "/api/v1/diff"))
+		return get ? get_diff(a, conn) : reply_error(a, conn, 405, "use GET");
+	if (!strcmp(url, "/api/v1/aggregate"))
+		return get ? get_aggregate(a, conn) : reply_error(a, conn, 405, "use GET");
 	if (!strncmp(url, "/api/", 5))
 		return reply_error(a, conn, 404, "no such endpoint");
 	if (get)
 		return get_static(a, conn, url);
 	return reply_error(a, conn, 405, "method not allowed");
+}
+
+/* 0 when allowed; else the status to answer (401, 403). */
+static unsigned check_access(api *a, struct MHD_Connection *conn, int write)
+{
+	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+	const char *token = NULL;
+	unsigned status = 0;
+	int role;
+
+	pthread_rwlock_rdlock(&a->tok_lock);
+	if (!a->tok)
+		goto out;
+	if (h && !strncasecmp(h, "Bearer ", 7))
+		token = h + 7;
+	role = tok_role(a->tok, token);
+	if (write)
+		status = role == TOK_NONE ? 401 : role < TOK_WRITE ? 403 : 0;
+	else if (tok_reads_need_token(a->tok))
+		status = role == TOK_NONE ? 401 : 0;
+out:
+	pthread_rwlock_unlock(&a->tok_lock);
+	return status;
 }
 
 static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -757,6 +1055,14 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const cha
 		if (!r)
 			return MHD_NO;
 		*con_cls = r;
+		{
+			int write = strcmp(method, "GET") && strcmp(method, "HEAD");
+			unsigned deny = check_access(a, conn, write);
+			if (deny)
+				return reply_error(a, conn, deny, deny == 401 ?
+						   "a valid token is needed (Authorization: Bearer)" :
+						   "this token may only read");
+		}
 		if (!strcmp(method, "POST") &&
 		    (!strcmp(url, API_PREFIX) || !strcmp(url, API_PREFIX "/")))
 			return upload_begin(a, conn, r);
@@ -836,6 +1142,11 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 	a->c = c;
 	a->st = st;
 	a->j = j;
+	pthread_rwlock_init(&a->tok_lock, NULL);
+	if (api_reload_tokens(a) < 0) {
+		free(a);
+		return NULL;
+	}
 	memset(&ss, 0, sizeof(ss));
 	/* "[::1]" or "::1" are IPv6, anything else IPv4 */
 	snprintf(host, sizeof(host), "%s", c->listen_addr);
@@ -885,6 +1196,28 @@ bad_addr:
 	return NULL;
 }
 
+int api_reload_tokens(api *a)
+{
+	tokens *t = NULL, *old;
+	char err[512];
+
+	if (a->c->token_file) {
+		t = tok_load(a->c->token_file, err, sizeof(err));
+		if (!t) {
+			log_warn("msg=\"token file\" error=\"%s\"", err);
+			return -1;
+		}
+	}
+	pthread_rwlock_wrlock(&a->tok_lock);
+	old = a->tok;
+	a->tok = t;
+	pthread_rwlock_unlock(&a->tok_lock);
+	tok_free(old);
+	if (t)
+		log_info("msg=\"tokens loaded\" file=\"%s\"", a->c->token_file);
+	return 0;
+}
+
 unsigned api_port(const api *a)
 {
 	return a->port;
@@ -895,5 +1228,7 @@ void api_stop(api *a)
 	if (!a)
 		return;
 	MHD_stop_daemon(a->d);
+	tok_free(a->tok);
+	pthread_rwlock_destroy(&a->tok_lock);
 	free(a);
 }

@@ -19,6 +19,8 @@ typedef struct api api;
 
 /* Starts listening. NULL on failure (logged). */
 api *api_start(const cfg *c, st_store *st, jobs *j);
+/* (Re)reads --token-file (SIGHUP); on a bad file the old tokens stay. 0/-1. */
+int api_reload_tokens(api *a);
 /* The port actually bound (useful with port 0). */
 unsigned api_port(const api *a);
 /* Stops accepting and waits for the running requests. */

@@ -117,7 +117,8 @@ int main(int argc, char **argv)
 		if (sigwait(&set, &sig) != 0)
 			continue;
 		if (sig == SIGHUP) {
-			log_info("msg=\"SIGHUP\"");
+			log_info("msg=\"SIGHUP: reloading tokens\"");
+			api_reload_tokens(a);
 			continue;
 		}
 		break;

@@ -1420,3 +1420,192 @@ out:
 	conn_put(st, db);
 	return rc;
 }
+
+/* ---- aggregates --------------------------------------------------------------- */
+
+static int profile_ready(sqlite3 *db, int64_t id)
+{
+	sqlite3_stmt *s = prep(db, "SELECT status FROM profiles WHERE id = ?");
+	int ok = 0;
+
+	if (!s)
+		return 0;
+	sqlite3_bind_int64(s, 1, id);
+	ok = sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == ST_READY;
+	sqlite3_finalize(s);
+	return ok;
+}
+
+json_t *st_threads_json(st_store *st, int64_t id, int *notfound)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s = NULL;
+	json_t *arr = NULL, *cur = NULL;
+	int64_t cur_pid = -1, cur_tid = -1;
+
+	*notfound = 0;
+	if (!db)
+		return NULL;
+	if (!profile_ready(db, id)) {
+		*notfound = 1;
+		goto out;
+	}
+	s = prep(db, "SELECT s.pid, s.tid, t.text, count(*) AS n FROM samples s"
+		     " LEFT JOIN strings t ON t.profile_id = s.profile_id AND t.id = s.comm"
+		     " WHERE s.profile_id = ? GROUP BY s.pid, s.tid, s.comm ORDER BY s.pid, s.tid, n DESC");
+	if (!s)
+		goto out;
+	sqlite3_bind_int64(s, 1, id);
+	arr = json_array();
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		int64_t pid = sqlite3_column_int64(s, 0), tid = sqlite3_column_int64(s, 1);
+		const char *comm = (const char *)sqlite3_column_text(s, 2);
+		if (!cur || pid != cur_pid || tid != cur_tid) {
+			cur = json_pack("{s:I,s:I,s:[],s:I}", "pid", (json_int_t)pid, "tid",
+					(json_int_t)tid, "comms", "samples", (json_int_t)0);
+			json_array_append_new(arr, cur);
+			cur_pid = pid;
+			cur_tid = tid;
+		}
+		json_array_append_new(json_object_get(cur, "comms"), json_string(comm ? comm : ""));
+		json_integer_set(json_object_get(cur, "samples"),
+				 json_integer_value(json_object_get(cur, "samples")) +
+				 sqlite3_column_int64(s, 3));
+	}
+out:
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	if (!arr)
+		return NULL;
+	{
+		/* most samples first */
+		size_t n = json_array_size(arr), i, j;
+		for (i = 1; i < n; i++)
+			for (j = i; j > 0 && json_integer_value(json_object_get(json_array_get(arr, j - 1), "samples")) <
+					     json_integer_value(json_object_get(json_array_get(arr, j), "samples")); j--) {
+				json_t *a = json_incref(json_array_get(arr, j - 1));
+				json_array_set(arr, j - 1, json_array_get(arr, j));
+				json_array_set_new(arr, j, a);
+			}
+	}
+	return json_pack("{s:o}", "threads", arr);
+}
+
+json_t *st_timeline_json(st_store *st, int64_t id, const char *event, uint64_t bucket_ns,
+			 int *notfound)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s = NULL;
+	json_t *out = NULL, *buckets;
+	char *ev = NULL;
+	int64_t start = 0;
+
+	*notfound = 0;
+	if (!db)
+		return NULL;
+	if (!profile_ready(db, id)) {
+		*notfound = 1;
+		goto out;
+	}
+	if (exec(db, "BEGIN") < 0)
+		goto out;
+	ev = fold_event(db, id, event);
+	buckets = json_array();
+	out = json_pack("{s:s?,s:I,s:I,s:o}", "event", ev, "start_ns", (json_int_t)0, "bucket_ns",
+			(json_int_t)bucket_ns, "buckets", buckets);
+	if (!ev)
+		goto out_txn;
+	s = prep(db, "SELECT min(time) FROM samples WHERE profile_id = ?1 AND event IN"
+		     " (SELECT idx FROM events WHERE profile_id = ?1 AND name = ?2)");
+	if (!s)
+		goto out_txn;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, ev, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		start = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	json_object_set_new(out, "start_ns", json_integer(start));
+	s = prep(db, "SELECT (time - ?3) / ?4 AS b, count(*), sum(period) FROM samples"
+		     " WHERE profile_id = ?1 AND event IN"
+		     " (SELECT idx FROM events WHERE profile_id = ?1 AND name = ?2)"
+		     " GROUP BY b ORDER BY b");
+	if (!s)
+		goto out_txn;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, ev, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 3, start);
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)bucket_ns);
+	while (sqlite3_step(s) == SQLITE_ROW)
+		json_array_append_new(buckets, json_pack("{s:I,s:I,s:I}", "t_ns",
+			(json_int_t)(start + sqlite3_column_int64(s, 0) * (int64_t)bucket_ns),
+			"samples", (json_int_t)sqlite3_column_int64(s, 1),
+			"period", (json_int_t)sqlite3_column_int64(s, 2)));
+out_txn:
+	exec(db, "COMMIT");
+out:
+	sqlite3_finalize(s);
+	free(ev);
+	conn_put(st, db);
+	return out;
+}
+
+json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad)
+{
+	static const struct { const char *name, *key, *join; } groups[] = {
+		{ "comm", "k.text", "JOIN strings k ON k.profile_id = s.profile_id AND k.id = s.comm" },
+		{ "event", "e.name", "JOIN events e ON e.profile_id = s.profile_id AND e.idx = s.event" },
+		{ "hostname", "p.hostname", "" },
+		{ "symbol", "k.text", "JOIN stacks n ON n.profile_id = s.profile_id AND n.id = s.stack"
+		  " JOIN frames fr ON fr.profile_id = s.profile_id AND fr.id = n.frame"
+		  " JOIN strings k ON k.profile_id = s.profile_id AND k.id = fr.name" },
+		{ "dso", "k.text", "JOIN stacks n ON n.profile_id = s.profile_id AND n.id = s.stack"
+		  " JOIN frames fr ON fr.profile_id = s.profile_id AND fr.id = n.frame"
+		  " JOIN strings k ON k.profile_id = s.profile_id AND k.id = fr.dso" },
+	};
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	json_t *rows, *out = NULL;
+	char sql[2048];
+	size_t g;
+
+	*bad = 0;
+	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
+		if (f->group_by && !strcmp(f->group_by, groups[g].name))
+			break;
+	if (g == sizeof(groups) / sizeof(groups[0])) {
+		*bad = 1;
+		return NULL;
+	}
+	db = conn_get(st);
+	if (!db)
+		return NULL;
+	snprintf(sql, sizeof(sql),
+		 "SELECT %s AS key, count(*) AS n, sum(s.period), count(DISTINCT s.profile_id)"
+		 " FROM profiles p JOIN samples s ON s.profile_id = p.id %s"
+		 " WHERE p.status = 2 AND (?1 IS NULL OR p.hostname = ?1)"
+		 " AND (?2 IS NULL OR EXISTS (SELECT 1 FROM tags t WHERE t.profile_id = p.id"
+		 " AND t.key = ?2 AND t.value = ?3))"
+		 " AND (?4 = 0 OR p.uploaded_at >= ?4) AND (?5 = 0 OR p.uploaded_at < ?5)"
+		 " GROUP BY key ORDER BY n DESC, key LIMIT ?6",
+		 groups[g].key, groups[g].join);
+	s = prep(db, sql);
+	if (s) {
+		sqlite3_bind_text(s, 1, f->hostname, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 2, f->tag_key, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, f->tag_value, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 4, f->since);
+		sqlite3_bind_int64(s, 5, f->until);
+		sqlite3_bind_int64(s, 6, f->limit);
+		rows = json_array();
+		while (sqlite3_step(s) == SQLITE_ROW)
+			json_array_append_new(rows, json_pack("{s:s?,s:I,s:I,s:I}", "key",
+				(const char *)sqlite3_column_text(s, 0),
+				"samples", (json_int_t)sqlite3_column_int64(s, 1),
+				"period", (json_int_t)sqlite3_column_int64(s, 2),
+				"profiles", (json_int_t)sqlite3_column_int64(s, 3)));
+		out = json_pack("{s:s,s:o}", "group_by", groups[g].name, "rows", rows);
+	}
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	return out;
+}

@@ -96,6 +96,30 @@ typedef int (*st_fold_cb)(void *ctx, const char *line, uint64_t samples, uint64_
 /* 1 = no such profile or not ready. */
 int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx);
 
+/* ---- per-profile and cross-profile aggregates ---------------------------- */
+
+/* {"threads": [{"pid", "tid", "comms": [...], "samples"}]}, most samples
+ * first. NULL and *notfound = 1 when the profile is not ready. */
+json_t *st_threads_json(st_store *st, int64_t id, int *notfound);
+
+/* {"event", "start_ns", "bucket_ns", "buckets": [{"t_ns", "samples",
+ * "period"}]}: samples of the folded event per time bucket, from the first
+ * sample on. */
+json_t *st_timeline_json(st_store *st, int64_t id, const char *event, uint64_t bucket_ns,
+			 int *notfound);
+
+typedef struct st_agg_filter {
+	const char *group_by;		/* comm, dso, symbol, hostname, event */
+	const char *hostname;
+	const char *tag_key, *tag_value;
+	int64_t since, until;		/* uploaded_at, unix seconds; 0 = open */
+	int64_t limit;
+} st_agg_filter;
+/* {"group_by", "rows": [{"key", "samples", "period", "profiles"}]} over all
+ * ready profiles, most samples first; symbol and dso are of the leaf frame.
+ * NULL on a bad group_by (*bad = 1) or a storage error. */
+json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad);
+
 /* ---- writing a parsed profile ------------------------------------------ */
 
 typedef struct st_writer st_writer;

@@ -29,10 +29,12 @@ def main():
     data_path = perf_record(os.path.join(work, "a.data"), ["-e", "cpu-clock"], BUSY)
     data = open(data_path, "rb").read()
     records, _ = perf_stats(data_path)
+    good2 = perf_record(os.path.join(work, "b.data"), ["-e", "cpu-clock"], BUSY)
+    limit = max(len(data), os.path.getsize(good2)) + 4096
 
-    with Daemon(args=["--max-upload", str(len(data) + 4096)]) as d:
+    with Daemon(args=["--max-upload", str(limit)]) as d:
         # too large by Content-Length: refused before the body is read
-        st, r = d.upload(data + b"\0" * 8192)
+        st, r = d.upload(data + b"\0" * (limit - len(data) + 1))
         check(st == 413 and "error" in r, "oversized upload: %s %s" % (st, r))
 
         st, _ = d.upload(data, headers={"Content-Encoding": "gzip"})
@@ -67,7 +69,6 @@ def main():
         check(st == 202, "garbage accepted for parsing: %s" % st)
         st, t = d.upload(data[: len(data) // 2])
         check(st == 202, "truncated accepted for parsing: %s" % st)
-        good2 = perf_record(os.path.join(work, "b.data"), ["-e", "cpu-clock"], BUSY)
         st, ok = d.upload(good2)
         check(st == 202, "second good upload: %s" % st)
         for pid in (g["id"], t["id"]):

@@ -7,7 +7,9 @@ DAEMON_TESTS = \
 	tests/daemon-corpus.py \
 	tests/daemon-crash.py \
 	tests/daemon-watch.py \
-	tests/daemon-client.py
+	tests/daemon-client.py \
+	tests/daemon-query.py \
+	tests/daemon-access.py
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS)
 
