@@ -154,6 +154,39 @@ async function main() {
       const fns = Array.isArray(tj) ? tj : tj.functions || tj.top || tj.rows || [];
       await until(() => d.querySelector('#top tbody tr') && d.querySelector('#top tbody tr').cells[0].textContent === fns[0].name, 'top table = API /top');
     }
+    if (!missing.includes('threads')) {
+      const th = await api(base, 'profiles/' + id + '/threads');
+      const list2 = Array.isArray(th) ? th : th.threads || [];
+      await until(() => d.querySelectorAll('#p-threads tbody tr').length === list2.length, 'threads table = API /threads');
+    }
+    if (!missing.includes('timeline')) {
+      /* the heat map, then a drag over its first column's upper half */
+      const tl = F.normalizeTimeline(await api(base, 'profiles/' + id + '/timeline?bucket_ms=20'), 20);
+      const g = F.heatGrid(tl);
+      await until(() => rects('heat').length === g.cols * g.rows, 'heat map: one cell per bucket (' + g.cols + 'x' + g.rows + ')');
+      const cellH = Math.max(3, Math.floor(150 / g.rows));
+      const last = Math.min(g.rows - 1, 24);
+      mouse($('#heat'), 'mousedown', 1, 1);
+      mouse($('#heat'), 'mousemove', 1, last * cellH + 1);
+      mouse(w, 'mouseup', 1, last * cellH + 1);
+      const r = F.bucketRange(tl, 0, last);
+      await until(() => F.parseHash(w.location.hash).params.from_ns === String(r.fromNs), 'range in the URL');
+      const rq = 'from_ns=' + r.fromNs + '&to_ns=' + F.parseHash(w.location.hash).params.to_ns;
+      const rt = F.buildTree(await api(base, 'profiles/' + id + '/flamegraph?' + rq + '&weight=samples'));
+      const rn = new Set(['all']);
+      (function walk(n) { if (n.parent) rn.add(n.name); n.children.forEach(walk); })(rt);
+      await until(() => texts('fg').length > 0 && texts('fg').every((t) => rn.has(t) || t.endsWith('\u2026')), 'range graph labels are the API\'s for that range');
+      P.snapshot('range');
+    }
+    if (!missing.includes('diff')) {
+      const other = ids[RECORDINGS[1]];
+      nav('#/compare?base=' + other + '&target=' + id);
+      const dt = F.buildTree(await api(base, 'diff?base=' + other + '&target=' + id + '&weight=samples'), { diff: true });
+      const reg = F.regressions(dt, 30);
+      await until(() => d.querySelectorAll('#cmp-regressions tbody tr').length === reg.length, 'regressions = API diff (' + reg.length + ')');
+      if (reg.length) ok(d.querySelector('#cmp-regressions tbody tr').cells[0].textContent === reg[0].name, 'largest regression first');
+      P.snapshot('compare');
+    }
     ok(P.errors.length === 0, 'no script errors: ' + P.errors.join('\n'));
     console.log('ok: ' + H.stats.checks + ' checks against perfhubd' +
       (missing.length ? '; not answered by this perfhubd, not checked: ' + missing.join(', ') : '') +

@@ -157,6 +157,8 @@ let tl = F.normalizeTimeline({ bucket_ms: 20, start_ns: 1000, buckets: [1, 2, 0,
 eq([tl.bucketNs, tl.startNs, tl.counts], [20e6, 1000, [1, 2, 0, 4]], 'timeline as numbers');
 tl = F.normalizeTimeline({ bucket_ms: 10, buckets: [{ start_ns: 5e9, samples: 3 }, { start_ns: 5.03e9, samples: 1 }] });
 eq([tl.startNs, tl.counts], [5e9, [3, 0, 0, 1]], 'timeline as objects, gaps filled');
+tl = F.normalizeTimeline({ start_ns: 7e9, bucket_ns: 20e6, buckets: [{ t_ns: 7e9, samples: 2, period: 9 }, { t_ns: 7.04e9, samples: 5, period: 9 }] });
+eq([tl.bucketNs, tl.startNs, tl.counts], [20e6, 7e9, [2, 0, 5]], 'timeline with bucket_ns and t_ns');
 tl = F.normalizeTimeline({ bucket_ms: 20, start_ns: 0, buckets: new Array(120).fill(1) });
 eq(F.heatGrid(tl), { cols: 3, rows: 50, max: 1 }, 'heat grid: 50 rows of 20 ms per second');
 eq(F.bucketRange(tl, 7, 3), { fromNs: 60e6, toNs: 160e6 }, 'range of a backwards drag');
