@@ -588,6 +588,12 @@
         this.tree = null;
         this.fg.setTree(null);
         $('#p-title').textContent = id;
+        /* nothing of the previous profile may show while this one loads */
+        $('#p-status').textContent = 'loading\u2026';
+        for (const sel of ['#p-header', '#p-events tbody', '#p-records tbody', '#p-threads tbody', '#top tbody']) $(sel).textContent = '';
+        this.fg.draw();
+        $('#heat').width = 0;
+        $('#tl-info').textContent = '';
         this.loadMeta();
         return;
       }
