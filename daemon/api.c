@@ -387,6 +387,7 @@ static int parse_fold_args(api *a, struct MHD_Connection *conn, fold_args *fa,
 		FOLD_BAD("bad parameter 'weight' (samples or period)");
 	fa->f.with_pid = arg(conn, "with_pid") != NULL;
 	fa->f.with_tid = arg(conn, "with_tid") != NULL;
+	fa->f.kernel = arg(conn, "kernel") != NULL;
 	return 0;
 }
 

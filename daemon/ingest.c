@@ -16,208 +16,60 @@
 #include "ingest.h"
 #include "log.h"
 #include "perfdata.h"
+#include "fold.h"
 #include "report.h"
+#include "symbols.h"
 #include "spool.h"
 #include "tar.h"
 
-#define ING_MAX_FRAMES 1024	/* frames kept per sample (perf's default max-stack is 127) */
+#define PD_FOLD_NAME_LEN 4096	/* as fold.c builds names */
 #define ING_CHECK_STOP 4096	/* records between looks at the stop flag */
-#define ING_MAX_MAPS_PER_PID 65536
-
-/* ---- threads: the comm of each tid over time ---------------------------- */
-
-typedef struct thread {
-	uint32_t tid, pid;
-	uint32_t comm;		/* string id in the store */
-	struct thread *next;
-} thread;
-
-#define THREAD_BUCKETS 4096
-
-typedef struct threads {
-	thread *b[THREAD_BUCKETS];
-} threads;
-
-static thread *thread_get(threads *t, uint32_t tid, int create)
-{
-	thread **pp = &t->b[tid % THREAD_BUCKETS], *th;
-
-	for (th = *pp; th; th = th->next)
-		if (th->tid == tid)
-			return th;
-	if (!create || !(th = calloc(1, sizeof(*th))))
-		return NULL;
-	th->tid = tid;
-	th->next = *pp;
-	*pp = th;
-	return th;
-}
-
-static void threads_free(threads *t)
-{
-	size_t i;
-
-	for (i = 0; i < THREAD_BUCKETS; i++)
-		while (t->b[i]) {
-			thread *n = t->b[i]->next;
-			free(t->b[i]);
-			t->b[i] = n;
-		}
-}
-
-/* ---- the symbolization seam ---------------------------------------------- */
-
-/* Address spaces as MMAP/MMAP2 describe them: enough to name a frame's DSO.
- * The full symbolizer (ELF symbols, kallsyms, JIT maps) replaces this. */
-typedef struct map {
-	uint64_t start, end;
-	uint32_t frame;		/* the store's frame for "[x.so]" */
-} map;
-
-typedef struct space {
-	uint32_t pid;
-	map *maps;
-	size_t n, cap;
-	struct space *next;
-} space;
-
-typedef struct ing_symbolizer {
-	space *b[THREAD_BUCKETS];
-} ing_symbolizer;
-
-static space *space_get(ing_symbolizer *s, uint32_t pid, int create)
-{
-	space **pp = &s->b[pid % THREAD_BUCKETS], *sp;
-
-	for (sp = *pp; sp; sp = sp->next)
-		if (sp->pid == pid)
-			return sp;
-	if (!create || !(sp = calloc(1, sizeof(*sp))))
-		return NULL;
-	sp->pid = pid;
-	sp->next = *pp;
-	*pp = sp;
-	return sp;
-}
-
-static void sym_add_map(ing_symbolizer *s, uint32_t pid, uint64_t start, uint64_t len, uint32_t frame)
-{
-	space *sp = space_get(s, pid, 1);
-	size_t i, j;
-
-	if (!sp || !len || start + len < start)
-		return;
-	/* a new mapping replaces whatever overlapped it */
-	for (i = j = 0; i < sp->n; i++)
-		if (sp->maps[i].end <= start || sp->maps[i].start >= start + len)
-			sp->maps[j++] = sp->maps[i];
-	sp->n = j;
-	if (sp->n == sp->cap) {
-		map *m;
-		if (sp->cap >= ING_MAX_MAPS_PER_PID)
-			return;
-		m = realloc(sp->maps, (sp->cap = sp->cap ? 2 * sp->cap : 16) * sizeof(*m));
-		if (!m)
-			return;
-		sp->maps = m;
-	}
-	sp->maps[sp->n++] = (map){ start, start + len, frame };
-}
-
-static uint32_t sym_frame(ing_symbolizer *s, uint32_t pid, uint64_t ip, int kernel)
-{
-	space *sp = space_get(s, kernel ? UINT32_MAX : pid, 0);
-	size_t i;
-
-	if (!sp)
-		return 0;
-	for (i = sp->n; i--;)
-		if (ip >= sp->maps[i].start && ip < sp->maps[i].end)
-			return sp->maps[i].frame;
-	return 0;
-}
-
-static void sym_free(ing_symbolizer *s)
-{
-	size_t i;
-
-	for (i = 0; i < THREAD_BUCKETS; i++)
-		while (s->b[i]) {
-			space *n = s->b[i]->next;
-			free(s->b[i]->maps);
-			free(s->b[i]);
-			s->b[i] = n;
-		}
-}
-
-/* "[libc.so.6]" for /usr/lib/x86_64-linux-gnu/libc.so.6, as stackcollapse-perf
- * names a frame perf could not resolve; "[kernel.kallsyms]" stays as it is. */
-static void dso_label(const char *filename, char *out, size_t len)
-{
-	const char *base = strrchr(filename, '/');
-
-	base = base ? base + 1 : filename;
-	/* the kernel's map is "[kernel.kallsyms]_text"; perf names its DSO without the suffix */
-	if (!strncmp(filename, "[kernel.kallsyms]", 17))
-		snprintf(out, len, "[kernel.kallsyms]");
-	else if (base[0] == '[')
-		snprintf(out, len, "%s", base);
-	else
-		snprintf(out, len, "[%s]", base);
-	for (char *p = out; *p; p++)
-		if (*p == ';')
-			*p = ':';
-}
-
-/* ---- the ingest ------------------------------------------------------------ */
 
 typedef struct ingest {
 	st_writer *w;
-	threads threads;
-	ing_symbolizer sym;
-	uint32_t unknown_frame;	/* "[unknown]" */
+	pd_symbolizer *sym;
 	uint64_t samples, resolved_samples;
 } ingest;
 
-static uint32_t thread_comm(ingest *in, uint32_t tid)
+/* The frame as stackcollapse-perf names it (pd_fold_frame_name, the one
+ * implementation `perfhub collapse` uses too), interned; 0 = dropped. */
+static uint32_t store_frame(ingest *in, const pd_frame *fr, int *failed)
 {
-	thread *th = thread_get(&in->threads, tid, 0);
-	char name[32];
+	char name[PD_FOLD_NAME_LEN], kname[PD_FOLD_NAME_LEN];
+	uint32_t id;
+	int kernel;
 
-	if (th && th->comm)
-		return th->comm;
-	/* perf shows a thread it never saw a COMM for as ":TID" */
-	snprintf(name, sizeof(name), ":%u", tid);
-	return st_writer_string(in->w, name);
+	if (!pd_fold_frame_name(fr, 0, name, sizeof(name)))
+		return 0;
+	/* whether --kernel would mark it "_[k]" */
+	pd_fold_frame_name(fr, PD_FOLD_KERNEL, kname, sizeof(kname));
+	kernel = strcmp(name, kname) != 0;
+	id = st_writer_frame(in->w, name, fr->dso, fr->sym != NULL, kernel);
+	if (!id)
+		*failed = 1;
+	return id;
 }
 
 static int on_sample(ingest *in, const pd_record *r)
 {
 	const pd_sample *s = &r->u.sample;
-	int kernel = (r->misc & PD_MISC_CPUMODE_MASK) == PD_MISC_KERNEL;
-	uint32_t frames[ING_MAX_FRAMES];
-	size_t n = 0, i;
 	uint32_t node = 0;
-	int all_named = 1;
+	int all_named = 1, failed = 0;
+	pd_stack st;
 	st_sample row;
+	size_t i;
 
-	if (s->fields & PD_SAMPLE_CALLCHAIN) {
-		for (i = 0; i < s->nr_callchain && n < ING_MAX_FRAMES; i++) {
-			uint64_t ip = s->callchain[i];
-			if (ip >= PD_CONTEXT_MAX) {
-				kernel = ip == PD_CONTEXT_KERNEL;
-				continue;
-			}
-			frames[n++] = sym_frame(&in->sym, s->pid, ip, kernel);
-		}
-	} else if (s->fields & PD_SAMPLE_IP) {
-		frames[n++] = sym_frame(&in->sym, s->pid, s->ip, kernel);
-	}
-	/* callchains are leaf first; the tree is outermost first */
-	for (i = n; i--;) {
-		uint32_t fid = frames[i] ? frames[i] : in->unknown_frame;
-		/* the DSO-only fallback names no function */
-		all_named = 0;
+	if (pd_symbolize(in->sym, r, &st) < 0)
+		return -1;
+	/* frames come innermost first; the tree is outermost first */
+	for (i = st.nr; i-- > 0;) {
+		uint32_t fid = store_frame(in, &st.frames[i], &failed);
+		if (failed)
+			return -1;
+		if (!st.frames[i].sym)
+			all_named = 0;
+		if (!fid)
+			continue;
 		node = st_writer_stack(in->w, node, fid);
 		if (!node)
 			return -1;
@@ -226,12 +78,13 @@ static int on_sample(ingest *in, const pd_record *r)
 	row.event = s->event ? s->event->index : 0;
 	row.time = s->time;
 	row.cpu = s->cpu;
-	row.pid = s->pid;
-	row.tid = s->tid;
-	row.period = s->period;
+	row.pid = st.pid;
+	row.tid = st.tid;
+	/* stackcollapse-perf's weight: the period perf script prints, 1 without */
+	row.period = !(s->fields & PD_SAMPLE_PERIOD) || !s->period ? 1 : s->period;
 	row.weight = s->weight;
 	row.stack = node;
-	row.comm = thread_comm(in, s->tid);
+	row.comm = st_writer_string(in->w, st.comm ? st.comm : "");
 	in->samples++;
 	if (all_named)
 		in->resolved_samples++;
@@ -241,56 +94,22 @@ static int on_sample(ingest *in, const pd_record *r)
 static int on_mmap(ingest *in, const pd_record *r)
 {
 	const pd_mmap *m = &r->u.mmap;
-	char label[PATH_MAX + 3], bid[41] = "";
+	char bid[41] = "";
 	uint64_t time = r->has_sample_id ? r->sample_id.time : 0;
-	int kernel = (r->misc & PD_MISC_CPUMODE_MASK) == PD_MISC_KERNEL;
-	const char *fn = m->filename ? m->filename : "";
-	uint32_t frame;
 	unsigned i;
 
 	for (i = 0; i < m->build_id_size && i < 20; i++)
 		snprintf(bid + 2 * i, 3, "%02x", m->build_id[i]);
-	if (st_writer_mmap(in->w, m->pid, m->start, m->len, m->pgoff, fn, bid[0] ? bid : NULL,
-			   time) < 0)
-		return -1;
-	dso_label(fn, label, sizeof(label));
-	frame = st_writer_frame(in->w, label, fn, 0);
-	if (!frame)
-		return -1;
-	/* kernel maps (pid -1) form one address space shared by all */
-	sym_add_map(&in->sym, kernel || m->pid == UINT32_MAX ? UINT32_MAX : m->pid, m->start,
-		    m->len, frame);
-	return 0;
+	return st_writer_mmap(in->w, m->pid, m->start, m->len, m->pgoff,
+			      m->filename ? m->filename : "", bid[0] ? bid : NULL, time);
 }
 
 static int on_comm(ingest *in, const pd_record *r)
 {
 	const pd_comm *c = &r->u.comm;
-	thread *th = thread_get(&in->threads, c->tid, 1);
-	const char *name = c->comm ? c->comm : "";
 
-	if (!th)
-		return -1;
-	th->pid = c->pid;
-	th->comm = st_writer_string(in->w, name);
-	return st_writer_comm(in->w, c->pid, c->tid, r->has_sample_id ? r->sample_id.time : 0, name);
-}
-
-static int on_fork(ingest *in, const pd_record *r)
-{
-	const pd_task *t = &r->u.task;
-	thread *parent = thread_get(&in->threads, t->ptid, 0);
-	thread *child;
-
-	/* a new thread carries its parent's comm until it sets its own */
-	if (!parent || !parent->comm)
-		return 0;
-	child = thread_get(&in->threads, t->tid, 1);
-	if (!child)
-		return -1;
-	child->pid = t->pid;
-	child->comm = parent->comm;
-	return 0;
+	return st_writer_comm(in->w, c->pid, c->tid, r->has_sample_id ? r->sample_id.time : 0,
+			      c->comm ? c->comm : "");
 }
 
 static char *dump(const json_t *j)
@@ -400,10 +219,11 @@ static int unpack(const char *tar, uint64_t max_bytes, char *dir, size_t dirlen,
 	return 0;
 }
 
-void ingest_profile(st_store *st, int64_t id, const char *path, const char *kind,
-		    uint64_t max_bytes, atomic_int *stop, ing_result *res)
+void ingest_profile(st_store *st, pd_symcache *cache, int64_t id, const char *path,
+		    const char *kind, uint64_t max_bytes, atomic_int *stop, ing_result *res)
 {
 	pd_options opt = { .ordered = 1 };
+	pd_sym_options so = { 0 };
 	ingest in;
 	pd_error err;
 	pd_record r;
@@ -429,7 +249,12 @@ void ingest_profile(st_store *st, int64_t id, const char *path, const char *kind
 		snprintf(res->msg, sizeof(res->msg), "storage error while writing the profile");
 		goto out;
 	}
-	in.unknown_frame = st_writer_frame(in.w, "[unknown]", NULL, 0);
+	so.recording = open_path;
+	in.sym = pd_symbolizer_new(f, cache, &so);
+	if (!in.sym) {
+		snprintf(res->msg, sizeof(res->msg), "out of memory for the symbolizer");
+		goto out;
+	}
 	while ((rc = pd_next(f, &r, &err)) > 0) {
 		int wrc = 0;
 
@@ -439,6 +264,8 @@ void ingest_profile(st_store *st, int64_t id, const char *path, const char *kind
 			snprintf(res->msg, sizeof(res->msg), "shutting down");
 			goto out;
 		}
+		if (r.type != PD_RECORD_SAMPLE && pd_symbolizer_record(in.sym, &r) < 0)
+			log_debug("msg=\"symbolizer limit\" id=%lld", (long long)id);
 		switch (r.type) {
 		case PD_RECORD_SAMPLE:
 			wrc = on_sample(&in, &r);
@@ -449,9 +276,6 @@ void ingest_profile(st_store *st, int64_t id, const char *path, const char *kind
 			break;
 		case PD_RECORD_COMM:
 			wrc = on_comm(&in, &r);
-			break;
-		case PD_RECORD_FORK:
-			wrc = on_fork(&in, &r);
 			break;
 		default:
 			break;
@@ -475,6 +299,5 @@ parse_error:
 out:
 	st_writer_abort(in.w);
 	pd_close(f);
-	threads_free(&in.threads);
-	sym_free(&in.sym);
+	pd_symbolizer_free(in.sym);
 }

@@ -2,10 +2,9 @@
  * ingest.h - one spooled recording into the store: parse (libperfhub-parse),
  * symbolize, fold into interned stacks, write rows, summarize.
  *
- * Symbolization is a seam (struct ing_symbolizer in ingest.c): today frames
- * are named by the DSO their address falls in ("[libc.so.6]", as
- * stackcollapse-perf names unresolved frames); the symbolizer from
- * parser/symbols.h plugs in there.
+ * Frames are symbolized by parser/symbols.h and named by parser/fold.h's
+ * pd_fold_frame_name, the same code `perfhub collapse` uses, so /collapsed
+ * answers from the database what `perfhub collapse` prints for the file.
  */
 #ifndef PERFHUB_DAEMON_INGEST_H
 #define PERFHUB_DAEMON_INGEST_H
@@ -14,6 +13,7 @@
 #include <stdint.h>
 
 #include "store.h"
+#include "symbols.h"
 
 typedef struct ing_result {
 	int ok;
@@ -24,8 +24,9 @@ typedef struct ing_result {
 } ing_result;
 
 /* Parses `path` (kind "file", or "tar": unpacked next to it first) into
- * profile `id`. Checks *stop now and then. Never fails the process. */
-void ingest_profile(st_store *st, int64_t id, const char *path, const char *kind,
-		    uint64_t max_bytes, atomic_int *stop, ing_result *res);
+ * profile `id`. `cache` holds symbol tables shared by all workers. Checks
+ * *stop now and then. Never fails the process. */
+void ingest_profile(st_store *st, pd_symcache *cache, int64_t id, const char *path,
+		    const char *kind, uint64_t max_bytes, atomic_int *stop, ing_result *res);
 
 #endif

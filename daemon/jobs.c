@@ -17,6 +17,7 @@ const double jobs_hist_bounds[8] = { 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 1e300 };
 
 struct jobs {
 	st_store *st;
+	pd_symcache *symcache;	/* symbol tables shared by the workers */
 	uint64_t max_bytes;
 	unsigned nr;
 	pthread_t *threads;
@@ -43,7 +44,7 @@ static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 	int b;
 
 	log_info("msg=\"parse start\" id=%lld path=\"%s\"", (long long)id, path);
-	ingest_profile(j->st, id, path, kind, j->max_bytes, &j->stop, &res);
+	ingest_profile(j->st, j->symcache, id, path, kind, j->max_bytes, &j->stop, &res);
 	ms = now_ms() - t0;
 	if (res.cancelled) {
 		st_profile_requeue(j->st, id);
@@ -111,11 +112,14 @@ jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes)
 		return NULL;
 	j->st = st;
 	j->max_bytes = max_bytes;
+	j->symcache = pd_symcache_new(0);
 	j->threads = calloc(workers, sizeof(*j->threads));
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_cond_init(&j->wake, NULL);
 	atomic_init(&j->stop, 0);
-	if (!j->threads) {
+	if (!j->threads || !j->symcache) {
+		pd_symcache_free(j->symcache);
+		free(j->threads);
 		free(j);
 		return NULL;
 	}
@@ -125,6 +129,7 @@ jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes)
 		j->nr++;
 	}
 	if (!j->nr) {
+		pd_symcache_free(j->symcache);
 		free(j->threads);
 		free(j);
 		return NULL;
@@ -162,6 +167,7 @@ void jobs_stop(jobs *j)
 		pthread_join(j->threads[i], NULL);
 	pthread_mutex_destroy(&j->lock);
 	pthread_cond_destroy(&j->wake);
+	pd_symcache_free(j->symcache);
 	free(j->threads);
 	free(j);
 }

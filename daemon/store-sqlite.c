@@ -75,6 +75,8 @@ static const char *const migrations[] = {
 	" event INTEGER NOT NULL, time INTEGER, cpu INTEGER, pid INTEGER, tid INTEGER,"
 	" period INTEGER, weight INTEGER, stack INTEGER NOT NULL, comm INTEGER NOT NULL,"
 	" PRIMARY KEY (profile_id, seq)) WITHOUT ROWID;",
+	/* 2: frames remember whether `perfhub collapse --kernel` marks them "_[k]" */
+	"ALTER TABLE frames ADD COLUMN kernel INTEGER NOT NULL DEFAULT 0;",
 };
 #define NR_MIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 
@@ -818,7 +820,8 @@ enum {
 
 static const char *const writer_sql[W_NR_STMTS] = {
 	[W_STRING] = "INSERT INTO strings (profile_id, id, text) VALUES (?, ?, ?)",
-	[W_FRAME] = "INSERT INTO frames (profile_id, id, name, dso, resolved) VALUES (?, ?, ?, ?, ?)",
+	[W_FRAME] = "INSERT INTO frames (profile_id, id, name, dso, resolved, kernel)"
+		    " VALUES (?, ?, ?, ?, ?, ?)",
 	[W_STACK] = "INSERT INTO stacks (profile_id, id, parent, frame) VALUES (?, ?, ?, ?)",
 	[W_SAMPLE] = "INSERT INTO samples (profile_id, seq, event, time, cpu, pid, tid, period,"
 		     " weight, stack, comm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -984,7 +987,8 @@ static uint32_t intern(u64map *m, uint64_t key, uint32_t *next, int *added)
 	return m->vals[j];
 }
 
-uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int resolved)
+uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int resolved,
+			 int kernel)
 {
 	uint32_t n = st_writer_string(w, name), d = st_writer_string(w, dso), id;
 	sqlite3_stmt *s;
@@ -1005,6 +1009,7 @@ uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int re
 	else
 		sqlite3_bind_null(s, 4);
 	sqlite3_bind_int(s, 5, resolved ? 1 : 0);
+	sqlite3_bind_int(s, 6, kernel ? 1 : 0);
 	return w_step(w, W_FRAME) < 0 ? 0 : id;
 }
 
@@ -1241,21 +1246,26 @@ static int sbuf_add(sbuf *b, const char *s, size_t n)
 	return 0;
 }
 
-static int64_t fold_event(sqlite3 *db, int64_t id, const char *name)
+/* The event perfhub collapse folds: that of the first sample (in file
+ * order) whose event matches `want` ("cpu-clock" matches "cpu-clock:ppp"),
+ * or of the very first sample. OUT: its name (caller frees); NULL = none. */
+static char *fold_event(sqlite3 *db, int64_t id, const char *want)
 {
-	sqlite3_stmt *s = prep(db, name ? "SELECT idx FROM events WHERE profile_id = ?1 AND name = ?2"
-				     : "SELECT min(idx) FROM events WHERE profile_id = ?1 AND samples > 0");
-	int64_t idx = -1;
+	sqlite3_stmt *s = prep(db, "SELECT e.name FROM samples s JOIN events e"
+				   " ON e.profile_id = s.profile_id AND e.idx = s.event"
+				   " WHERE s.profile_id = ?1 AND (?2 IS NULL OR e.name = ?2"
+				   " OR substr(e.name, 1, length(?2) + 1) = ?2 || ':')"
+				   " ORDER BY s.seq LIMIT 1");
+	char *name = NULL;
 
 	if (!s)
-		return -1;
+		return NULL;
 	sqlite3_bind_int64(s, 1, id);
-	if (name)
-		sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL)
-		idx = sqlite3_column_int64(s, 0);
+	sqlite3_bind_text(s, 2, want, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
+		name = strdup((const char *)sqlite3_column_text(s, 0));
 	sqlite3_finalize(s);
-	return idx;
+	return name;
 }
 
 int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx)
@@ -1263,12 +1273,12 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 	sqlite3 *db = conn_get(st);
 	sqlite3_stmt *s = NULL;
 	char **strs = NULL;
-	uint32_t *frame_name = NULL, *stack_parent = NULL, *stack_frame = NULL;
+	uint32_t *frame_name = NULL, *frame_kernel = NULL, *stack_parent = NULL, *stack_frame = NULL;
 	size_t nr_strs = 0, nr_frames = 0, nr_stacks = 0, nr_lines = 0, cap_lines = 0, i;
 	fold_line *lines = NULL;
 	uint32_t *path = NULL;
 	sbuf b = { 0 };
-	int64_t ev;
+	char *ev = NULL;
 	int rc = -1;
 
 	if (!db)
@@ -1287,26 +1297,27 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 	if (exec(db, "BEGIN") < 0)
 		goto out;
 	ev = fold_event(db, id, f->event);
-	if (ev < 0) {
+	if (!ev) {
 		rc = 0;		/* no such event or no samples: nothing to fold */
 		goto out_txn;
 	}
 	if (load_table(db, "SELECT id, text FROM strings WHERE profile_id = ?", id, &nr_strs,
 		       NULL, NULL, &strs) < 0 ||
-	    load_table(db, "SELECT id, name FROM frames WHERE profile_id = ?", id, &nr_frames,
-		       &frame_name, NULL, NULL) < 0 ||
+	    load_table(db, "SELECT id, name, kernel FROM frames WHERE profile_id = ?", id,
+		       &nr_frames, &frame_name, &frame_kernel, NULL) < 0 ||
 	    load_table(db, "SELECT id, parent, frame FROM stacks WHERE profile_id = ?", id,
 		       &nr_stacks, &stack_parent, &stack_frame, NULL) < 0)
 		goto out_txn;
 	s = prep(db, "SELECT comm, pid, tid, stack, count(*), sum(period) FROM samples"
-		     " WHERE profile_id = ?1 AND event = ?2"
+		     " WHERE profile_id = ?1 AND event IN (SELECT idx FROM events"
+		     " WHERE profile_id = ?1 AND name = ?2)"
 		     " AND (?3 < 0 OR pid = ?3) AND (?4 < 0 OR tid = ?4)"
 		     " AND (?5 = 0 OR time >= ?5) AND (?6 = 0 OR time < ?6)"
 		     " GROUP BY comm, stack, CASE WHEN ?7 THEN pid END, CASE WHEN ?8 THEN tid END");
 	if (!s)
 		goto out_txn;
 	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_int64(s, 2, ev);
+	sqlite3_bind_text(s, 2, ev, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 3, f->pid);
 	sqlite3_bind_int64(s, 4, f->tid);
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)f->from_ns);
@@ -1319,7 +1330,7 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 	while (sqlite3_step(s) == SQLITE_ROW) {
 		uint32_t comm = (uint32_t)sqlite3_column_int64(s, 0);
 		uint32_t node = (uint32_t)sqlite3_column_int64(s, 3);
-		const char *cs = comm < nr_strs && strs[comm] ? strs[comm] : "[unknown]";
+		const char *cs = comm < nr_strs && strs[comm] ? strs[comm] : "";
 		size_t depth = 0, k;
 		char num[64];
 
@@ -1328,7 +1339,7 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 		b.len = 0;
 		/* the comm with spaces as '_', as stackcollapse-perf writes it */
 		for (k = 0; cs[k]; k++) {
-			char c = cs[k] == ' ' ? '_' : cs[k] == ';' ? ':' : cs[k];
+			char c = cs[k] == ' ' ? '_' : cs[k];
 			if (sbuf_add(&b, &c, 1) < 0)
 				goto out_txn;
 		}
@@ -1353,6 +1364,9 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 			uint32_t nm = fr < nr_frames ? frame_name[fr] : 0;
 			const char *t = nm < nr_strs && strs[nm] ? strs[nm] : "[unknown]";
 			if (sbuf_add(&b, ";", 1) < 0 || sbuf_add(&b, t, strlen(t)) < 0)
+				goto out_txn;
+			if (f->kernel && fr < nr_frames && frame_kernel[fr] &&
+			    sbuf_add(&b, "_[k]", 4) < 0)
 				goto out_txn;
 		}
 		if (nr_lines == cap_lines) {
@@ -1397,6 +1411,8 @@ out:
 		free(strs[i]);
 	free(strs);
 	free(frame_name);
+	free(frame_kernel);
+	free(ev);
 	free(stack_parent);
 	free(stack_frame);
 	free(path);

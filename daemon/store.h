@@ -81,11 +81,12 @@ int st_counts_get(st_store *st, st_counts *c);
 /* ---- folded stacks ------------------------------------------------------ */
 
 typedef struct st_fold_filter {
-	const char *event;		/* NULL = first event with samples */
+	const char *event;		/* NULL = the first sample's event */
 	const char *comm;		/* NULL = any */
 	int64_t pid, tid;		/* -1 = any */
 	uint64_t from_ns, to_ns;	/* 0 = open */
 	int with_pid, with_tid;		/* comm-PID / comm-PID/TID first frames */
+	int kernel;			/* kernel frames get "_[k]" */
 } st_fold_filter;
 
 /* One call per distinct folded stack, in the order stackcollapse-perf
@@ -106,8 +107,10 @@ st_writer *st_writer_begin(st_store *st, int64_t id);
 uint32_t st_writer_string(st_writer *w, const char *s);
 /* Interned frame: `name` is the frame as a folded stack shows it (never
  * NULL: "[libc.so.6]" or "[unknown]" when unresolved); `dso` may be NULL;
- * `resolved` says whether a symbol was found. 0 on error. */
-uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int resolved);
+ * `resolved` says whether a symbol was found, `kernel` whether --kernel
+ * marks it "_[k]". 0 on error. */
+uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int resolved,
+			 int kernel);
 /* The stack node for `frame` under `parent` (0 = root), interned. 0 on error. */
 uint32_t st_writer_stack(st_writer *w, uint32_t parent, uint32_t frame);
 
@@ -115,7 +118,8 @@ typedef struct st_sample {
 	uint32_t event;		/* event index */
 	uint64_t time;
 	uint32_t cpu, pid, tid;
-	uint64_t period, weight;
+	uint64_t period;	/* as stackcollapse-perf weighs it: 1 without PERIOD */
+	uint64_t weight;
 	uint32_t stack;		/* leaf stack node (0 = empty stack) */
 	uint32_t comm;		/* string id of the thread's comm then */
 } st_sample;

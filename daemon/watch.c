@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -104,6 +105,30 @@ static uint64_t dir_fingerprint(const char *path, int *has_data)
 	return fp;
 }
 
+/* perf writes the main file's data size (header offset 48) when it ends
+ * the recording: zero means perf record is still running. */
+static int dir_finished(const char *path)
+{
+	char file[PATH_MAX];
+	unsigned char h[56];
+	uint64_t data_size = 0;
+	int fd, ok = 0, i;
+
+	snprintf(file, sizeof(file), "%s/data", path);
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	if (read(fd, h, sizeof(h)) == (ssize_t)sizeof(h) && !memcmp(h, "PERFILE2", 8)) {
+		for (i = 0; i < 8; i++)
+			data_size |= h[48 + i];	/* either byte order: only zero matters */
+		ok = data_size != 0;
+	} else if (!memcmp(h, "2ELIFREP", 8)) {
+		ok = 1;
+	}
+	close(fd);
+	return ok;
+}
+
 static void add_pending(watch *w, const char *path)
 {
 	size_t i;
@@ -134,7 +159,8 @@ static void check_pending(watch *w)
 		if (fp != p->fingerprint || !p->since) {
 			p->fingerprint = fp;
 			p->since = now;
-		} else if (has_data && now - p->since >= WATCH_DIR_STABLE_S) {
+		} else if (has_data && now - p->since >= WATCH_DIR_STABLE_S &&
+			   dir_finished(p->path)) {
 			take(w, p->path);
 			*p = w->pending[--w->nr_pending];
 			continue;

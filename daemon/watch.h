@@ -2,7 +2,7 @@
  * watch.h - --watch DIR: recordings that appear in a directory are spooled
  * and queued once each. Files count when complete (IN_CLOSE_WRITE or
  * IN_MOVED_TO); perf.data directories when their size has been stable for
- * a while. What is already there at start is taken too; the sha256 makes
+ * a while and perf has written the data size into its header. What is already there at start is taken too; the sha256 makes
  * a second sighting of the same bytes a no-op.
  */
 #ifndef PERFHUB_DAEMON_WATCH_H

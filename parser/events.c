@@ -227,6 +227,7 @@ int ev_add(pd_file *f, const pd_attr *attr, const uint8_t *ids, size_t nr_ids, i
 	f->event_ids[f->nr_events] = own;
 	f->nr_events++;
 	f->nr_ids_total += nr_ids;
+	f->last_ev = NULL;	/* a new id may now resolve differently */
 	for (i = 0; i < nr_ids; i++)
 		if (id_insert(f, own[i], ev->index) < 0)
 			goto nomem;

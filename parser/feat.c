@@ -422,16 +422,25 @@ static json_t *dec_build_id(feat_set *fs, struct fcur *c)
 		const char *fname = (const char *)e + 36;
 		size_t flen = strnlen(fname, size - 36u);
 		json_t *fj = json_bytes(fname, flen);
-		json_array_append_new(arr, json_pack("{s:i,s:i,s:o,s:o}", "pid", (int32_t)pid,
-						     "misc", misc, "build_id",
-						     hex_json(e + 12, idlen), "filename", fj));
+		json_t *entry = json_pack("{s:i,s:i,s:o,s:O}", "pid", (int32_t)pid, "misc", misc,
+					  "build_id", hex_json(e + 12, idlen), "filename", fj);
+		json_decref(fj);	/* the entry holds it now (or nothing does) */
 		if (n == cap) {
 			size_t ncap = cap ? 2 * cap : 16;
 			pd_build_id *g = realloc(ids, ncap * sizeof(*g));
-			if (!g)
-				break;
-			ids = g;
-			cap = ncap;
+			if (g) {
+				ids = g;
+				cap = ncap;
+			}
+		}
+		if (!entry || n == cap) {
+			json_decref(entry);
+			cur_fail(c, "out of memory decoding build ids");
+			break;
+		}
+		if (json_array_append_new(arr, entry)) {
+			cur_fail(c, "out of memory decoding build ids");
+			break;
 		}
 		pd_build_id *b = &ids[n++];
 		memset(b, 0, sizeof(*b));
@@ -1023,8 +1032,51 @@ static json_t *dec_dir_format(feat_set *fs, struct fcur *c)
 /*
  * BPF_PROG_INFO: u32 nr;
  *   { u32 info_len; u32 data_len; u64 arrays; u8 info[info_len]; u8 data[data_len]; } [nr]
- * info is the kernel's struct bpf_prog_info: u32 type; u32 id; u8 tag[8]; ...
+ * info is the kernel's struct bpf_prog_info: u32 type @0; u32 id @4; u8 tag[8] @8;
+ * char name[16] @64; u32 nr_jited_ksyms @104; u32 nr_jited_func_lens @108;
+ * u64 jited_ksyms @112; u64 jited_func_lens @120; u32 nr_prog_tags @180;
+ * u64 prog_tags @184. perf stores the array pointers as offsets into data.
+ * Decoded: the summary and each jited sub-program's address, size and tag.
  */
+#define BPF_INFO_SUBPROGS_LEN 192	/* info bytes needed for the arrays above */
+
+/* nr elements of elem bytes at offset off of a data_len-byte area, or NULL */
+static const uint8_t *bpf_array(const uint8_t *data, uint32_t data_len, uint64_t off, uint64_t nr,
+				size_t elem)
+{
+	if (off > data_len || nr > (data_len - off) / elem)
+		return NULL;
+	return data + off;
+}
+
+static json_t *bpf_sub_progs(struct fcur *c, const uint8_t *info, const uint8_t *data,
+			     uint32_t data_len)
+{
+	uint32_t nr = get32(info + 104, c->swap);
+	uint32_t nr_lens = get32(info + 108, c->swap);
+	uint32_t nr_tags = get32(info + 180, c->swap);
+	const uint8_t *ksyms = bpf_array(data, data_len, get64(info + 112, c->swap), nr, 8);
+	const uint8_t *lens = nr_lens == nr
+				      ? bpf_array(data, data_len, get64(info + 120, c->swap), nr, 4)
+				      : NULL;
+	const uint8_t *tags = nr_tags == nr
+				      ? bpf_array(data, data_len, get64(info + 184, c->swap), nr, 8)
+				      : NULL;
+	if (!ksyms || cur_spend(c, nr, "bpf sub-programs"))
+		return NULL;
+	json_t *arr = json_array();
+	for (uint32_t k = 0; k < nr; k++) {
+		char addr[24];
+		snprintf(addr, sizeof(addr), "0x%" PRIx64, get64(ksyms + 8 * k, c->swap));
+		json_t *sp = json_pack("{s:s}", "addr", addr);	/* kernel addresses: hex */
+		if (lens)
+			json_object_set_new(sp, "size", json_integer(get32(lens + 4 * k, c->swap)));
+		if (tags)
+			json_object_set_new(sp, "tag", hex_json(tags + 8 * k, 8));
+		json_array_append_new(arr, sp);
+	}
+	return arr;
+}
 static json_t *dec_bpf_prog_info(feat_set *fs, struct fcur *c)
 {
 	(void)fs;
@@ -1035,7 +1087,7 @@ static json_t *dec_bpf_prog_info(feat_set *fs, struct fcur *c)
 		uint32_t data_len = cur_u32(c, "data_len");
 		cur_u64(c, "arrays");
 		const uint8_t *info = cur_bytes(c, info_len, "bpf_prog_info");
-		cur_bytes(c, data_len, "bpf program data");
+		const uint8_t *data = cur_bytes(c, data_len, "bpf program data");
 		if (c->failed)
 			break;
 		json_t *p = json_pack("{s:I,s:I}", "info_len", (json_int_t)info_len, "data_len",
@@ -1044,6 +1096,13 @@ static json_t *dec_bpf_prog_info(feat_set *fs, struct fcur *c)
 			json_object_set_new(p, "type", json_integer(get32(info, c->swap)));
 			json_object_set_new(p, "id", json_integer(get32(info + 4, c->swap)));
 			json_object_set_new(p, "tag", hex_json(info + 8, 8));
+		}
+		if (info_len >= BPF_INFO_SUBPROGS_LEN) {
+			const char *name = (const char *)info + 64;
+			json_object_set_new(p, "name", json_bytes(name, strnlen(name, 16)));
+			json_t *subs = bpf_sub_progs(c, info, data, data_len);
+			if (subs)
+				json_object_set_new(p, "sub_progs", subs);
 		}
 		json_array_append_new(arr, p);
 	}

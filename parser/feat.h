@@ -58,7 +58,8 @@ const void *feat_raw(const feat_set *fs, int id, size_t *len);
  *                      "size_bytes", "blocks" ("0-23,32-199")}]}
  *   clockid          {"res_ns", "frequency_mhz"}
  *   dir_format       {"version"}
- *   bpf_prog_info    [{"info_len", "data_len" [, "type", "id", "tag"]}]
+ *   bpf_prog_info    [{"info_len", "data_len" [, "type", "id", "tag"] [, "name",
+ *                      "sub_progs": [{"addr" ("0x..."), ["size"], ["tag"]}]]}]
  *   bpf_btf          [{"id", "data_size"}]
  *   compressed       {"version", "type", "type_name", "level", "ratio", "mmap_len"}
  *   cpu_pmu_caps     {"cap": "value", ...}

@@ -16,8 +16,24 @@ typedef struct fold_entry {
 	uint64_t hash, count;
 } fold_entry;
 
+/* Folded names of frames already seen: the same symbol of the same dso
+ * folds to the same name, so the rules run once per distinct frame. Keys
+ * are the frame's string pointers, checked against copies of the strings
+ * so a reused pointer can never give a stale name. */
+typedef struct memo_entry {
+	const char *symp, *dsop;
+	char *sym, *dso;	/* copies (NULL for NULL) */
+	char *name;		/* folded; NULL when the frame is dropped */
+	size_t len;
+	int split;		/* named per offset: folded each time */
+} memo_entry;
+
+#define MEMO_CAP (1u << 16)	/* entries; the table is cleared when full */
+
 struct pd_fold {
 	unsigned flags;
+	memo_entry *memo;
+	size_t memo_n;
 	fold_entry *slots;
 	size_t cap, n;
 	uint64_t total;
@@ -49,9 +65,101 @@ void pd_fold_free(pd_fold *f)
 		return;
 	for (i = 0; i < f->cap; i++)
 		free(f->slots[i].key);
+	for (i = 0; f->memo && i < MEMO_CAP; i++) {
+		free(f->memo[i].sym);
+		free(f->memo[i].dso);
+		free(f->memo[i].name);
+	}
+	free(f->memo);
 	free(f->slots);
 	free(f->buf);
 	free(f);
+}
+
+static int same_str(const char *copy, const char *s)
+{
+	return copy ? s && !strcmp(copy, s) : !s;
+}
+
+static void memo_clear(pd_fold *f)
+{
+	size_t i;
+
+	for (i = 0; i < MEMO_CAP; i++) {
+		free(f->memo[i].sym);
+		free(f->memo[i].dso);
+		free(f->memo[i].name);
+	}
+	memset(f->memo, 0, MEMO_CAP * sizeof(*f->memo));
+	f->memo_n = 0;
+}
+
+/* The folded name of fr: *name (NULL when dropped) and its length; 0, or -1
+ * out of memory. buf is scratch space. */
+static int frame_name(pd_fold *f, const pd_frame *fr, char *buf, size_t len,
+		      const char **name, size_t *nlen)
+{
+	uint64_t h;
+	size_t i;
+	memo_entry *e;
+
+	if (!f->memo) {
+		f->memo = calloc(MEMO_CAP, sizeof(*f->memo));
+		if (!f->memo)
+			return -1;
+	}
+	h = ((uint64_t)(uintptr_t)fr->sym * 0x9e3779b97f4a7c15ULL) ^
+	    ((uint64_t)(uintptr_t)fr->dso * 0xc2b2ae3d27d4eb4fULL);
+	h ^= h >> 29;
+	for (i = h & (MEMO_CAP - 1);; i = (i + 1) & (MEMO_CAP - 1)) {
+		e = &f->memo[i];
+		if (!e->symp && !e->dsop && !e->sym && !e->dso && !e->len && !e->name && !e->split)
+			break;
+		if (e->symp == fr->sym && e->dsop == fr->dso &&
+		    same_str(e->sym, fr->sym) && same_str(e->dso, fr->dso)) {
+			if (e->split)
+				goto fresh;
+			*name = e->name;
+			*nlen = e->len;
+			return 0;
+		}
+	}
+	/* names split by blanks depend on the offset: marked, not memoised */
+	if ((fr->dso && strpbrk(fr->dso, " \t")) || (fr->sym && strstr(fr->sym, " ("))) {
+		if (f->memo_n * 2 < MEMO_CAP) {
+			e->symp = fr->sym;
+			e->dsop = fr->dso;
+			e->sym = fr->sym ? strdup(fr->sym) : NULL;
+			e->dso = fr->dso ? strdup(fr->dso) : NULL;
+			e->split = 1;
+			f->memo_n++;
+		}
+fresh:
+		*name = pd_fold_frame_name(fr, f->flags, buf, len) ? buf : NULL;
+		*nlen = *name ? strlen(buf) : 0;
+		return 0;
+	}
+	if (f->memo_n * 2 >= MEMO_CAP) {
+		memo_clear(f);
+		return frame_name(f, fr, buf, len, name, nlen);
+	}
+	e->symp = fr->sym;
+	e->dsop = fr->dso;
+	e->sym = fr->sym ? strdup(fr->sym) : NULL;
+	e->dso = fr->dso ? strdup(fr->dso) : NULL;
+	if (pd_fold_frame_name(fr, f->flags, buf, len)) {
+		e->len = strlen(buf);
+		e->name = strdup(buf);
+		if (!e->name)
+			return -1;
+	}
+	/* an entry with all fields empty would read as a free slot */
+	if (!e->symp && !e->dsop && !e->name)
+		e->len = (size_t)-1;
+	f->memo_n++;
+	*name = e->name;
+	*nlen = e->name ? e->len : 0;
+	return 0;
 }
 
 static const char *base_name(const char *p)
@@ -157,15 +265,21 @@ int pd_fold_frame_name(const pd_frame *fr, unsigned flags, char *buf, size_t len
 	return 1;
 }
 
+/* 8 bytes at a time: stacks are long, this runs once per sample */
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
-	size_t i;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
+	size_t i = 0;
 
-	for (i = 0; i < n; i++) {
-		h ^= (unsigned char)s[i];
-		h *= 1099511628211ULL;
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 32;
 	}
+	w = 0;
+	memcpy(&w, s + i, n - i);
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 29;
 	return h ? h : 1;
 }
 
@@ -236,9 +350,14 @@ int pd_fold_add(pd_fold *f, const pd_stack *st, uint64_t weight)
 	if (append(f, &o, name, strlen(name)) < 0)
 		return -1;
 	for (i = st->nr; i-- > 0;) {
-		if (!pd_fold_frame_name(&st->frames[i], f->flags, name, sizeof(name)))
+		const char *fn;
+		size_t fl;
+
+		if (frame_name(f, &st->frames[i], name, sizeof(name), &fn, &fl) < 0)
+			return -1;
+		if (!fn)
 			continue;
-		if (append(f, &o, ";", 1) < 0 || append(f, &o, name, strlen(name)) < 0)
+		if (append(f, &o, ";", 1) < 0 || append(f, &o, fn, fl) < 0)
 			return -1;
 	}
 	hv = hash_bytes(f->buf, o);

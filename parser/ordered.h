@@ -5,6 +5,9 @@
  * before are delivered in time order; the rest at the end. Records without
  * a timestamp pass straight through. Queued bytes are capped: past the cap
  * the oldest half is delivered early, with a warning.
+ *
+ * A directory recording's files (data, data.N) are read one after another,
+ * so the order holds within each file, not across them.
  */
 #ifndef PERFHUB_ORDERED_H
 #define PERFHUB_ORDERED_H

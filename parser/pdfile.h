@@ -35,7 +35,7 @@ struct pd_file {
 	char *dir;		/* directory format: the directory */
 	unsigned *data_nums;	/* data.N numbers, ascending */
 	unsigned nr_data_nums, next_data;
-	unsigned cur_file;	/* 0 = main, k+1 = data.<data_nums[k]> */
+	unsigned cur_file;	/* 0 = main, N+1 = data.N */
 
 	feat_set *feats;
 	pd_event **events;	/* each allocated once: pointers stay valid */
@@ -56,6 +56,10 @@ struct pd_file {
 	size_t id_cap, id_n;
 	int has_zero_id;
 	uint32_t zero_id_val;
+	const pd_record *clean_rec;	/* holds a fully decoded sample of clean_ev */
+	const pd_event *clean_ev;
+	uint64_t last_id;	/* the last sample id looked up, and its event */
+	const pd_event *last_ev;
 
 	pd_stats stats;
 	char *warnings[PD_MAX_WARNINGS];

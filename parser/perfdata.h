@@ -293,7 +293,9 @@ typedef struct pd_sample_id {
 } pd_sample_id;
 
 typedef struct pd_sample {
-	const pd_event *event;	/* the attr this sample belongs to */
+	const pd_event *event;	/* the attr this sample belongs to; NULL when
+				   its id matches no event of a multi-event
+				   file (counted, fields not decoded) */
 	uint64_t fields;	/* the event's sample_type */
 	uint64_t identifier;
 	uint64_t ip;
@@ -389,7 +391,9 @@ typedef struct pd_auxtrace {
 
 typedef struct pd_compressed {
 	uint64_t data_size;	/* payload bytes */
-	uint64_t decompressed;	/* bytes it decompressed to */
+	uint64_t decompressed;	/* 0: the payload is decompressed lazily as
+				   its records are read, so its output size is
+				   not known yet; see pd_stats.bytes_decompressed */
 } pd_compressed;
 
 typedef struct pd_record {
@@ -398,7 +402,7 @@ typedef struct pd_record {
 	uint32_t size;		/* whole record, header included */
 	uint64_t offset;	/* byte offset in the input; for records from a
 				   COMPRESSED payload, the COMPRESSED record's */
-	unsigned data_file;	/* 0 = data/main file, N = data.N */
+	unsigned data_file;	/* 0 = data/main file, N+1 = data.N */
 	int compressed;		/* came out of a COMPRESSED(2) payload */
 	const void *raw;	/* whole record, file byte order */
 	int has_sample_id;	/* sample_id below is valid */

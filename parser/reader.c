@@ -679,7 +679,7 @@ static int next_data_file(pd_file *f, pd_error *err)
 		if (f->in != f->main_in)
 			in_free(f->in);
 		f->in = in;
-		f->cur_file = k + 1;
+		f->cur_file = f->data_nums[k] + 1;
 		return 1;
 	}
 	return 0;
@@ -885,6 +885,8 @@ static int deliver(pd_file *f, const uint8_t *rec, uint32_t size, uint64_t off, 
 	r->compressed = compressed;
 	r->raw = rec;
 	r->has_sample_id = 0;
+	if (type != PD_RECORD_SAMPLE)
+		f->clean_rec = NULL;	/* the union now holds something else */
 
 	/* Google's pre-upstream pipe header records (perf 3.3): features as
 	 * type 66 + feature id, before any attr, instead of FEATURE records. */
@@ -985,6 +987,8 @@ int pd_redecode(pd_file *f, const uint8_t *rec, uint32_t size, pd_record *r, pd_
 	r->size = size;
 	r->raw = rec;
 	r->has_sample_id = 0;
+	if (r->type != PD_RECORD_SAMPLE)
+		f->clean_rec = NULL;
 	if (r->type == PD_RECORD_SAMPLE)
 		rc = sample_decode(f, rec, size, r, err);
 	else if (r->type < 64)

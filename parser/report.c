@@ -409,7 +409,7 @@ static void print_events(FILE *out, const json_t *events)
 		return;
 	fprintf(out, "events (%zu):\n", json_array_size(events));
 	json_array_foreach(events, i, ev) {
-		char st[256], a[24], b[24], c[24];
+		char st[256], a[24], b[24], c[24], d[24];
 		const json_t *freq = json_object_get(ev, "sample_freq");
 
 		report_sample_type_str(jnum_u64(json_object_get(ev, "sample_type")), st, sizeof(st));
@@ -420,7 +420,7 @@ static void print_events(FILE *out, const json_t *events)
 			freq ? "sample_freq" : "sample_period",
 			jnum(freq ? freq : json_object_get(ev, "sample_period"), c, sizeof(c)),
 			json_array_size(json_object_get(ev, "ids")),
-			jnum(json_object_get(ev, "samples"), a, sizeof(a)));
+			jnum(json_object_get(ev, "samples"), d, sizeof(d)));
 		fprintf(out, "    sample_type %s\n", st[0] ? st : "(none)");
 	}
 }

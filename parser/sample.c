@@ -47,7 +47,7 @@ static const uint64_t *u64_array(pd_file *f, const uint8_t *p, size_t n)
 
 const pd_event *sample_event(pd_file *f, const uint8_t *rec, uint32_t size)
 {
-	uint64_t off;
+	uint64_t off, id;
 
 	if (f->nr_events == 1)
 		return f->events[0];
@@ -56,7 +56,13 @@ const pd_event *sample_event(pd_file *f, const uint8_t *rec, uint32_t size)
 	off = 8 + 8 * (uint64_t)f->id_pos;
 	if (off + 8 > size)
 		return NULL;
-	return ev_by_id(f, load_u64(rec + off, f->swap));
+	id = load_u64(rec + off, f->swap);
+	/* consecutive samples mostly share an id: skip the hash lookup */
+	if (id != f->last_id || !f->last_ev) {
+		f->last_ev = ev_by_id(f, id);
+		f->last_id = id;
+	}
+	return f->last_ev;
 }
 
 /* A sample's time without decoding the rest (ordered delivery). */
@@ -93,7 +99,13 @@ int sample_decode(pd_file *f, const uint8_t *rec, uint32_t size, pd_record *r, p
 	int swap = f->swap;
 	uint64_t st;
 
-	memset(s, 0, sizeof(*s));
+	/* Zero the sample unless this very record struct already holds a
+	 * sample of the same event: then every field the event has is
+	 * overwritten below and every other one is still zero. The memset
+	 * alone was an eighth of the decoding time. */
+	if (r != f->clean_rec || ev != f->clean_ev || !ev)
+		memset(s, 0, sizeof(*s));
+	f->clean_rec = NULL;
 	s->event = ev;
 	if (!ev) {
 		if (f->nr_events)
@@ -241,6 +253,9 @@ int sample_decode(pd_file *f, const uint8_t *rec, uint32_t size, pd_record *r, p
 			s->regs_user.nr = n;
 			s->regs_user.regs = u64_array(f, p, n);
 			p += (size_t)n * 8;
+		} else {
+			s->regs_user.nr = 0;
+			s->regs_user.regs = NULL;
 		}
 	}
 	if (st & PD_SAMPLE_STACK_USER) {
@@ -250,6 +265,7 @@ int sample_decode(pd_file *f, const uint8_t *rec, uint32_t size, pd_record *r, p
 		s->stack_user_size = sz;
 		s->stack_user = p;
 		p += sz;
+		s->stack_user_dyn_size = 0;
 		if (sz) {
 			s->stack_user_dyn_size = U64("STACK_USER");
 			if (s->stack_user_dyn_size > sz)
@@ -281,6 +297,9 @@ int sample_decode(pd_file *f, const uint8_t *rec, uint32_t size, pd_record *r, p
 			s->regs_intr.nr = n;
 			s->regs_intr.regs = u64_array(f, p, n);
 			p += (size_t)n * 8;
+		} else {
+			s->regs_intr.nr = 0;
+			s->regs_intr.regs = NULL;
 		}
 	}
 	if (st & PD_SAMPLE_PHYS_ADDR)
@@ -299,6 +318,8 @@ int sample_decode(pd_file *f, const uint8_t *rec, uint32_t size, pd_record *r, p
 		s->aux = p;
 		p += sz;
 	}
+	f->clean_rec = r;
+	f->clean_ev = ev;
 	return 0;
 #undef U64
 #undef NEED

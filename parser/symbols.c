@@ -611,3 +611,13 @@ int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out)
 	out->frames = s->frames;
 	return 0;
 }
+
+int pd_stack_all_named(const pd_stack *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nr; i++)
+		if (!st->frames[i].sym)
+			return 0;
+	return 1;
+}

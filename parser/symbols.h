@@ -82,6 +82,10 @@ typedef struct pd_stack {
  */
 int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out);
 
+/* 1 when every frame of the stack has a symbol name (the daemon's
+ * symbolized_pct counts these samples), else 0. */
+int pd_stack_all_named(const pd_stack *st);
+
 /* Warnings (a build-id mismatch, missing kernel symbols ...), each once. */
 size_t pd_symbolizer_nr_warnings(const pd_symbolizer *s);
 const char *pd_symbolizer_warning(const pd_symbolizer *s, size_t i);

@@ -3,6 +3,7 @@
 checked against perf's own (report --stats, script); duplicates, tags,
 listing, collapsed/flamegraph totals, DELETE."""
 import os
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
@@ -77,6 +78,18 @@ def main():
                 got[comm] = got.get(comm, 0) + int(n)
             want = {c: v[idx] for c, v in comms.items()}
             check(got == want, "collapsed %s by comm: %r, perf script %r" % (weight, got, want))
+
+        # /collapsed is exactly what perfhub collapse prints for the file
+        perfhub = os.path.join(os.environ.get("top_builddir", "."), "cli", "perfhub")
+        for q, flags in (("", []), ("?weight=samples", ["--weight", "samples"]),
+                         ("?with_pid=1&kernel=1", ["--pid", "--kernel"]),
+                         ("?with_tid=1", ["--tid"]), ("?event=cpu-clock", ["--event", "cpu-clock"])):
+            want = subprocess.run([perfhub, "collapse", data] + flags, capture_output=True,
+                                  check=True).stdout
+            st, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed%s" % (pid, q))
+            check(st == 200 and body == want, "collapsed%s differs from perfhub collapse %s:\n"
+                  "daemon:\n%s\nperfhub:\n%s" % (q, " ".join(flags), body[:600].decode(),
+                                                   want[:600].decode()))
 
         # flame graph: root value = all samples; children values sum up
         st, fg = d.json("GET", "/api/v1/profiles/%d/flamegraph?weight=samples" % pid)

@@ -6,6 +6,11 @@ DAEMON_TESTS = \
 	tests/daemon-intake.py \
 	tests/daemon-corpus.py \
 	tests/daemon-crash.py \
-	tests/daemon-watch.py
+	tests/daemon-watch.py \
+	tests/daemon-client.py
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS)
+
+# make bench: the ingest benchmark (prints figures; not a test)
+BENCHES += tests/bench-ingest
+EXTRA_DIST += tests/bench-ingest tests/bench_ingest.py

@@ -231,6 +231,31 @@ static void print_perf_style(const struct source *fs)
 	}
 	json_decref(j);
 	j = NULL;
+	/* groups as perf lists them: {leader,member,...} by the events' names */
+	json_t *descs = NULL;
+	const json_t *events = feature(fs, PD_FEAT_EVENT_DESC, &descs);
+	if ((v = feature(fs, PD_FEAT_GROUP_DESC, &j)) && events) {
+		size_t i;
+		const json_t *g;
+		json_array_foreach(v, i, g) {
+			const char *name = json_string_value(json_object_get(g, "name"));
+			size_t leader = (size_t)json_integer_value(json_object_get(g, "leader_idx"));
+			size_t nr = (size_t)json_integer_value(json_object_get(g, "nr_members"));
+			if (nr < 2 || leader + nr > json_array_size(events))
+				continue;
+			printf("# group: %s{", name && strcmp(name, "{anon_group}") ? name : "");
+			for (size_t k = 0; k < nr; k++)
+				printf("%s%s", k ? "," : "",
+				       json_string_value(json_object_get(
+					       json_array_get(events, leader + k), "name")));
+			printf("}\n");
+		}
+	}
+	json_decref(j);
+	json_decref(descs);
+	j = NULL;
+	if (fs->f ? pd_has_feature(fs->f, PD_FEAT_AUXTRACE) : feat_has(fs->fs, PD_FEAT_AUXTRACE))
+		printf("# contains AUX area data (e.g. instruction trace)\n");
 	if (fs->f ? pd_has_feature(fs->f, PD_FEAT_BRANCH_STACK)
 		  : feat_has(fs->fs, PD_FEAT_BRANCH_STACK))
 		printf("# contains samples with branch stack\n");

@@ -2,8 +2,7 @@
 
 # Real recordings made at test time, compared with perf report --stats,
 # --header-only and -D; the text output and the failure messages.
-# (tests/inspect-recordings.py and tests/inspect-text.py join TESTS once
-# the reader they exercise has landed.)
+TESTS += tests/inspect-recordings.py tests/inspect-text.py
 EXTRA_DIST += tests/inspect-recordings.py tests/inspect-text.py tests/perfcompare.py \
 	tests/bench-parse tests/bench_parse.py
 

@@ -24,3 +24,10 @@ tests_test_hostile_SOURCES = tests/test-hostile.c
 tests_test_hostile_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 tests_test_hostile_LDADD = $(PARSER_LIBS) $(ZSTD_LIBS)
 TESTS += tests/test-hostile
+
+# benchmark (prints figures; `make bench`)
+check_PROGRAMS += tests/bench-parse
+tests_bench_parse_SOURCES = tests/bench-parse.c
+tests_bench_parse_LDADD = $(PARSER_LIBS)
+BENCHES += tests/bench-parse.sh
+EXTRA_DIST += tests/bench-parse.sh

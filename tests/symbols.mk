@@ -37,3 +37,7 @@ tests/progs/libsymlib.so: $(srcdir)/tests/progs/symlib.c
 	$(CC) $(PROGS_CFLAGS) -shared -fPIC -Wl,-soname,libsymlib.so -o $@ $(srcdir)/tests/progs/symlib.c
 CLEANFILES += tests/progs/libsymlib.so
 EXTRA_DIST += tests/progs/symlib.c
+
+# benchmark (make bench): perfhub collapse against perf script | stackcollapse
+BENCHES += tests/bench-collapse
+EXTRA_DIST += tests/bench-collapse

@@ -629,6 +629,41 @@ static void test_lists(struct wbuf *w, int swap)
 	      !strcmp(jstr(json_array_get(j, 0), "tag"), "0102030405060708"));
 	json_decref(j);
 
+	/* a 192-byte info with two jited sub-programs: the arrays are offsets
+	 * into data (ksyms at 0, func lens at 16, tags at 24) */
+	w_reset(w, swap);
+	w_u32(w, 1);
+	w_u32(w, 192);
+	w_u32(w, 40);
+	w_u64(w, 0);
+	w_u32(w, 26);
+	w_u32(w, 8);
+	w_bytes(w, "\xca\x43\xe5\x74\x20\x11\x3f\x48", 8);
+	w_zero(w, 64 - 16);
+	w_bytes(w, "fentry_blk_acco\0", 16);
+	w_zero(w, 104 - 80);
+	w_u32(w, 2);	/* nr_jited_ksyms */
+	w_u32(w, 2);	/* nr_jited_func_lens */
+	w_u64(w, 0);	/* jited_ksyms */
+	w_u64(w, 16);	/* jited_func_lens */
+	w_zero(w, 180 - 128);
+	w_u32(w, 2);	/* nr_prog_tags */
+	w_u64(w, 24);	/* prog_tags */
+	w_u64(w, 0xffffffffc021ca70ULL);
+	w_u64(w, 0xffffffffc02441b8ULL);
+	w_u32(w, 3797);
+	w_u32(w, 249);
+	w_bytes(w, "\x1b\x71\xec\x96\x33\xe0\xe8\xda\xe4\x78\x65\x57\xe5\x00\xf4\x24", 16);
+	feat_add(fs, PD_FEAT_BPF_PROG_INFO, w->p, w->len, swap, 0);
+	j = decoded(fs, PD_FEAT_BPF_PROG_INFO);
+	json_t *subs = json_object_get(json_array_get(j, 0), "sub_progs");
+	CHECK(!strcmp(jstr(json_array_get(j, 0), "name"), "fentry_blk_acco") &&
+	      json_array_size(subs) == 2);
+	CHECK(!strcmp(jstr(json_array_get(subs, 1), "addr"), "0xffffffffc02441b8") &&
+	      jint(json_array_get(subs, 1), "size") == 249 &&
+	      !strcmp(jstr(json_array_get(subs, 1), "tag"), "e4786557e500f424"));
+	json_decref(j);
+
 	w_reset(w, swap);
 	w_u32(w, 2);
 	w_u32(w, 7);

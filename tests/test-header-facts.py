@@ -30,7 +30,7 @@ COVERED = re.compile(
     r" +L\d |time of first sample|time of last sample|sample duration|memory nodes|"
     r" +\d+ \[|clockid frequency|directory data version|compressed :|hybrid cpu system|"
     r"\S+ cpu list :|\S+ pmu capabilities:|contains samples with branch stack|"
-    r"clockid: |reference time:)"
+    r"clockid: |reference time:|group: |contains AUX area data)"
 )
 
 
@@ -39,9 +39,20 @@ def run(cmd, **kw):
                           universal_newlines=True, errors="replace", **kw)
 
 
+_outputs = {}
+
+
+def cached(cmd):
+    """Output of a command that only reads a file: each file is looked at
+    several ways, each command needs running once."""
+    key = tuple(cmd)
+    if key not in _outputs:
+        _outputs[key] = run(cmd, env=dict(os.environ, HOME=TMP))
+    return _outputs[key]
+
+
 def perf_header(path):
-    r = run(["perf", "report", "--header-only", "-I", "-i", path],
-            env=dict(os.environ, HOME=TMP))
+    r = cached(["perf", "report", "--header-only", "-I", "-i", path])
     if r.returncode != 0:
         return None
     return [line.rstrip() for line in r.stdout.splitlines()]
@@ -61,7 +72,7 @@ def is_pipe(path):
 def broken_feature(path, mode):
     """perf stops processing features at the first malformed one, so what
     it shows after that is not the file's content: such files are skipped."""
-    r = run([HELPER, "--json"] + mode + [path])
+    r = cached([HELPER, "--json"] + mode + [path])
     broken = [w for w in r.stdout.splitlines() if w.startswith("warning: feature ")]
     return broken[0] if broken else None
 
@@ -71,10 +82,10 @@ def compare_build_ids(path, label, mode):
     Without the feature perf reads build ids from the binaries on disk, so
     only files that have it are compared; perf lists an id+file once
     however often the section repeats it (per pid), so sets are compared."""
-    js = run([HELPER, "--json"] + mode + [path]).stdout
+    js = cached([HELPER, "--json"] + mode + [path]).stdout
     if not re.search(r"^build_id: \[", js, re.M):
         return 0
-    r = run(["perf", "buildid-list", "-i", path], env=dict(os.environ, HOME=TMP))
+    r = cached(["perf", "buildid-list", "-i", path])
     theirs = sorted(set(l.strip() for l in r.stdout.splitlines() if l.strip()))
     if r.returncode != 0 or not theirs:
         return 0
@@ -120,7 +131,7 @@ def compare_events(path, label, mode, theirs):
     """EVENT_DESC against perf's event lines: name, ids, type, attr size,
     config and period/frequency of each event, in order."""
     want = perf_events(theirs)
-    js = run([HELPER, "--json"] + mode + [path]).stdout
+    js = cached([HELPER, "--json"] + mode + [path]).stdout
     m = re.search(r"^event_desc: (.*)$", js, re.M)
     if not want or not m:
         return 0
@@ -140,6 +151,46 @@ def compare_events(path, label, mode, theirs):
                 break
         return 1
     print("%s: %d events equal" % (label, len(got)))
+    return 0
+
+
+def compare_bpf(path, label, mode, theirs):
+    """BPF_PROG_INFO against perf's bpf_prog_info lines: each program's id
+    and each jited sub-program's tag, address and size (perf takes the
+    names from BTF, which is not decoded here)."""
+    want, prog = [], None
+    for line in theirs:
+        m = re.match(r"^# bpf_prog_info (\d+):(.*)$", line)
+        s = re.match(r"^# \tsub_prog \d+: bpf_prog_([0-9a-f]{16})\S* addr (0x[0-9a-f]+) "
+                     r"size (\d+)$", line)
+        if m:
+            prog = (int(m.group(1)), [])
+            want.append(prog)
+            one = re.match(r" bpf_prog_([0-9a-f]{16})\S* addr (0x[0-9a-f]+) size (\d+)$",
+                           m.group(2))
+            if one:
+                prog[1].append((one.group(1), one.group(2), int(one.group(3))))
+        elif s and prog:
+            prog[1].append((s.group(1), s.group(2), int(s.group(3))))
+    btf_want = [int(m.group(1)) for m in
+                (re.match(r"^# btf info of id (\d+)$", t) for t in theirs) if m]
+    if not want and not btf_want:
+        return 0
+    js = cached([HELPER, "--json"] + mode + [path]).stdout
+    m = re.search(r"^bpf_btf: (.*)$", js, re.M)
+    btf_got = [b["id"] for b in json.loads(m.group(1))] if m else []
+    if btf_got != btf_want:
+        print("%s: btf ids %r, perf's %r" % (label, btf_got, btf_want))
+        return 1
+    m = re.search(r"^bpf_prog_info: (.*)$", js, re.M)
+    got = [(p["id"], [(sp.get("tag"), sp["addr"], sp.get("size"))
+                      for sp in p.get("sub_progs", [])])
+           for p in json.loads(m.group(1))] if m else []
+    if got != want:
+        print("%s: bpf programs differ from perf's: ours %r..., perf's %r..." %
+              (label, got[:1], want[:1]))
+        return 1
+    print("%s: %d bpf programs and %d btf ids equal" % (label, len(got), len(btf_got)))
     return 0
 
 
@@ -173,6 +224,7 @@ def compare(path, label, mode):
         return 1
     ours = [line.rstrip() for line in r.stdout.splitlines()]
     bad = compare_events(path, label, mode, theirs)
+    bad += compare_bpf(path, label, mode, theirs)
     # perf finds the per-cpu part of CPU_TOPOLOGY by adding up string
     # sizes rounded to 64 bytes, not the lengths stored; files whose writer
     # padded otherwise (quipper) lose it in perf, while we read it

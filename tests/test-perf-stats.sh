@@ -1,7 +1,7 @@
 #!/bin/sh
 # Recordings made by perf here and now (plain, -g, --call-graph dwarf, -z,
 # pipe mode, --threads directory, several events, a tracepoint,
-# --switch-events --namespaces): pd-walk's record counts by type, total,
+# --switch-events --namespaces, perf inject -b, perf stat record): pd-walk's record counts by type, total,
 # and samples per event must equal `perf report --stats` on the same file.
 # Skips (77) where perf cannot record.
 set -u
@@ -90,6 +90,10 @@ record switch -e cpu-clock --switch-events --namespaces -o "$tmp/sw.data"
 check "--switch-events --namespaces" "$tmp/sw.data"
 record threads -e cpu-clock --threads -o "$tmp/threads.data"
 check "--threads (directory)" "$tmp/threads.data"
+perf inject -b -i "$tmp/g.data" -o "$tmp/inject.data" > /dev/null 2>&1
+check "perf inject -b" "$tmp/inject.data"
+perf stat record -o "$tmp/stat.data" -- sh -c "$work" > /dev/null 2>&1
+check "perf stat record" "$tmp/stat.data"
 perf record -q -e cpu-clock -o - -- sh -c "$work" > "$tmp/pipe.data" 2> /dev/null
 check "pipe mode" "$tmp/pipe.data"
 perf record -q -e cpu-clock -g -o - -- sh -c "$work" > "$tmp/pipeg.data" 2> /dev/null

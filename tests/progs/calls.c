@@ -1,6 +1,7 @@
 /* calls.c - a known call tree for symbolization tests: main -> outer_a ->
  * middle_b -> leaf_spin, main -> outer_c -> recurse(depth) -> leaf_spin,
- * and a call into a shared library. Built with frame pointers, no
+ * and a call into a shared library (usage: calls [SECONDS [DEPTH]]).
+ * Built with frame pointers, no
  * inlining, so `perf record -g` sees every frame. */
 #include <stdlib.h>
 #include <time.h>
@@ -35,14 +36,19 @@ __attribute__((noinline)) void recurse(int depth, unsigned long n)
 		leaf_spin(n);
 }
 
+static int chain_depth = 5;
+
 __attribute__((noinline)) void outer_c(unsigned long n)
 {
-	recurse(5, n);
+	recurse(chain_depth, n);
 }
 
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 0.3;
+
+	if (argc > 2)	/* deeper stacks for benchmarks */
+		chain_depth = atoi(argv[2]);
 	struct timespec t0, t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);

@@ -167,6 +167,62 @@ int main(void)
 		}
 		pd_dso_cache_free(c);
 	}
+	/* kallsyms: aliases at one address (the later one wins, as perf), module
+	 * symbols, unsized symbols ending at the next one */
+	{
+		char path[] = "/tmp/perfhub-test-kallsyms-XXXXXX";
+		int fd = mkstemp(path);
+		FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+		pd_dso_cache *c = pd_dso_cache_new(0);
+		pd_dso *d;
+		uint64_t off = 0;
+		const char *s;
+
+		CHECK(fp != NULL);
+		if (fp) {
+			fputs("ffffffff81000000 T _text\n"
+			      "ffffffff81000100 T __ia32_sys_vfork\n"
+			      "ffffffff81000100 T __x64_sys_vfork\n"
+			      "ffffffff81000200 t local_fn\n"
+			      "ffffffff81000300 D some_data\n"
+			      "ffffffffc0001000 t mod_fn\t[mymod]\n", fp);
+			fclose(fp);
+			d = pd_dso_get(c, PD_DSO_KALLSYMS, path, NULL, 0, NULL);
+			s = pd_dso_lookup(d, 0xffffffff81000110ULL, &off);
+			CHECK(s && !strcmp(s, "__x64_sys_vfork") && off == 0x10);
+			s = pd_dso_lookup(d, 0xffffffff81000250ULL, NULL);
+			CHECK(s && !strcmp(s, "local_fn"));
+			s = pd_dso_lookup(d, 0xffffffffc0001010ULL, NULL);
+			CHECK(s && !strcmp(s, "mod_fn"));
+			pd_dso_put(c, d);
+			unlink(path);
+		}
+		pd_dso_cache_free(c);
+	}
+	/* a JIT map: "START SIZE name" */
+	{
+		char path[] = "/tmp/perfhub-test-perfmap-XXXXXX";
+		int fd = mkstemp(path);
+		FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+		pd_dso_cache *c = pd_dso_cache_new(0);
+		pd_dso *d;
+		const char *s;
+
+		CHECK(fp != NULL);
+		if (fp) {
+			fputs("7f0000001000 40 jit_compiled_a\n7f0000001040 20 LFoo;::bar\n", fp);
+			fclose(fp);
+			d = pd_dso_get(c, PD_DSO_PERFMAP, path, NULL, 0, NULL);
+			s = pd_dso_lookup(d, 0x7f0000001010ULL, NULL);
+			CHECK(s && !strcmp(s, "jit_compiled_a"));
+			s = pd_dso_lookup(d, 0x7f0000001045ULL, NULL);
+			CHECK(s && !strcmp(s, "LFoo;::bar"));
+			CHECK(pd_dso_lookup(d, 0x7f0000001060ULL, NULL) == NULL);
+			pd_dso_put(c, d);
+			unlink(path);
+		}
+		pd_dso_cache_free(c);
+	}
 	/* demangling as perf */
 	{
 		char *d = pd_demangle("_ZN12perfhub_test10overloadedEi");

@@ -1,0 +1,98 @@
+"""The ingest benchmark behind tests/bench-ingest (prints figures)."""
+import os
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
+from perfhubd_harness import Daemon, have_perf_record, perf_record, tmpdir
+
+SECONDS = float(os.environ.get("PERFHUB_BENCH_SECONDS", "10"))
+
+
+def rss_kb(pid, field):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def query_ms(d, path, n=5):
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        st, _, body = d.request("GET", path)
+        times.append((time.perf_counter() - t) * 1000)
+        assert st == 200, (path, st)
+    times.sort()
+    return times[len(times) // 2], len(body)
+
+
+def run(files, workers):
+    with Daemon(workers=workers) as d:
+        t0 = time.perf_counter()
+        ids = []
+        lock = threading.Lock()
+
+        def up(path):
+            st, r = d.upload(path)
+            assert st == 202, (st, r)
+            with lock:
+                ids.append(r["id"])
+
+        th = [threading.Thread(target=up, args=(f,)) for f in files]
+        for t in th:
+            t.start()
+        for t in th:
+            t.join()
+        t_up = time.perf_counter() - t0
+        profiles = [d.wait(i, timeout=3600) for i in ids]
+        t_ready = time.perf_counter() - t0
+        assert all(p["status"] == "ready" for p in profiles), [p.get("error") for p in profiles]
+        samples = sum(p["samples"] for p in profiles)
+        size = sum(os.path.getsize(f) for f in files)
+        db = os.path.getsize(os.path.join(d.state, "perfhub.db"))
+        wal = os.path.join(d.state, "perfhub.db-wal")
+        print("workers=%d files=%d perf.data=%.1f MB samples=%d" %
+              (workers, len(files), size / 1e6, samples))
+        print("  upload (to 202): %.2f s; upload to ready: %.2f s; parse_ms: %s" %
+              (t_up, t_ready, [p["parse_ms"] for p in profiles]))
+        print("  end to end: %.0f samples/s, %.1f MB/s" % (samples / t_ready, size / 1e6 / t_ready))
+        print("  database: %.1f MB (+ WAL %.1f MB), %.1f bytes/sample, %.1f%% of perf.data" %
+              (db / 1e6, (os.path.getsize(wal) if os.path.exists(wal) else 0) / 1e6,
+               db / max(samples, 1), 100.0 * db / size))
+        pid = ids[0]
+        p = profiles[0]
+        mid = (p["header"].get("sample_time") or {})
+        for path in ("/api/v1/profiles/%d" % pid, "/api/v1/profiles/%d/collapsed" % pid,
+                     "/api/v1/profiles/%d/flamegraph" % pid,
+                     "/api/v1/profiles/%d/collapsed?from_ns=%d&to_ns=%d" % (
+                         pid, mid.get("first_ns", 0) + 1,
+                         (mid.get("first_ns", 0) + mid.get("last_ns", 0)) // 2 or 1),
+                     "/api/v1/profiles?limit=100"):
+            ms, n = query_ms(d, path)
+            print("  GET %-60s p50 %8.1f ms (%d bytes)" % (path[:60], ms, n))
+        print("  peak RSS of perfhubd: %.1f MB" % (rss_kb(d.proc.pid, "VmHWM") / 1024.0))
+
+
+def main():
+    if not have_perf_record():
+        print("bench-ingest: perf record does not work here; nothing measured")
+        return 0
+    work = tmpdir("bench-")
+    files = []
+    for i in range(2):
+        f = os.path.join(work, "g%d.data" % i)
+        perf_record(f, ["-g", "-a", "-F", "20000", "-e", "cpu-clock"],
+                    ["sh", "-c", "end=$(($(date +%%s)+%d)); while [ $(date +%%s) -lt $end ]; "
+                     "do :; done & while [ $(date +%%s) -lt $(($(date +%%s)+0)) ]; do :; done; "
+                     "wait" % int(SECONDS)])
+        files.append(f)
+    run(files[:1], 1)
+    run(files, 2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
