@@ -12,6 +12,7 @@
  * view are written under $PERFHUB_TEST_TMP/web-page/. */
 'use strict';
 const path = require('path');
+const fs = require('fs');
 const top = path.resolve(process.env.top_srcdir || path.join(__dirname, '..'));
 const H = require(path.join(top, 'tests', 'web', 'harness.js'));
 const stub = require(path.join(top, 'tests', 'web', 'stub-server.js'));
@@ -195,6 +196,39 @@ async function main() {
     await until(() => $('#p-status').textContent.startsWith('ready') && texts('fg').length > 0, 'ready and drawn', 10000);
     snapshot('upload');
 
+    /* ---- a dropped perf.data directory goes up as one tar ---- */
+    nav('#/');
+    await until(() => !$('#view-list').hidden, 'list for the directory drop');
+    $('#upload-name').value = '';
+    const fileEntry = (full, content) => ({
+      isFile: true, isDirectory: false, name: full.split('/').pop(), fullPath: full,
+      file: (res) => res(new w.File([content], full.split('/').pop())),
+    });
+    const dirEntry = {
+      isFile: false, isDirectory: true, name: 'threads.data', fullPath: '/threads.data',
+      createReader() {
+        let given = false;
+        return { readEntries(res) { res(given ? [] : [fileEntry('/threads.data/data.0', 'second file'), fileEntry('/threads.data/data', 'PERFILE2 first')]); given = true; } };
+      },
+    };
+    const dirDrop = new w.Event('drop', { bubbles: true, cancelable: true });
+    dirDrop.dataTransfer = { items: [{ webkitGetAsEntry: () => dirEntry }], files: [] };
+    $('#drop').dispatchEvent(dirDrop);
+    await until(() => server.state.uploads.length === 2, 'directory upload reached the server');
+    const tarUp = server.state.uploads[1];
+    ok(tarUp.type === 'application/x-tar' && tarUp.name === 'threads.data', 'directory sent as application/x-tar named after it: ' + tarUp.type + ' ' + tarUp.name);
+    {
+      const { execFileSync } = require('child_process');
+      const dir = fs.mkdtempSync(path.join(outDir, 'tar-'));
+      fs.writeFileSync(path.join(dir, 'up.tar'), tarUp.body);
+      const listing = execFileSync('tar', ['-tf', path.join(dir, 'up.tar')], { encoding: 'utf8' }).trim().split('\n');
+      ok(JSON.stringify(listing) === JSON.stringify(['threads.data/', 'threads.data/data', 'threads.data/data.0']), 'tar entries: ' + listing);
+      execFileSync('tar', ['-xf', path.join(dir, 'up.tar'), '-C', dir]);
+      ok(fs.readFileSync(path.join(dir, 'threads.data', 'data'), 'utf8') === 'PERFILE2 first', 'tar content of data');
+      ok(fs.readFileSync(path.join(dir, 'threads.data', 'data.0'), 'utf8') === 'second file', 'tar content of data.0');
+    }
+    await until(() => /^#\/profile\//.test(w.location.hash), 'page follows the directory\'s profile');
+
     /* ---- delete ---- */
     nav('#/');
     const before = server.state.profiles.length;
@@ -204,6 +238,8 @@ async function main() {
 
     ok(errors.length === 0, 'no script errors: ' + errors.join('\n'));
   } finally {
+    if (errors.length) console.error('page errors:\n' + errors.join('\n'));
+    if (!$('#message').hidden) console.error('page message: ' + $('#message').textContent);
     /* No w.close(): requests the page still has in flight would then
      * land in a closed window. The process exits right after this. */
   }

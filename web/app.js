@@ -439,7 +439,7 @@
 
   /* Streams a file to POST /api/v1/profiles with a progress bar; the
    * server answers 202 (queued) or 200 (already stored). */
-  function upload(file) {
+  function upload(file, type) {
     return new Promise((resolve, reject) => {
       const name = $('#upload-name').value.trim() || file.name;
       const tags = $('#upload-tags').value.split(/[,\s]+/).filter(Boolean);
@@ -447,7 +447,7 @@
       const bar = $('#upload-progress');
       const st = $('#upload-status');
       xhr.open('POST', API + 'profiles' + qs({ name: name, tag: tags }));
-      xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+      xhr.setRequestHeader('Content-Type', type || 'application/octet-stream');
       const t = token();
       if (t) xhr.setRequestHeader('Authorization', 'Bearer ' + t);
       bar.hidden = false;
@@ -477,10 +477,49 @@
     });
   }
 
+  /* A perf.data directory (perf record --threads, --kcore) goes up as one
+   * tar: [{path, file}] with paths under the directory's own name. The
+   * Blob only references the files; nothing is read into memory here. */
+  function tarBlob(dirName, items) {
+    const now = Math.floor(Date.now() / 1000);
+    const dirs = new Set([dirName]);
+    for (const it of items) {
+      const parts = it.path.split('/');
+      for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
+    }
+    const entries = Array.from(dirs).sort().map((d) => ({ name: d, size: -1, mtime: now }));
+    for (const it of items.slice().sort((a, b) => (a.path < b.path ? -1 : 1))) {
+      entries.push({ name: it.path, size: it.file.size, mtime: Math.floor((it.file.lastModified || Date.now()) / 1000), data: it.file });
+    }
+    const blob = new Blob(F.tarParts(entries), { type: 'application/x-tar' });
+    blob.name = dirName;
+    return blob;
+  }
+
+  /* The files under a dropped directory entry, with their paths. */
+  function readDir(entry) {
+    const out = [];
+    const walk = (e) => new Promise((resolve, reject) => {
+      if (e.isFile) {
+        e.file((f) => { out.push({ path: e.fullPath.replace(/^\//, ''), file: f }); resolve(); }, reject);
+        return;
+      }
+      const r = e.createReader();
+      const batch = () => r.readEntries((list) => {
+        if (!list.length) { resolve(); return; }
+        Promise.all(list.map(walk)).then(batch, reject);
+      }, reject);
+      batch();
+    });
+    return walk(entry).then(() => out);
+  }
+
+  /* uploads: [{blob, type}] one after the other */
   async function uploadFiles(files) {
     let last = null;
     for (const f of files) {
-      try { last = await upload(f); } catch (e) { showMessage('Upload of ' + f.name + ' failed: ' + e.message); return; }
+      const blob = f.blob || f;
+      try { last = await upload(blob, f.type); } catch (e) { showMessage('Upload of ' + blob.name + ' failed: ' + e.message); return; }
     }
     if (files.length === 1 && last && last.id !== undefined) go({ view: 'profile', id: String(last.id), params: {} });
     else listView.load(current.params);
@@ -549,6 +588,12 @@
         this.tree = null;
         this.fg.setTree(null);
         $('#p-title').textContent = id;
+        /* nothing of the previous profile may show while this one loads */
+        $('#p-status').textContent = 'loading\u2026';
+        for (const sel of ['#p-header', '#p-events tbody', '#p-records tbody', '#p-threads tbody', '#top tbody']) $(sel).textContent = '';
+        this.fg.draw();
+        $('#heat').width = 0;
+        $('#tl-info').textContent = '';
         this.loadMeta();
         return;
       }
@@ -966,10 +1011,37 @@
     const drop = $('#drop');
     drop.addEventListener('dragover', (e) => { e.preventDefault(); drop.classList.add('over'); });
     drop.addEventListener('dragleave', () => drop.classList.remove('over'));
-    drop.addEventListener('drop', (e) => {
+    drop.addEventListener('drop', async (e) => {
       e.preventDefault();
       drop.classList.remove('over');
-      if (e.dataTransfer && e.dataTransfer.files.length) uploadFiles(Array.from(e.dataTransfer.files));
+      const dt = e.dataTransfer;
+      if (!dt) return;
+      /* directories come as entries; files as files */
+      const entries = Array.from(dt.items || []).map((it) => (it.webkitGetAsEntry ? it.webkitGetAsEntry() : null));
+      if (entries.some((en) => en && en.isDirectory)) {
+        const ups = [];
+        try {
+          for (const en of entries) {
+            if (!en) continue;
+            if (en.isDirectory) ups.push({ blob: tarBlob(en.name, await readDir(en)), type: 'application/x-tar' });
+            else ups.push({ blob: await new Promise((res, rej) => en.file(res, rej)) });
+          }
+        } catch (err) {
+          showMessage('Could not read the dropped directory: ' + err.message);
+          return;
+        }
+        uploadFiles(ups);
+      } else if (dt.files && dt.files.length) {
+        uploadFiles(Array.from(dt.files));
+      }
+    });
+    $('#dir').addEventListener('change', (e) => {
+      const files = Array.from(e.target.files);
+      e.target.value = '';
+      if (!files.length) return;
+      const items = files.map((f) => ({ path: f.webkitRelativePath || f.name, file: f }));
+      const top = items[0].path.split('/')[0];
+      uploadFiles([{ blob: tarBlob(top, items), type: 'application/x-tar' }]);
     });
     drop.addEventListener('keydown', (e) => { if (e.key === 'Enter' && e.target === drop) $('#file').click(); });
     $('#file').addEventListener('change', (e) => { if (e.target.files.length) uploadFiles(Array.from(e.target.files)); e.target.value = ''; });

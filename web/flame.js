@@ -392,6 +392,64 @@
     return qs ? p + '?' + qs : p;
   }
 
+  /* ---- tar, for uploading a perf.data directory --------------------------- */
+
+  /* One ustar header block for a regular file (or a directory when
+   * size < 0). Names longer than 100 bytes go to the prefix field;
+   * null when a name does not fit ustar at all. */
+  function tarHeader(name, size, mtime) {
+    const enc = (str) => Array.from(new TextEncoder().encode(str));
+    const h = new Uint8Array(512);
+    const put = (off, bytes) => { for (let i = 0; i < bytes.length; i++) h[off + i] = bytes[i]; };
+    const oct = (v, len) => enc(Math.floor(v).toString(8).padStart(len - 1, '0'));
+    const dir = size < 0;
+    let bytes = enc(dir && !name.endsWith('/') ? name + '/' : name);
+    let prefix = [];
+    if (bytes.length > 100) {
+      /* split at a '/' so that name <= 100 and prefix <= 155 */
+      const cut = bytes.lastIndexOf(47, Math.min(155, bytes.length - 2));
+      if (cut <= 0 || bytes.length - cut - 1 > 100) return null;
+      prefix = bytes.slice(0, cut);
+      bytes = bytes.slice(cut + 1);
+    }
+    if (size > 0o77777777777) return null;
+    put(0, bytes);
+    put(100, oct(dir ? 0o755 : 0o644, 8));
+    put(108, oct(0, 8));
+    put(116, oct(0, 8));
+    put(124, oct(dir ? 0 : size, 12));
+    put(136, oct(mtime || 0, 12));
+    put(148, enc('        '));
+    h[156] = dir ? 53 : 48; /* '5' directory, '0' file */
+    put(257, enc('ustar'));
+    put(263, enc('00'));
+    put(345, prefix);
+    let sum = 0;
+    for (let i = 0; i < 512; i++) sum += h[i];
+    put(148, oct(sum, 7));
+    h[155] = 32;
+    return h;
+  }
+
+  /* The pieces of a tar stream for entries [{name, size, mtime, data}]
+   * (data: anything a Blob takes; a File stays on disk until sent):
+   * header, data and padding for each, then two zero blocks. */
+  function tarParts(entries) {
+    const parts = [];
+    for (const e of entries) {
+      const h = tarHeader(e.name, e.size, e.mtime);
+      if (!h) throw new Error('name too long for tar: ' + e.name);
+      parts.push(h);
+      if (e.size > 0) {
+        parts.push(e.data);
+        const pad = (512 - (e.size % 512)) % 512;
+        if (pad) parts.push(new Uint8Array(pad));
+      }
+    }
+    parts.push(new Uint8Array(1024));
+    return parts;
+  }
+
   /* ---- numbers ----------------------------------------------------------- */
 
   function fmtCount(v) {
@@ -419,7 +477,7 @@
     buildTree, pathOf, findPath, toFolded, layout, hit, matcher, search,
     frameKind, frameColor, diffColor, regressions, topFunctions,
     normalizeTimeline, heatGrid, bucketRange, parseHash, formatHash,
-    fmtCount, fmtPct, fmtBytes,
+    tarHeader, tarParts, fmtCount, fmtPct, fmtBytes,
   };
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
   else root.PerfhubFlame = api;

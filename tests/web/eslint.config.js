@@ -5,13 +5,13 @@ const js = require('@eslint/js');
 const browser = {
   window: 'readonly', document: 'readonly', location: 'readonly', history: 'readonly',
   localStorage: 'readonly', fetch: 'readonly', XMLHttpRequest: 'readonly', URLSearchParams: 'readonly',
-  Node: 'readonly', confirm: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
+  Node: 'readonly', confirm: 'readonly', TextEncoder: 'readonly', Blob: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
   console: 'readonly', globalThis: 'readonly', module: 'writable',
 };
 const node = {
   require: 'readonly', process: 'readonly', module: 'writable', __dirname: 'readonly',
   console: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', Buffer: 'readonly',
-  globalThis: 'readonly', URL: 'readonly', fetch: 'readonly',
+  globalThis: 'readonly', URL: 'readonly', fetch: 'readonly', TextEncoder: 'readonly',
 };
 
 module.exports = [

@@ -122,7 +122,9 @@ async function openPage(base, outDir) {
   const dom = await JSDOM.fromURL(base + '/', {
     runScripts: 'dangerously', resources: 'usable', pretendToBeVisual: true, virtualConsole: vc,
     beforeParse(window) {
+      /* what every current browser has and jsdom lacks */
       window.fetch = (u, o) => fetch(new URL(u, window.location.href), o);
+      if (!window.TextEncoder) window.TextEncoder = TextEncoder;
       window.HTMLCanvasElement.prototype.getContext = function () {
         return ctxs[this.id] || (ctxs[this.id] = recorder());
       };

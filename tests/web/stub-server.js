@@ -159,7 +159,7 @@ function handler(state, webRoot) {
         /* queued -> parsing -> ready over the next reads of it */
         p.reads = 0;
         state.profiles.unshift(p);
-        state.uploads.push({ name: q.get('name'), tags: q.getAll('tag'), bytes: body.length, type: req.headers['content-type'] });
+        state.uploads.push({ name: q.get('name'), tags: q.getAll('tag'), bytes: body.length, type: req.headers['content-type'], body });
         json(res, 202, { id: p.id, status: 'queued', sha256: p.sha256 });
       });
       return;
