@@ -418,7 +418,8 @@ typedef struct pd_record {
 		pd_build_id build_id;
 		pd_auxtrace auxtrace;
 		pd_compressed compressed;
-		const pd_event *attr;	/* HEADER_ATTR: the event it defined */
+		const pd_event *attr;	/* HEADER_ATTR: the event it defined
+					   (pipe mode; NULL in file mode) */
 		int feature;		/* HEADER_FEATURE: feature id */
 	} u;
 } pd_record;

@@ -834,6 +834,9 @@ static int apply_header_record(pd_file *f, const uint8_t *rec, uint32_t size, pd
 		pd_attr a;
 		uint32_t asz;
 
+		/* file mode already has its attrs from the header: the record
+		 * (left by perf inject) defines nothing new */
+		r->u.attr = NULL;
 		if (f->info.mode != PD_MODE_PIPE)
 			return 0;
 		if (size < 8 + 64) {
@@ -893,6 +896,10 @@ static int apply_header_record(pd_file *f, const uint8_t *rec, uint32_t size, pd
 				(unsigned long long)r->offset, (unsigned long long)id);
 			return 0;
 		}
+		/* perf ends the pipe header's features with an empty record
+		 * whose id is its HEADER_LAST_FEATURE: a marker, not a feature */
+		if (size == 16 && id > PD_FEAT_PMU_CAPS)
+			return 0;
 		if (feat_add(f->feats, (int)id, rec + 16, size - 16, f->swap, r->offset + 16) < 0) {
 			pd_set_error(err, PD_ERR_NOMEM, r->offset, "out of memory");
 			return -1;
