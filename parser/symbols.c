@@ -46,6 +46,7 @@ struct pd_symbolizer {
 	unsigned max_stack;
 	pd_threads *threads;
 	pd_maps *kmaps;
+	uint64_t kernel_start;	/* [kernel.kallsyms] map start, 0 if none */
 	char *kallsyms;		/* NULL: kernel frames stay unresolved */
 	int kernel_decided;	/* kallsyms chosen (pipe mode: once known) */
 	pd_sym_options kopt;	/* what choose_kallsyms() needs, copied */
@@ -305,6 +306,7 @@ static int kernel_mmap(pd_symbolizer *s, const pd_mmap *m)
 		map.end = UINT64_MAX;
 	if (starts(m->filename, "[kernel.kallsyms]")) {
 		sfmt(name, sizeof(name), "[kernel.kallsyms]");
+		s->kernel_start = map.start;
 	} else if (m->filename[0] == '/') {
 		module_name(m->filename, name, sizeof(name));
 	} else if (starts(m->filename, "[guest.kernel")) {
@@ -478,8 +480,14 @@ static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, i
 	f->ip = ip;
 	f->dso_off = ip;
 	f->kernel = cpumode == PD_MISC_KERNEL;
-	if (cpumode == PD_MISC_KERNEL)
+	if (cpumode == PD_MISC_KERNEL) {
 		map = pd_maps_find(s->kmaps, ip);
+		/* The recorded kernel map ends at _etext, but init text and
+		 * other sections lie beyond it; perf sizes the map from kallsyms,
+		 * so those addresses still belong to the kernel. */
+		if (!map && s->kernel_start && ip > s->kernel_start)
+			map = pd_maps_find(s->kmaps, s->kernel_start);
+	}
 	else if (cpumode == PD_MISC_USER && th)
 		map = pd_maps_find(th->maps, ip);
 	if (!map)
