@@ -1127,9 +1127,28 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	log_warn("msg=\"http\" detail=\"%s\"", msg);
 }
 
+/* systemd socket activation (perfhubd.socket): the first fd passed in
+ * LISTEN_FDS, when LISTEN_PID names this process; else -1. The variables
+ * are cleared so that nothing started later takes them for its own. */
+static int activation_socket(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	int fd = -1;
+
+	if (pid && fds && strtol(pid, NULL, 10) == (long)getpid() && strtol(fds, NULL, 10) >= 1) {
+		fd = 3;	/* SD_LISTEN_FDS_START */
+		fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	return fd;
+}
+
 api *api_start(const cfg *c, st_store *st, jobs *j)
 {
 	api *a = calloc(1, sizeof(*a));
+	int listen_fd;
 	struct sockaddr_storage ss;
 	socklen_t sl;
 	const union MHD_DaemonInfo *info;
@@ -1173,6 +1192,18 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 		sl = sizeof(*s4);
 	}
 	(void)sl;
+	listen_fd = activation_socket();
+	if (listen_fd >= 0) {
+		log_info("msg=\"socket activation\" fd=%d", listen_fd);
+		a->d = MHD_start_daemon(flags & ~(unsigned)MHD_USE_IPv6, 0, NULL, NULL, on_request, a,
+					MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+					MHD_OPTION_LISTEN_SOCKET, listen_fd,
+					MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
+					MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
+					MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)API_CONN_TIMEOUT_S,
+					MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
+					MHD_OPTION_END);
+	} else
 	a->d = MHD_start_daemon(flags, (uint16_t)c->listen_port, NULL, NULL, on_request, a,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
