@@ -26,8 +26,8 @@ tests_test_hostile_LDADD = $(PARSER_LIBS) $(ZSTD_LIBS)
 TESTS += tests/test-hostile
 
 # benchmark (prints figures; `make bench`)
-check_PROGRAMS += tests/bench-parse
-tests_bench_parse_SOURCES = tests/bench-parse.c
-tests_bench_parse_LDADD = $(PARSER_LIBS)
-BENCHES += tests/bench-parse.sh
-EXTRA_DIST += tests/bench-parse.sh
+check_PROGRAMS += tests/bench-decode
+tests_bench_decode_SOURCES = tests/bench-decode.c
+tests_bench_decode_LDADD = $(PARSER_LIBS)
+BENCHES += tests/bench-decode.sh
+EXTRA_DIST += tests/bench-decode.sh

@@ -1,9 +1,9 @@
 /*
- * bench-parse - how fast libperfhub-parse walks a recording, decoding every
+ * bench-decode - how fast libperfhub-parse walks a recording, decoding every
  * sample field (and touching callchains, branches and registers so nothing
  * is skipped): prints MB/s, records/s and peak RSS.
  *
- *   bench-parse [--count-only] [--ordered] FILE|DIR
+ *   bench-decode [--count-only] [--ordered] FILE|DIR
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -46,7 +46,7 @@ int main(int argc, char **argv)
 			path = argv[a];
 	}
 	if (!path) {
-		fprintf(stderr, "usage: bench-parse [--count-only] [--ordered] FILE|DIR\n");
+		fprintf(stderr, "usage: bench-decode [--count-only] [--ordered] FILE|DIR\n");
 		return 2;
 	}
 	t0 = now();

@@ -1,12 +1,12 @@
 #!/bin/sh
-# bench-parse.sh [FILE] - parser speed against perf on one recording.
+# bench-decode.sh [FILE] - parser speed against perf on one recording.
 # Records a >= 200 MB file (cpu-clock, -g, system wide) when none is given,
 # then prints: libperfhub-parse decoding every sample field and counting
 # only (MB/s and records/s by wall and CPU time, peak RSS), the wall time of
 # `perf report --stats` and of `perf script`, and the ratios.
 set -u
 bin="${top_builddir:-.}/tests"
-[ -x "$bin/bench-parse" ] || bin=tests
+[ -x "$bin/bench-decode" ] || bin=tests
 file="${1:-}"
 tmp="${PERFHUB_TEST_TMP:-/tmp}/bench.$$"
 mkdir -p "$tmp"
@@ -23,15 +23,15 @@ size=$(stat -c %s "$file" 2>/dev/null || du -sb "$file" | cut -f1)
 echo "file: $file ($size bytes)"
 now() { date +%s.%N; }
 echo "libperfhub-parse, every sample field decoded:"
-"$bin/bench-parse" "$file"
+"$bin/bench-decode" "$file"
 echo "libperfhub-parse, counting only:"
-"$bin/bench-parse" --count-only "$file"
+"$bin/bench-decode" --count-only "$file"
 t0=$(now); HOME="$tmp" perf report --stats -i "$file" > /dev/null 2>&1; t1=$(now)
 stats=$(echo "$t1 - $t0" | bc)
 echo "perf report --stats: wall_s $stats"
 t0=$(now); HOME="$tmp" perf script -i "$file" > /dev/null 2>&1; t1=$(now)
 script=$(echo "$t1 - $t0" | bc)
 echo "perf script: wall_s $script ($(echo "$size / $script / 1000000" | bc) MB/s)"
-ours=$("$bin/bench-parse" "$file" | sed -n 's/^wall_s \([0-9.]*\) .*/\1/p')
+ours=$("$bin/bench-decode" "$file" | sed -n 's/^wall_s \([0-9.]*\) .*/\1/p')
 echo "ratios (wall): perf report --stats / ours = $(echo "scale=2; $stats / $ours" | bc)," \
 	"perf script / ours = $(echo "scale=1; $script / $ours" | bc)"
