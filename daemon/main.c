@@ -293,12 +293,12 @@ int main(int argc, char **argv)
 	 * still running after it goes back to the queue for the next start */
 	watch_stop(w);
 	api_stop(a);
-	ret_stop(ret);
 	left = jobs_drain(j, c.shutdown_grace);
 	if (left)
 		log_warn("msg=\"jobs still running after the grace period, requeueing\" count=%d",
 			 left);
 	jobs_stop(j);
+	ret_stop(ret);	/* after the workers: they kick it */
 	st_close(st);
 	cfg_free(&c);
 	log_info("msg=\"stopped\"");
