@@ -274,6 +274,11 @@ int main(int argc, char **argv)
 		 c.listen_addr, api_port(a), c.db_path, c.spool_dir, c.workers,
 		 log_level_name(c.log_level), c.retain_days, (unsigned long long)c.max_db_size,
 		 c.shutdown_grace);
+	log_debug("msg=\"configuration\" file=\"%s\" queue_size=%u max_upload=%llu"
+		  " max_connections=%u web_root=\"%s\" token_file=\"%s\" watch=%u"
+		  " retention_interval=%u", c.config_path ? c.config_path : "", c.queue_size,
+		  (unsigned long long)c.max_upload, c.max_connections, c.web_root,
+		  c.token_file ? c.token_file : "", c.nr_watch, c.retention_interval);
 	notify("READY=1");
 
 	for (;;) {
