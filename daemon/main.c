@@ -224,15 +224,19 @@ int main(int argc, char **argv)
 	int sig, requeued = 0, rc, left;
 
 	rc = cfg_load(&c, argc, argv);
-	if (rc > 0)
+	if (rc > 0) {
+		cfg_free(&c);
 		return 0;
+	}
 	if (c.action == CFG_CHECK) {
 		rc = check_config(&c, rc);
 		cfg_free(&c);
 		return rc;
 	}
-	if (rc != 0)
+	if (rc != 0) {
+		cfg_free(&c);
 		return 2;
+	}
 	if (c.action != CFG_RUN) {
 		rc = run_action(&c);
 		cfg_free(&c);
