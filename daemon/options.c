@@ -38,6 +38,8 @@ static const struct opt opts[] = {
 	{ "token-file", OPT_STR, F(token_file), 0, 0, "file of access tokens" },
 	{ "max-upload", OPT_U64, F(max_upload), 1, UINT64_MAX, "largest upload in bytes" },
 	{ "max-connections", OPT_UINT, F(max_connections), 1, 100000, "concurrent connections" },
+	{ "connection-timeout", OPT_UINT, F(connection_timeout), 1, 3600,
+	  "seconds a connection may idle; uploads slower than 1 KiB/s are cut after it (60)" },
 	{ "debug", OPT_BOOL, F(debug), 0, 1, "debug log lines" },
 };
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
@@ -204,6 +206,7 @@ int cfg_load(cfg *c, int argc, char **argv)
 	c->queue_size = DEFAULT_QUEUE_SIZE;
 	c->max_upload = DEFAULT_MAX_UPLOAD;
 	c->max_connections = 256;
+	c->connection_timeout = 60;
 	c->web_root = strdup(PERFHUB_DATADIR "/web");
 
 	for (i = 0; i < NR_OPTS; i++) {

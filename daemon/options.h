@@ -20,6 +20,7 @@ typedef struct cfg {
 	char *token_file;
 	uint64_t max_upload;	/* bytes, after decoding */
 	unsigned max_connections;
+	unsigned connection_timeout;	/* seconds idle; also the grace before the upload rate floor */
 	int debug;
 } cfg;
 
