@@ -57,6 +57,25 @@ static int mkdir_p(const char *path)
 	return 0;
 }
 
+/* Partial uploads of a daemon that died (kill -9, power loss) stay in
+ * SPOOL/tmp; at start nothing is in flight, so they all go. */
+static void sweep_tmp(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "upload-", 7))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name) < (int)sizeof(path))
+			unlink(path);
+	}
+	closedir(d);
+}
+
 int sp_init(const char *spool_dir)
 {
 	char tmp[PATH_MAX];
@@ -65,7 +84,10 @@ int sp_init(const char *spool_dir)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	return mkdir_p(tmp);
+	if (mkdir_p(tmp) < 0)
+		return -1;
+	sweep_tmp(tmp);
+	return 0;
 }
 
 sp_upload *sp_begin(const char *spool_dir, int encoding, uint64_t max)

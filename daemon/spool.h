@@ -22,7 +22,8 @@ enum sp_result {
 	SP_ERR_FULL = -4,	/* no space left on the spool's filesystem */
 };
 
-/* Creates the spool directories if needed. 0 or -1 (errno). */
+/* Creates the spool directories if needed and removes partial uploads left
+ * by a daemon that died. Call once at start. 0 or -1 (errno). */
 int sp_init(const char *spool_dir);
 
 /* A new upload; `max` caps the decoded size. NULL on error (errno). */

@@ -3,6 +3,8 @@
 # prints every figure (STRESS_SIZE=full).
 EXTRA_DIST += tests/stress/stress_lib.py
 STRESS_TESTS = \
-	tests/stress/upload-gzip.py
+	tests/stress/upload-gzip.py \
+	tests/stress/load.py \
+	tests/stress/kill9.py
 TESTS += $(STRESS_TESTS)
 EXTRA_DIST += $(STRESS_TESTS)
