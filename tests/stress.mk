@@ -5,6 +5,7 @@ EXTRA_DIST += tests/stress/stress_lib.py
 STRESS_TESTS = \
 	tests/stress/upload-gzip.py \
 	tests/stress/load.py \
-	tests/stress/kill9.py
+	tests/stress/kill9.py \
+	tests/stress/faults.py
 TESTS += $(STRESS_TESTS)
 EXTRA_DIST += $(STRESS_TESTS)
