@@ -6,6 +6,7 @@ STRESS_TESTS = \
 	tests/stress/upload-gzip.py \
 	tests/stress/load.py \
 	tests/stress/kill9.py \
-	tests/stress/faults.py
+	tests/stress/faults.py \
+	tests/stress/hostile.py
 TESTS += $(STRESS_TESTS)
 EXTRA_DIST += $(STRESS_TESTS)
