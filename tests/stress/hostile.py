@@ -280,8 +280,9 @@ def main():
         S.table("hostile uploads (2-core machine shared with other jobs)", rows)
         if problems:
             raise AssertionError("%d problems, first: %s" % (len(problems), problems[:8]))
-        check(growth < 16 << 20, "RSS grew by %.1f MiB in the second half" %
-              (growth / 1048576))
+        # the short run is still filling malloc arenas at half time
+        bound = (8 if a.bad >= 1000 else 16) << 20
+        check(growth < bound, "RSS grew by %.1f MiB in the second half" % (growth / 1048576))
     print("ok")
     return 0
 
