@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +223,12 @@ int main(int argc, char **argv)
 	sigset_t set;
 	char err[512];
 	int sig, requeued = 0, rc, left;
+
+	/* Every HTTP connection is a thread, and glibc gives new threads their
+	 * own malloc arenas (up to 8 per CPU) that keep what they once held:
+	 * RSS then climbs with the number of connections ever seen. A few
+	 * shared arenas keep it flat (tests/stress/hostile.py measures it). */
+	mallopt(M_ARENA_MAX, 4);
 
 	rc = cfg_load(&c, argc, argv);
 	if (rc > 0)

@@ -70,6 +70,8 @@ static const struct opt opts[] = {
 	{ "vacuum", OPT_ACTION, 0, CFG_VACUUM, 0, 1, NULL, "compact the database, then exit" },
 	{ "backup", OPT_BACKUP, 0, CFG_BACKUP, 0, 1, "FILE",
 	  "copy the database to FILE (online backup, safe while perfhubd runs), then exit" },
+	{ "connection-timeout", OPT_UINT, F(connection_timeout), 1, 3600, 0, "SECONDS",
+	  "seconds a connection may idle; uploads slower than 1 KiB/s are cut after it (60)" },
 };
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -373,6 +375,7 @@ int cfg_load(cfg *c, int argc, char **argv)
 	c->queue_size = DEFAULT_QUEUE_SIZE;
 	c->max_upload = DEFAULT_MAX_UPLOAD;
 	c->max_connections = 256;
+	c->connection_timeout = 60;
 	c->web_root = strdup(PERFHUB_DATADIR "/web");
 	c->log_level = LL_INFO;
 	c->shutdown_grace = DEFAULT_SHUTDOWN_GRACE;

@@ -34,6 +34,7 @@ typedef struct cfg {
 	char *backup_path;	/* --backup FILE */
 	char *config_path;	/* --config FILE, kept for SIGHUP */
 	char *origin[CFG_MAX_KEYS];	/* where each key was set, see cfg_origin */
+	unsigned connection_timeout;	/* seconds idle; also the grace before the upload rate floor */
 } cfg;
 
 /* Fills *c from defaults, then the config file (--config), then the flags.
