@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "debuginfo.h"
 #include "options.h"
 #include "jobs.h"
 #include "log.h"
@@ -73,6 +74,7 @@ int main(int argc, char **argv)
 	cfg c;
 	st_store *st;
 	jobs *j;
+	dbg_store *dbg;
 	api *a;
 	watch *w;
 	sigset_t set;
@@ -102,7 +104,10 @@ int main(int argc, char **argv)
 		fatal("msg=\"cannot requeue jobs\"");
 	if (requeued)
 		log_info("msg=\"requeued interrupted jobs\" count=%d", requeued);
-	j = jobs_start(st, c.workers, c.max_upload);
+	dbg = dbg_open(c.spool_dir, st, c.debuginfod, 0, err, sizeof(err));
+	if (!dbg)
+		fatal("msg=\"cannot open the debuginfo store\" error=\"%s\"", err);
+	j = jobs_start(st, c.workers, c.max_upload, dbg);
 	if (!j)
 		fatal("msg=\"cannot start workers\"");
 	a = api_start(&c, st, j);
@@ -128,6 +133,7 @@ int main(int argc, char **argv)
 	watch_stop(w);
 	api_stop(a);
 	jobs_stop(j);
+	dbg_close(dbg);
 	st_close(st);
 	cfg_free(&c);
 	log_info("msg=\"stopped\"");

@@ -14,6 +14,7 @@
 
 #define DEFAULT_MAX_UPLOAD (8ULL << 30)	/* 8 GiB */
 #define DEFAULT_QUEUE_SIZE 1024
+#define DEFAULT_MAX_DEBUGINFO (4ULL << 30)	/* 4 GiB: big C++ debug files */
 
 enum opt_type { OPT_STR, OPT_U64, OPT_UINT, OPT_BOOL, OPT_LISTEN, OPT_WATCH };
 
@@ -39,6 +40,8 @@ static const struct opt opts[] = {
 	{ "max-upload", OPT_U64, F(max_upload), 1, UINT64_MAX, "largest upload in bytes" },
 	{ "max-connections", OPT_UINT, F(max_connections), 1, 100000, "concurrent connections" },
 	{ "debug", OPT_BOOL, F(debug), 0, 1, "debug log lines" },
+	{ "max-debuginfo", OPT_U64, F(max_debuginfo), 1, UINT64_MAX, "largest debuginfo file in bytes" },
+	{ "debuginfod", OPT_STR, F(debuginfod), 0, 0, "debuginfod URLs for missing symbols ($DEBUGINFOD_URLS)" },
 };
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -203,6 +206,7 @@ int cfg_load(cfg *c, int argc, char **argv)
 	c->workers = ncpu > 0 ? (unsigned)ncpu : 1;
 	c->queue_size = DEFAULT_QUEUE_SIZE;
 	c->max_upload = DEFAULT_MAX_UPLOAD;
+	c->max_debuginfo = DEFAULT_MAX_DEBUGINFO;
 	c->max_connections = 256;
 	c->web_root = strdup(PERFHUB_DATADIR "/web");
 
@@ -265,6 +269,7 @@ void cfg_free(cfg *c)
 	free(c->spool_dir);
 	free(c->web_root);
 	free(c->token_file);
+	free(c->debuginfod);
 	for (i = 0; i < c->nr_watch; i++)
 		free(c->watch[i]);
 	memset(c, 0, sizeof(*c));

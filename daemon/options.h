@@ -21,6 +21,8 @@ typedef struct cfg {
 	uint64_t max_upload;	/* bytes, after decoding */
 	unsigned max_connections;
 	int debug;
+	uint64_t max_debuginfo;	/* bytes of one debuginfo file */
+	char *debuginfod;	/* URLs; NULL = $DEBUGINFOD_URLS */
 } cfg;
 
 /* Fills *c from defaults, then the config file (--config), then the flags.
