@@ -4,8 +4,6 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -25,9 +23,9 @@
 
 #include "debuginfo.h"
 #include "dso.h"
+#include "elfid.h"
 #include "log.h"
 
-#define DBG_KALLSYMS_PROBE 65536	/* bytes looked at to recognise kallsyms */
 #define DBG_MISS_TTL_S 600		/* a debuginfod miss is not asked again before */
 #define DBG_MAX_MISSES 4096
 #define DBG_ARCHIVE_MAX_ENTRIES 100000
@@ -100,129 +98,6 @@ static void to_hex(const uint8_t *b, size_t n, char hex[DBG_HEX_LEN])
 	for (i = 0; i < n; i++)
 		snprintf(hex + 2 * i, 3, "%02x", b[i]);
 	hex[2 * n] = 0;
-}
-
-/* ---- what a file is --------------------------------------------------------- */
-
-typedef struct file_facts {
-	int elf;		/* an ELF file libelf reads */
-	int kallsyms;		/* looks like /proc/kallsyms */
-	uint8_t bid[DBG_MAX_BUILD_ID];
-	size_t bid_size;
-	int has_symtab;
-	int has_code;		/* executable PROGBITS: a binary, not a .debug file */
-} file_facts;
-
-/* The GNU build-id note, from note sections or PT_NOTE segments. */
-static size_t note_build_id(Elf *e, uint8_t *out)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-	size_t nph = 0, i;
-
-	while ((scn = elf_nextscn(e, scn))) {
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
-			continue;
-		data = elf_getdata(scn, NULL);
-		while (data && (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0)
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)data->d_buf + noff, "GNU", 4) && nh.n_descsz) {
-				size_t n = nh.n_descsz < DBG_MAX_BUILD_ID ? nh.n_descsz :
-									    DBG_MAX_BUILD_ID;
-				memcpy(out, (char *)data->d_buf + doff, n);
-				return n;
-			}
-	}
-	if (elf_getphdrnum(e, &nph) < 0)
-		return 0;
-	for (i = 0; i < nph && i < 4096; i++) {
-		GElf_Phdr ph;
-		Elf_Data *data;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
-
-		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_NOTE)
-			continue;
-		data = elf_getdata_rawchunk(e, (int64_t)ph.p_offset, ph.p_filesz, ELF_T_NHDR);
-		while (data && (off = gelf_getnote(data, off, &nh, &noff, &doff)) > 0)
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)data->d_buf + noff, "GNU", 4) && nh.n_descsz) {
-				size_t n = nh.n_descsz < DBG_MAX_BUILD_ID ? nh.n_descsz :
-									    DBG_MAX_BUILD_ID;
-				memcpy(out, (char *)data->d_buf + doff, n);
-				return n;
-			}
-	}
-	return 0;
-}
-
-/* "ffffffff81000000 T name" lines (an optional "\t[module]" after). */
-static int looks_like_kallsyms(int fd)
-{
-	char *buf = malloc(DBG_KALLSYMS_PROBE + 1);
-	ssize_t n;
-	char *line, *nl;
-	int lines = 0, ok = 1;
-
-	if (!buf)
-		return 0;
-	n = pread(fd, buf, DBG_KALLSYMS_PROBE, 0);
-	if (n <= 0) {
-		free(buf);
-		return 0;
-	}
-	buf[n] = 0;
-	if (memchr(buf, 0, (size_t)n))
-		ok = 0;
-	for (line = buf; ok && (nl = strchr(line, '\n')); line = nl + 1) {
-		char *p = line;
-		size_t digits = 0;
-
-		*nl = 0;
-		while (isxdigit((unsigned char)*p)) {
-			p++;
-			digits++;
-		}
-		if (digits < 8 || digits > 16 || p[0] != ' ' || !isalpha((unsigned char)p[1]) ||
-		    p[2] != ' ' || !p[3] || isspace((unsigned char)p[3]))
-			ok = 0;
-		else
-			lines++;
-	}
-	free(buf);
-	return ok && lines > 0;
-}
-
-static void facts_of(int fd, file_facts *f)
-{
-	Elf *e;
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	memset(f, 0, sizeof(*f));
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!e || elf_kind(e) != ELF_K_ELF) {
-		if (e)
-			elf_end(e);
-		f->kallsyms = looks_like_kallsyms(fd);
-		return;
-	}
-	f->elf = 1;
-	f->bid_size = note_build_id(e, f->bid);
-	while ((scn = elf_nextscn(e, scn))) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB)
-			f->has_symtab = 1;
-		if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) && sh.sh_size)
-			f->has_code = 1;
-	}
-	elf_end(e);
 }
 
 /* ---- the store --------------------------------------------------------------- */
@@ -357,7 +232,7 @@ static int install(const dbg_store *d, const char *src, int fd, int move, const 
 int dbg_add_file(dbg_store *d, const char *src, int move, const char *key, const char *source,
 		 char out_hex[DBG_HEX_LEN], char *msg, size_t msglen)
 {
-	file_facts f;
+	elfid f;
 	char hex[DBG_HEX_LEN] = "", dst[PATH_MAX], dir[PATH_MAX];
 	const char *kind;
 	struct stat st;
@@ -377,7 +252,7 @@ int dbg_add_file(dbg_store *d, const char *src, int move, const char *key, const
 			close(fd);
 		return DBG_ERR_IO;
 	}
-	facts_of(fd, &f);
+	elfid_of_fd(fd, &f);
 	if (!f.elf && !f.kallsyms) {
 		snprintf(msg, msglen, "not an ELF file (nor a kallsyms file)");
 		rc = DBG_ERR_NOT_ELF;

@@ -13,6 +13,7 @@ daemon_libperfhubd_a_SOURCES = \
 	daemon/watch.c daemon/watch.h \
 	daemon/tokens.c daemon/tokens.h \
 	daemon/api.c daemon/api.h \
+	daemon/elfid.c daemon/elfid.h \
 	daemon/debuginfo.c daemon/debuginfo.h \
 	daemon/api-debuginfo.c daemon/api-debuginfo.h
 DAEMON_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(ZSTD_CFLAGS) $(SQLITE_CFLAGS) \

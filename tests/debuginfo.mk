@@ -2,6 +2,7 @@
 # (debuginfo by build-id, re-symbolization, perf archive, debuginfod).
 EXTRA_DIST += tests/debuginfo_common.py
 DEBUGINFO_TESTS = \
-	tests/debuginfo-resym.py
+	tests/debuginfo-resym.py \
+	tests/debuginfo-client.py
 TESTS += $(DEBUGINFO_TESTS)
 EXTRA_DIST += $(DEBUGINFO_TESTS)
