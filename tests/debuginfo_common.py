@@ -60,7 +60,7 @@ def build_id(path):
 class Recording:
     """work/bin/NAME recorded into work/p.data; expected = folded perf script."""
 
-    def __init__(self, name="dbgprog", secs="0.6"):
+    def __init__(self, name="dbgprog", secs="0.6", buildid_cache=False):
         if not have_perf_record() or not shutil.which("cc"):
             print("perf record or a C compiler is unavailable here")
             sys.exit(SKIP)
@@ -74,7 +74,8 @@ class Recording:
         self.build_id = build_id(self.binary)
         self.data = os.path.join(self.work, "p.data")
         env = dict(os.environ, HOME=self.home)
-        subprocess.run(["perf", "record", "-q", "--no-buildid-cache", "-g", "-o", self.data,
+        cache = [] if buildid_cache else ["--no-buildid-cache"]
+        subprocess.run(["perf", "record", "-q"] + cache + ["-g", "-o", self.data,
                         "--", self.binary, secs], check=True, env=env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
         script = subprocess.run(["perf", "script", "-i", self.data], capture_output=True,
