@@ -24,12 +24,113 @@
 
 #define PD_FOLD_NAME_LEN 4096	/* as fold.c builds names */
 #define ING_CHECK_STOP 4096	/* records between looks at the stop flag */
+#define ING_MAX_DSOS 4096	/* distinct dsos remembered for re-symbolization */
+
+/* A dso seen by the recording: its build-id (from the BUILD_ID feature,
+ * HEADER_BUILD_ID records or MMAP2) and how many frames in it stayed
+ * without a name. */
+typedef struct ing_dso {
+	char *path;
+	char hex[DBG_HEX_LEN];
+	uint64_t unresolved;
+} ing_dso;
 
 typedef struct ingest {
 	st_writer *w;
 	pd_symbolizer *sym;
 	uint64_t samples, resolved_samples;
+	ing_dso *dsos;
+	size_t nr_dsos, cap_dsos;
+	const char *last_dso;	/* the last unresolved frame's dso (a fast path) */
+	ing_dso *last;
 } ingest;
+
+static ing_dso *dso_find(ingest *in, const char *path, int add)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_dsos; i++)
+		if (!strcmp(in->dsos[i].path, path))
+			return &in->dsos[i];
+	if (!add || in->nr_dsos >= ING_MAX_DSOS)
+		return NULL;
+	if (in->nr_dsos == in->cap_dsos) {
+		size_t nc = in->cap_dsos ? in->cap_dsos * 2 : 64;
+		ing_dso *p = realloc(in->dsos, nc * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		in->dsos = p;
+		in->cap_dsos = nc;
+		in->last = NULL;
+		in->last_dso = NULL;
+	}
+	memset(&in->dsos[in->nr_dsos], 0, sizeof(in->dsos[0]));
+	in->dsos[in->nr_dsos].path = strdup(path);
+	if (!in->dsos[in->nr_dsos].path)
+		return NULL;
+	return &in->dsos[in->nr_dsos++];
+}
+
+static void note_build_id(ingest *in, const char *path, const uint8_t *bid, size_t n)
+{
+	ing_dso *d;
+	size_t i;
+
+	if (!path || !n)
+		return;
+	d = dso_find(in, path, 1);
+	if (!d || d->hex[0])
+		return;
+	for (i = 0; i < n && i < DBG_MAX_BUILD_ID; i++)
+		snprintf(d->hex + 2 * i, 3, "%02x", bid[i]);
+}
+
+static void note_unresolved(ingest *in, const char *dso)
+{
+	if (!dso)
+		return;
+	/* frames of one dso come in runs: skip the search then */
+	if (!in->last_dso || strcmp(in->last_dso, dso)) {
+		in->last = dso_find(in, dso, 1);
+		in->last_dso = in->last ? in->last->path : NULL;
+	}
+	if (in->last)
+		in->last->unresolved++;
+}
+
+/* The (build-id, dso, unresolved frames) rows re-symbolization looks for. */
+static void write_dsos(ingest *in, st_store *st, int64_t id)
+{
+	const char **bids = calloc(in->nr_dsos + 1, sizeof(*bids));
+	const char **paths = calloc(in->nr_dsos + 1, sizeof(*paths));
+	uint64_t *unres = calloc(in->nr_dsos + 1, sizeof(*unres));
+	size_t i, n = 0;
+
+	if (bids && paths && unres) {
+		for (i = 0; i < in->nr_dsos; i++) {
+			if (!in->dsos[i].hex[0])
+				continue;
+			bids[n] = in->dsos[i].hex;
+			paths[n] = in->dsos[i].path;
+			unres[n++] = in->dsos[i].unresolved;
+		}
+		if (st_profile_dsos_set(st, id, n, bids, paths, unres) < 0)
+			log_warn("msg=\"cannot note unresolved dsos\" id=%lld", (long long)id);
+	}
+	free(bids);
+	free(paths);
+	free(unres);
+}
+
+static void dsos_free(ingest *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_dsos; i++)
+		free(in->dsos[i].path);
+	free(in->dsos);
+}
 
 /* The frame as stackcollapse-perf names it (pd_fold_frame_name, the one
  * implementation `perfhub collapse` uses too), interned; 0 = dropped. */
@@ -66,8 +167,10 @@ static int on_sample(ingest *in, const pd_record *r)
 		uint32_t fid = store_frame(in, &st.frames[i], &failed);
 		if (failed)
 			return -1;
-		if (!st.frames[i].sym)
+		if (!st.frames[i].sym) {
 			all_named = 0;
+			note_unresolved(in, st.frames[i].dso);
+		}
 		if (!fid)
 			continue;
 		node = st_writer_stack(in->w, node, fid);
@@ -100,6 +203,7 @@ static int on_mmap(ingest *in, const pd_record *r)
 
 	for (i = 0; i < m->build_id_size && i < 20; i++)
 		snprintf(bid + 2 * i, 3, "%02x", m->build_id[i]);
+	note_build_id(in, m->filename, m->build_id, m->build_id_size);
 	return st_writer_mmap(in->w, m->pid, m->start, m->len, m->pgoff,
 			      m->filename ? m->filename : "", bid[0] ? bid : NULL, time);
 }
@@ -219,9 +323,13 @@ static int unpack(const char *tar, uint64_t max_bytes, char *dir, size_t dirlen,
 	return 0;
 }
 
-void ingest_profile(st_store *st, pd_symcache *cache, int64_t id, const char *path,
-		    const char *kind, uint64_t max_bytes, atomic_int *stop, ing_result *res)
+void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id,
+		    const char *path, const char *kind, uint64_t max_bytes, atomic_int *stop,
+		    ing_result *res)
 {
+	char kallsyms[PATH_MAX];
+	const pd_header *h;
+	size_t i;
 	pd_options opt = { .ordered = 1 };
 	pd_sym_options so = { 0 };
 	ingest in;
@@ -250,6 +358,18 @@ void ingest_profile(st_store *st, pd_symcache *cache, int64_t id, const char *pa
 		goto out;
 	}
 	so.recording = open_path;
+	h = pd_get_header(f);
+	for (i = 0; h && i < h->nr_build_ids; i++) {
+		const pd_build_id *b = &h->build_ids[i];
+
+		note_build_id(&in, b->filename, b->build_id, b->size);
+		/* an uploaded kallsyms for the recorded kernel comes first */
+		if (dbg && b->filename && !strcmp(b->filename, "[kernel.kallsyms]") &&
+		    dbg_kallsyms(dbg, b->build_id, b->size, kallsyms, sizeof(kallsyms)) == 0)
+			so.kallsyms = kallsyms;
+	}
+	if (dbg)
+		so.debuginfo_dir = dbg_dir(dbg);
 	in.sym = pd_symbolizer_new(f, cache, &so);
 	if (!in.sym) {
 		snprintf(res->msg, sizeof(res->msg), "out of memory for the symbolizer");
@@ -264,6 +384,9 @@ void ingest_profile(st_store *st, pd_symcache *cache, int64_t id, const char *pa
 			snprintf(res->msg, sizeof(res->msg), "shutting down");
 			goto out;
 		}
+		if (r.type == PD_RECORD_HEADER_BUILD_ID)
+			note_build_id(&in, r.u.build_id.filename, r.u.build_id.build_id,
+				      r.u.build_id.size);
 		if (r.type != PD_RECORD_SAMPLE && pd_symbolizer_record(in.sym, &r) < 0)
 			log_debug("msg=\"symbolizer limit\" id=%lld", (long long)id);
 		switch (r.type) {
@@ -292,6 +415,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, int64_t id, const char *pa
 		goto out;
 	}
 	res->ok = 1;
+	write_dsos(&in, st, id);
 	goto out;
 parse_error:
 	pd_strerror(&err, res->msg, sizeof(res->msg));
@@ -300,4 +424,5 @@ out:
 	st_writer_abort(in.w);
 	pd_close(f);
 	pd_symbolizer_free(in.sym);
+	dsos_free(&in);
 }

@@ -19,6 +19,7 @@
 #endif
 
 #include "api.h"
+#include "debuginfo.h"
 #include "options.h"
 #include "jobs.h"
 #include "log.h"
@@ -217,6 +218,7 @@ int main(int argc, char **argv)
 	cfg c;
 	st_store *st;
 	jobs *j;
+	dbg_store *dbg;
 	api *a;
 	watch *w;
 	retention *ret = NULL;
@@ -265,7 +267,10 @@ int main(int argc, char **argv)
 		fatal("msg=\"cannot requeue jobs\"");
 	if (requeued)
 		log_info("msg=\"requeued interrupted jobs\" count=%d", requeued);
-	j = jobs_start(st, c.workers, c.max_upload);
+	dbg = dbg_open(c.spool_dir, st, c.debuginfod, 0, err, sizeof(err));
+	if (!dbg)
+		fatal("msg=\"cannot open the debuginfo store\" error=\"%s\"", err);
+	j = jobs_start(st, c.workers, c.max_upload, dbg);
 	if (!j)
 		fatal("msg=\"cannot start workers\"");
 	/* always running, so that SIGHUP can turn retention on */
@@ -311,6 +316,7 @@ int main(int argc, char **argv)
 			 left);
 	jobs_stop(j);
 	ret_stop(ret);	/* after the workers: they kick it */
+	dbg_close(dbg);
 	st_close(st);
 	cfg_free(&c);
 	log_info("msg=\"stopped\"");

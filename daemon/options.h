@@ -35,6 +35,8 @@ typedef struct cfg {
 	char *config_path;	/* --config FILE, kept for SIGHUP */
 	char *origin[CFG_MAX_KEYS];	/* where each key was set, see cfg_origin */
 	unsigned connection_timeout;	/* seconds idle; also the grace before the upload rate floor */
+	uint64_t max_debuginfo;	/* bytes of one debuginfo file */
+	char *debuginfod;	/* URLs; NULL = $DEBUGINFOD_URLS */
 } cfg;
 
 /* Fills *c from defaults, then the config file (--config), then the flags.

@@ -170,4 +170,31 @@ int st_writer_finish(st_writer *w, const st_summary *s);
 /* Rolls back and frees w. */
 void st_writer_abort(st_writer *w);
 
+/* ---- debuginfo index and re-symbolization -------------------------------- */
+
+/* Creates the debuginfo tables when missing (idempotent; they are added
+ * beside the profile schema, whatever its migration level). */
+int st_debuginfo_init(st_store *st);
+/* Indexes a stored file: `kind` "elf", "debug" or "kallsyms"; `symbols`
+ * whether names can come from it (.symtab, a debug file, kallsyms). */
+int st_debuginfo_put(st_store *st, const char *build_id, const char *kind, const char *path,
+		     uint64_t size, int symbols, const char *source);
+/* The file to serve for a build-id, the one with symbols first. OUT:
+ * malloc'ed path and kind, size. 1 = none. */
+int st_debuginfo_get(st_store *st, const char *build_id, char **path, char **kind,
+		     uint64_t *size);
+/* 1 when a file with symbols is indexed for it, 0 when not, -1 on error. */
+int st_debuginfo_has_symbols(st_store *st, const char *build_id);
+
+/* What a parse left unresolved: per build-id (hex) and dso path, the
+ * frames without a name. Replaces the profile's earlier rows. */
+int st_profile_dsos_set(st_store *st, int64_t id, size_t n, const char *const *build_ids,
+			const char *const *paths, const uint64_t *unresolved);
+/* Ready profiles with unresolved frames in that build-id. OUT: malloc'ed ids. */
+int st_profiles_unresolved_in(st_store *st, const char *build_id, int64_t **ids, size_t *n);
+/* A ready profile goes back to the queue to be parsed again with the
+ * symbols the server has now (the parse replaces its rows).
+ * 0 queued; 1 no such profile; 2 already queued or parsing; 3 failed. */
+int st_profile_resymbolize(st_store *st, int64_t id);
+
 #endif
