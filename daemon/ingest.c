@@ -145,6 +145,9 @@ static uint32_t store_frame(ingest *in, const pd_frame *fr, int *failed)
 	id = st_writer_frame(in->w, name, fr->dso, fr->sym != NULL, kernel);
 	if (!id)
 		*failed = 1;
+	/* the offset lets a later pass symbolize what is unresolved now */
+	else if (!fr->sym && fr->dso && st_writer_frame_offset(in->w, id, fr->dso_off) < 0)
+		*failed = 1;
 	return id;
 }
 
