@@ -224,7 +224,8 @@
   }
 
   const palette = {
-    root: [0, 0, 80], comm: [210, 30, 72], kernel: [28, 85, 58],
+    /* kernel aqua, well apart from the red-yellow of user code */
+    root: [0, 0, 80], comm: [210, 30, 72], kernel: [188, 55, 60],
     jit: [120, 45, 55], unresolved: [0, 0, 68], user: [8, 70, 60],
   };
 
