@@ -18,6 +18,7 @@ const double jobs_hist_bounds[8] = { 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 1e300 };
 struct jobs {
 	st_store *st;
 	pd_symcache *symcache;	/* symbol tables shared by the workers */
+	dbg_store *dbg;		/* uploaded debuginfo, NULL = none */
 	uint64_t max_bytes;
 	unsigned nr;
 	pthread_t *threads;
@@ -48,7 +49,7 @@ static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 	int b;
 
 	log_info("msg=\"parse start\" id=%lld path=\"%s\"", (long long)id, path);
-	ingest_profile(j->st, j->symcache, id, path, kind, j->max_bytes, &j->stop, &res);
+	ingest_profile(j->st, j->symcache, j->dbg, id, path, kind, j->max_bytes, &j->stop, &res);
 	ms = now_ms() - t0;
 	if (res.cancelled) {
 		st_profile_requeue(j->st, id);
@@ -121,7 +122,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes)
+jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes, dbg_store *dbg)
 {
 	jobs *j = calloc(1, sizeof(*j));
 	unsigned i;
@@ -131,6 +132,9 @@ jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes)
 	j->st = st;
 	j->max_bytes = max_bytes;
 	j->symcache = pd_symcache_new(0);
+	j->dbg = dbg;
+	if (j->symcache)
+		dbg_attach(dbg, j->symcache);
 	j->threads = calloc(workers, sizeof(*j->threads));
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_cond_init(&j->wake, NULL);
@@ -162,6 +166,16 @@ void jobs_notify(jobs *j)
 		j->pending++;
 	pthread_cond_signal(&j->wake);
 	pthread_mutex_unlock(&j->lock);
+}
+
+pd_symcache *jobs_symcache(jobs *j)
+{
+	return j->symcache;
+}
+
+dbg_store *jobs_debuginfo(jobs *j)
+{
+	return j->dbg;
 }
 
 void jobs_get_stats(jobs *j, jobs_stats *out)

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "debuginfo.h"
 #include "store.h"
 
 typedef struct jobs jobs;
@@ -21,8 +22,12 @@ typedef struct jobs_stats {
 /* Bucket upper bounds in seconds for parse_hist (the last is +Inf). */
 extern const double jobs_hist_bounds[8];
 
-/* Starts `workers` threads. `max_bytes` caps unpacked tar contents. */
-jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes);
+/* Starts `workers` threads. `max_bytes` caps unpacked tar contents; `dbg`
+ * (may be NULL) is where symbols by build-id are looked for first. */
+jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes, dbg_store *dbg);
+/* The symbol tables the workers share, and the debuginfo store (or NULL). */
+pd_symcache *jobs_symcache(jobs *j);
+dbg_store *jobs_debuginfo(jobs *j);
 /* A job was queued: wake a worker. */
 void jobs_notify(jobs *j);
 void jobs_get_stats(jobs *j, jobs_stats *out);

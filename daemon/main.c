@@ -4,6 +4,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +19,7 @@
 #endif
 
 #include "api.h"
+#include "debuginfo.h"
 #include "options.h"
 #include "jobs.h"
 #include "log.h"
@@ -216,12 +218,19 @@ int main(int argc, char **argv)
 	cfg c;
 	st_store *st;
 	jobs *j;
+	dbg_store *dbg;
 	api *a;
 	watch *w;
 	retention *ret = NULL;
 	sigset_t set;
 	char err[512];
 	int sig, requeued = 0, rc, left;
+
+	/* Every HTTP connection is a thread, and glibc gives new threads their
+	 * own malloc arenas (up to 8 per CPU) that keep what they once held:
+	 * RSS then climbs with the number of connections ever seen. A few
+	 * shared arenas keep it flat (tests/stress/hostile.py measures it). */
+	mallopt(M_ARENA_MAX, 4);
 
 	rc = cfg_load(&c, argc, argv);
 	if (rc > 0) {
@@ -262,7 +271,10 @@ int main(int argc, char **argv)
 		fatal("msg=\"cannot requeue jobs\"");
 	if (requeued)
 		log_info("msg=\"requeued interrupted jobs\" count=%d", requeued);
-	j = jobs_start(st, c.workers, c.max_upload);
+	dbg = dbg_open(c.spool_dir, st, c.debuginfod, 0, err, sizeof(err));
+	if (!dbg)
+		fatal("msg=\"cannot open the debuginfo store\" error=\"%s\"", err);
+	j = jobs_start(st, c.workers, c.max_upload, dbg);
 	if (!j)
 		fatal("msg=\"cannot start workers\"");
 	/* always running, so that SIGHUP can turn retention on */
@@ -308,6 +320,7 @@ int main(int argc, char **argv)
 			 left);
 	jobs_stop(j);
 	ret_stop(ret);	/* after the workers: they kick it */
+	dbg_close(dbg);
 	st_close(st);
 	cfg_free(&c);
 	log_info("msg=\"stopped\"");

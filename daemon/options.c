@@ -18,6 +18,7 @@
 #define DEFAULT_QUEUE_SIZE 1024
 #define DEFAULT_SHUTDOWN_GRACE 30	/* below the unit's TimeoutStopSec=60 */
 #define DEFAULT_RETENTION_INTERVAL 3600
+#define DEFAULT_MAX_DEBUGINFO (4ULL << 30)	/* 4 GiB: big C++ debug files */
 
 enum opt_type {
 	OPT_STR, OPT_U64, OPT_UINT, OPT_BOOL, OPT_LISTEN, OPT_WATCH, OPT_SIZE, OPT_LEVEL,
@@ -70,6 +71,12 @@ static const struct opt opts[] = {
 	{ "vacuum", OPT_ACTION, 0, CFG_VACUUM, 0, 1, NULL, "compact the database, then exit" },
 	{ "backup", OPT_BACKUP, 0, CFG_BACKUP, 0, 1, "FILE",
 	  "copy the database to FILE (online backup, safe while perfhubd runs), then exit" },
+	{ "connection-timeout", OPT_UINT, F(connection_timeout), 1, 3600, 0, "SECONDS",
+	  "seconds a connection may idle; uploads slower than 1 KiB/s are cut after it (60)" },
+	{ "max-debuginfo", OPT_SIZE, F(max_debuginfo), 1, UINT64_MAX, 0, "SIZE",
+	  "largest debuginfo file, bytes or K/M/G (4G)" },
+	{ "debuginfod", OPT_STR, F(debuginfod), 0, 0, 0, "URLS",
+	  "debuginfod URLs for missing symbols ($DEBUGINFOD_URLS)" },
 };
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -372,7 +379,9 @@ int cfg_load(cfg *c, int argc, char **argv)
 	c->workers = ncpu > 0 ? (unsigned)ncpu : 1;
 	c->queue_size = DEFAULT_QUEUE_SIZE;
 	c->max_upload = DEFAULT_MAX_UPLOAD;
+	c->max_debuginfo = DEFAULT_MAX_DEBUGINFO;
 	c->max_connections = 256;
+	c->connection_timeout = 60;
 	c->web_root = strdup(PERFHUB_DATADIR "/web");
 	c->log_level = LL_INFO;
 	c->shutdown_grace = DEFAULT_SHUTDOWN_GRACE;
@@ -455,6 +464,7 @@ void cfg_free(cfg *c)
 	free(c->token_file);
 	free(c->backup_path);
 	free(c->config_path);
+	free(c->debuginfod);
 	for (i = 0; i < c->nr_watch; i++)
 		free(c->watch[i]);
 	for (i = 0; i < CFG_MAX_KEYS; i++)

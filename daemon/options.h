@@ -34,6 +34,9 @@ typedef struct cfg {
 	char *backup_path;	/* --backup FILE */
 	char *config_path;	/* --config FILE, kept for SIGHUP */
 	char *origin[CFG_MAX_KEYS];	/* where each key was set, see cfg_origin */
+	unsigned connection_timeout;	/* seconds idle; also the grace before the upload rate floor */
+	uint64_t max_debuginfo;	/* bytes of one debuginfo file */
+	char *debuginfod;	/* URLs; NULL = $DEBUGINFOD_URLS */
 } cfg;
 
 /* Fills *c from defaults, then the config file (--config), then the flags.
