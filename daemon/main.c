@@ -205,6 +205,10 @@ static void reload(cfg *c, int argc, char **argv, api *a, retention *ret)
 	RESTART("queue-size", n.queue_size != c->queue_size)
 	RESTART("max-upload", n.max_upload != c->max_upload)
 	RESTART("max-connections", n.max_connections != c->max_connections)
+	RESTART("connection-timeout", n.connection_timeout != c->connection_timeout)
+	RESTART("max-debuginfo", n.max_debuginfo != c->max_debuginfo)
+	RESTART("debuginfod", (n.debuginfod || c->debuginfod) &&
+			      (!n.debuginfod || !c->debuginfod || strcmp(n.debuginfod, c->debuginfod)))
 	RESTART("watch", n.nr_watch != c->nr_watch || n.watch_remove != c->watch_remove)
 #undef RESTART
 	cfg_free(&n);
