@@ -21,7 +21,7 @@
  * changed (pd_symbolizer_stamp), so most samples skip symbolizing and
  * folding and just add to the stack's count by its id. Direct-mapped,
  * bounded. */
-#define RAW_CACHE_SLOTS 16384
+#define RAW_CACHE_SLOTS 8192
 
 typedef struct raw_entry {
 	uint64_t hash, gen, nr;
