@@ -21,6 +21,7 @@
 #include <microhttpd.h>
 
 #include "api.h"
+#include "api-debuginfo.h"
 #include "log.h"
 #include "spool.h"
 #include "tokens.h"
@@ -47,11 +48,12 @@ struct api {
 	unsigned port;
 	pthread_rwlock_t tok_lock;
 	tokens *tok;		/* NULL: no --token-file, everything open */
+	apid *dbg;		/* /api/v1/debuginfo/..., .../resymbolize */
 	atomic_ullong uploads, duplicates, rejected;
 	atomic_ullong by_status[6];	/* 2xx 3xx 4xx 5xx other */
 };
 
-enum req_kind { REQ_PLAIN, REQ_UPLOAD };
+enum req_kind { REQ_PLAIN, REQ_UPLOAD, REQ_DEBUGINFO };
 
 /* Per-request state, kept in MHD's con_cls. */
 typedef struct req {
@@ -62,6 +64,7 @@ typedef struct req {
 	int encoding;		/* enum sp_encoding, for messages */
 	double started;		/* monotonic seconds at the first body byte */
 	uint64_t wire_bytes;	/* body bytes received, before decoding */
+	void *dbg;		/* api-debuginfo.c's state */
 } req;
 
 /* ---- responses ------------------------------------------------------------ */
@@ -1125,12 +1128,20 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const cha
 		if (!strcmp(method, "POST") &&
 		    (!strcmp(url, API_PREFIX) || !strcmp(url, API_PREFIX "/")))
 			return upload_begin(a, conn, r);
+		if (apid_handles(url, method)) {
+			r->kind = REQ_DEBUGINFO;
+			return (MHD_Result_t)apid_request(a->dbg, conn, url, method, data,
+							  data_size, &r->dbg);
+		}
 		if (!strcmp(method, "POST") || !strcmp(method, "PUT"))
 			r->failed = 1;	/* consume any body, then answer */
 		else
 			return route(a, conn, url, method);
 		return MHD_YES;
 	}
+	if (r->kind == REQ_DEBUGINFO)
+		return (MHD_Result_t)apid_request(a->dbg, conn, url, method, data, data_size,
+						  &r->dbg);
 	if (r->kind == REQ_UPLOAD) {
 		if (*data_size)
 			return upload_data(a, conn, r, data, data_size);
@@ -1156,6 +1167,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	if (!r)
 		return;
 	sp_abort(r->up);	/* an interrupted upload leaves nothing behind */
+	apid_completed(&r->dbg);
 	free(r);
 	*con_cls = NULL;
 }
@@ -1220,7 +1232,9 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 	a->st = st;
 	a->j = j;
 	pthread_rwlock_init(&a->tok_lock, NULL);
-	if (api_reload_tokens(a) < 0) {
+	a->dbg = apid_new(c, st, j);
+	if (!a->dbg || api_reload_tokens(a) < 0) {
+		apid_free(a->dbg);
 		free(a);
 		return NULL;
 	}
@@ -1275,6 +1289,7 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 	if (!a->d) {
 		log_warn("msg=\"cannot listen\" addr=%s port=%u error=\"%s\"", c->listen_addr,
 			 c->listen_port, strerror(errno));
+		apid_free(a->dbg);
 		free(a);
 		return NULL;
 	}
@@ -1283,6 +1298,7 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 	return a;
 bad_addr:
 	log_warn("msg=\"bad listen address\" addr=\"%s\"", c->listen_addr);
+	apid_free(a->dbg);
 	free(a);
 	return NULL;
 }
@@ -1319,6 +1335,7 @@ void api_stop(api *a)
 	if (!a)
 		return;
 	MHD_stop_daemon(a->d);
+	apid_free(a->dbg);
 	tok_free(a->tok);
 	pthread_rwlock_destroy(&a->tok_lock);
 	free(a);

@@ -93,8 +93,19 @@ typedef struct st_fold_filter {
  * prints them (sorted bytewise): `line` is "comm;outer;...;leaf" (comm as
  * with_pid/with_tid ask), with no ';' inside a frame. */
 typedef int (*st_fold_cb)(void *ctx, const char *line, uint64_t samples, uint64_t period);
-/* 1 = no such profile or not ready. */
+/* 1 = no such profile or not ready. Without a time range the answer comes
+ * from the profile's aggregate (kept in memory); a time range reads the
+ * sample blocks it overlaps. */
 int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx);
+
+/* Every named frame of the profile with its DSO (frames without one are
+ * left out); a frame name may come more than once. 1 = not ready. */
+typedef int (*st_dso_cb)(void *ctx, const char *name, const char *dso);
+int st_frame_dsos(st_store *st, int64_t id, st_dso_cb cb, void *ctx);
+
+/* 0 and the profile's generation while it is ready (it changes with every
+ * parse, so answers cached under it stay right); 1 = not ready. */
+int st_profile_generation(st_store *st, int64_t id, int64_t *gen);
 
 /* ---- per-profile and cross-profile aggregates ---------------------------- */
 
@@ -147,7 +158,11 @@ typedef struct st_sample {
 	uint32_t stack;		/* leaf stack node (0 = empty stack) */
 	uint32_t comm;		/* string id of the thread's comm then */
 } st_sample;
+/* Samples are kept in compressed blocks of a few thousand, and counted per
+ * (event, pid, tid, comm, stack) for the aggregate written at the end. */
 int st_writer_sample(st_writer *w, const st_sample *s);
+/* A file offset seen for an unresolved frame (kept for symbolizing later). */
+int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off);
 int st_writer_comm(st_writer *w, uint32_t pid, uint32_t tid, uint64_t time, const char *comm);
 int st_writer_mmap(st_writer *w, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		   const char *filename, const char *build_id_hex, uint64_t time);
@@ -169,5 +184,32 @@ typedef struct st_summary {
 int st_writer_finish(st_writer *w, const st_summary *s);
 /* Rolls back and frees w. */
 void st_writer_abort(st_writer *w);
+
+/* ---- debuginfo index and re-symbolization -------------------------------- */
+
+/* Creates the debuginfo tables when missing (idempotent; they are added
+ * beside the profile schema, whatever its migration level). */
+int st_debuginfo_init(st_store *st);
+/* Indexes a stored file: `kind` "elf", "debug" or "kallsyms"; `symbols`
+ * whether names can come from it (.symtab, a debug file, kallsyms). */
+int st_debuginfo_put(st_store *st, const char *build_id, const char *kind, const char *path,
+		     uint64_t size, int symbols, const char *source);
+/* The file to serve for a build-id, the one with symbols first. OUT:
+ * malloc'ed path and kind, size. 1 = none. */
+int st_debuginfo_get(st_store *st, const char *build_id, char **path, char **kind,
+		     uint64_t *size);
+/* 1 when a file with symbols is indexed for it, 0 when not, -1 on error. */
+int st_debuginfo_has_symbols(st_store *st, const char *build_id);
+
+/* What a parse left unresolved: per build-id (hex) and dso path, the
+ * frames without a name. Replaces the profile's earlier rows. */
+int st_profile_dsos_set(st_store *st, int64_t id, size_t n, const char *const *build_ids,
+			const char *const *paths, const uint64_t *unresolved);
+/* Ready profiles with unresolved frames in that build-id. OUT: malloc'ed ids. */
+int st_profiles_unresolved_in(st_store *st, const char *build_id, int64_t **ids, size_t *n);
+/* A ready profile goes back to the queue to be parsed again with the
+ * symbols the server has now (the parse replaces its rows).
+ * 0 queued; 1 no such profile; 2 already queued or parsing; 3 failed. */
+int st_profile_resymbolize(st_store *st, int64_t id);
 
 #endif

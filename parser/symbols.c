@@ -42,7 +42,7 @@ struct pd_symbolizer {
 	pd_dso_cache *cache;
 	int own_cache;
 	pd_dso_paths paths;
-	char *symfs, *buildid_dir, *debug_dir, *jit_dir;
+	char *symfs, *buildid_dir, *debug_dir, *debuginfo_dir, *jit_dir;
 	unsigned max_stack;
 	pd_threads *threads;
 	pd_maps *kmaps;
@@ -160,7 +160,8 @@ static int file_exists(const char *p)
 }
 
 /* The kernel's symbols: given, the recording's kcore_dir, or the running
- * kernel's when the recording says it is the same release. In pipe mode
+ * kernel's when the recording says it is the same release and no symfs
+ * root is given. In pipe mode
  * the release arrives as a record: decided at the first kernel map. */
 static void choose_kallsyms(pd_symbolizer *s)
 {
@@ -185,6 +186,12 @@ static void choose_kallsyms(pd_symbolizer *s)
 	}
 	if (opt->no_kernel_symbols)
 		return;
+	/* perf looks at no file of this machine under a symfs root */
+	if (s->symfs && *s->symfs) {
+		warn(s, "kernel symbols: not taken from this machine under --symfs (as perf); "
+		     "kernel frames stay unresolved unless --kallsyms names a file");
+		return;
+	}
 	if (h && h->os_release && uname(&u) == 0 && !strcmp(h->os_release, u.release)) {
 		s->kallsyms = strdup("/proc/kallsyms");
 		return;
@@ -215,10 +222,12 @@ pd_symbolizer *pd_symbolizer_new(pd_file *f, pd_symcache *cache,
 	s->symfs = dup_or_null(opt->symfs);
 	s->buildid_dir = dup_or_null(opt->buildid_dir);
 	s->debug_dir = dup_or_null(opt->debug_dir);
+	s->debuginfo_dir = dup_or_null(opt->debuginfo_dir);
 	s->jit_dir = strdup(opt->jit_dir ? opt->jit_dir : "/tmp");
 	s->paths.symfs = s->symfs;
 	s->paths.buildid_dir = s->buildid_dir;
 	s->paths.debug_dir = s->debug_dir;
+	s->paths.debuginfo_dir = s->debuginfo_dir;
 	s->max_stack = opt->max_stack ? opt->max_stack : SYM_DEFAULT_MAX_STACK;
 	s->no_unwind = opt->no_unwind;
 	if (!s->cache)
@@ -265,6 +274,7 @@ void pd_symbolizer_free(pd_symbolizer *s)
 	free(s->symfs);
 	free(s->buildid_dir);
 	free(s->debug_dir);
+	free(s->debuginfo_dir);
 	free(s->jit_dir);
 	if (s->own_cache)
 		pd_dso_cache_free(s->cache);
