@@ -18,7 +18,7 @@ def main():
     env = dict(os.environ, STRESS_SIZE="full")
     logdir = os.path.join(env.get("PERFHUB_TEST_TMP", "."), "stress-logs")
     os.makedirs(logdir, exist_ok=True)
-    rows, failed = [], []
+    rows, failed = [], []      # (indent, figure, value); indent 0 = a script
     for name in SCRIPTS:
         t0 = time.time()
         log = os.path.join(logdir, name.replace(".py", ".log"))
@@ -28,7 +28,7 @@ def main():
                                  stderr=subprocess.STDOUT, env=env)
         out = open(log, encoding="utf-8", errors="replace").read().splitlines()
         status = {0: "ok", 77: "skipped"}.get(rc, "FAILED (%d)" % rc)
-        rows.append((name, "", "%s in %.0f s" % (status, time.time() - t0)))
+        rows.append((0, "%s: %s in %.0f s" % (name, status, time.time() - t0), ""))
         if rc not in (0, 77):
             failed.append(name)
             print("\n".join(l for l in out if not l.startswith("ts="))[-3000:])
@@ -36,20 +36,22 @@ def main():
         for line in out:
             if line.startswith("== "):
                 section = line[3:]
-                rows.append(("", section, ""))
+                rows.append((1, section, ""))
             elif section and line.startswith("  ") and "  " in line.strip():
                 k, v = line.strip().split("  ", 1)
-                rows.append(("", "  " + k, v.strip()))
-            elif line and not line.startswith(("ts=", " ", "---", "Traceback")) and \
-                    rc == 0 and section is None:
-                rows.append(("", "  " + line.strip()[:60], ""))
-    w0 = max(len(r[0]) for r in rows)
-    w1 = max(len(r[1]) for r in rows)
-    print("\nperfhub reliability and load figures (%s, %d CPUs, load average %.1f)" %
-          (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.cpu_count(),
-           os.getloadavg()[0]))
-    for a, b, c in rows:
-        print("%-*s  %-*s  %s" % (w0, a, w1, b, c))
+                rows.append((2, k, v.strip()))
+            elif line and rc == 0 and section is None and \
+                    not line.startswith(("ts=", " ", "---", "Traceback")):
+                rows.append((1, line.strip(), ""))
+    w = max(len(k) for i, k, _ in rows if i == 2)
+    print("\nperfhub reliability and load figures (%s, %d CPUs, load average %.1f at the end)"
+          % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.cpu_count(),
+             os.getloadavg()[0]))
+    for i, k, v in rows:
+        if i < 2:
+            print("  " * i + k)
+        else:
+            print("    %-*s  %s" % (w, k, v))
     if failed:
         print("FAILED: %s" % ", ".join(failed))
         return 1
