@@ -299,8 +299,11 @@ static MHD_Result_t upload_data(api *a, struct MHD_Connection *conn, req *r, con
 	}
 	/* after a failure the rest of the body is read and dropped:
 	 * this MHD cannot answer in the middle of an upload */
-	if (!r->failed)
-		r->failed = sp_write(r->up, data, *data_size);
+	if (!r->failed && (r->failed = sp_write(r->up, data, *data_size)) != SP_OK) {
+		/* the partial file goes now, not when the connection ends */
+		sp_abort(r->up);
+		r->up = NULL;
+	}
 	*data_size = 0;
 	return MHD_YES;
 }
@@ -1186,6 +1189,18 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	log_warn("msg=\"http\" detail=\"%s\"", msg);
 }
 
+/* URL and argument decoding. A "%00" would decode to a NUL that silently
+ * cuts the string ("/index.html%00.png" became "/index.html"): such a
+ * string is left encoded, so it matches no file, route or number. */
+static size_t unescape_no_nul(void *cls, struct MHD_Connection *conn, char *s)
+{
+	(void)cls;
+	(void)conn;
+	if (strstr(s, "%00"))
+		return strlen(s);
+	return MHD_http_unescape(s);
+}
+
 /* systemd socket activation (perfhubd.socket): the first fd passed in
  * LISTEN_FDS, when LISTEN_PID names this process; else -1. The variables
  * are cleared so that nothing started later takes them for its own. */
@@ -1258,6 +1273,7 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 		log_info("msg=\"socket activation\" fd=%d", listen_fd);
 		a->d = MHD_start_daemon(flags & ~(unsigned)MHD_USE_IPv6, 0, NULL, NULL, on_request, a,
 					MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+					MHD_OPTION_UNESCAPE_CALLBACK, unescape_no_nul, NULL,
 					MHD_OPTION_LISTEN_SOCKET, listen_fd,
 					MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
 					MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
@@ -1267,6 +1283,7 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 	} else
 	a->d = MHD_start_daemon(flags, (uint16_t)c->listen_port, NULL, NULL, on_request, a,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_UNESCAPE_CALLBACK, unescape_no_nul, NULL,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
 				MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
