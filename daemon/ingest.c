@@ -16,6 +16,7 @@
 #include "ingest.h"
 #include "log.h"
 #include "perfdata.h"
+#include "dso.h"
 #include "fold.h"
 #include "report.h"
 #include "symbols.h"
@@ -323,6 +324,29 @@ static int unpack(const char *tar, uint64_t max_bytes, char *dir, size_t dirlen,
 	return 0;
 }
 
+/* The tables of the recorded dsos, loaded before the profile's write
+ * transaction starts: a debuginfod fetch (seconds) then holds no lock that
+ * uploads wait for. Dsos only MMAP2 records name are fetched during the
+ * parse. */
+static void prefetch(pd_symcache *cache, dbg_store *dbg, const pd_header *h)
+{
+	pd_dso_paths paths = { .debuginfo_dir = dbg_dir(dbg) };
+	size_t i;
+
+	for (i = 0; h && i < h->nr_build_ids; i++) {
+		const pd_build_id *b = &h->build_ids[i];
+		pd_dso *d;
+
+		if (!b->filename || b->filename[0] != '/' || !b->size)
+			continue;
+		d = pd_dso_get(cache, PD_DSO_ELF, b->filename, b->build_id, b->size, &paths);
+		if (d) {
+			pd_dso_nr_symbols(d);
+			pd_dso_put(cache, d);
+		}
+	}
+}
+
 void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id,
 		    const char *path, const char *kind, uint64_t max_bytes, atomic_int *stop,
 		    ing_result *res)
@@ -352,6 +376,8 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	f = pd_open_path(open_path, &opt, &err);
 	if (!f)
 		goto parse_error;
+	if (dbg_fetches(dbg))
+		prefetch(cache, dbg, pd_get_header(f));
 	in.w = st_writer_begin(st, id);
 	if (!in.w) {
 		snprintf(res->msg, sizeof(res->msg), "storage error while writing the profile");
@@ -422,6 +448,7 @@ parse_error:
 	res->offset = (int64_t)err.offset;
 out:
 	st_writer_abort(in.w);
+	dbg_flush_index(dbg);
 	pd_close(f);
 	pd_symbolizer_free(in.sym);
 	dsos_free(&in);
