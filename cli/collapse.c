@@ -195,6 +195,11 @@ int cmd_collapse(int argc, char **argv)
 		}
 		if (!s->event)
 			continue;
+		/* a dying task samples with pid/tid -1: perf script prints
+		 * "-1", which stackcollapse-perf.pl cannot parse as a sample
+		 * header, so the pipeline drops it; so do we */
+		if ((s->fields & PD_SAMPLE_TID) && (s->tid == UINT32_MAX || s->pid == UINT32_MAX))
+			continue;
 		/* one event only: the chosen one, else the first that samples */
 		if (!chosen) {
 			if (event && !event_matches(s->event->name, event))

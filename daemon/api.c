@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -27,7 +28,10 @@
 
 #define API_MAX_TAGS 32
 #define API_MAX_LIST 1000
-#define API_CONN_TIMEOUT_S 300
+/* An upload must average at least this many bytes a second once it has
+ * run for the connection timeout: a trickling client (1 byte/s) would
+ * otherwise hold a thread and a spool file forever, never being idle. */
+#define API_MIN_UPLOAD_RATE 1024
 #define API_PREFIX "/api/v1/profiles"
 
 #if MHD_VERSION < 0x00097002
@@ -57,6 +61,9 @@ typedef struct req {
 	sp_upload *up;
 	int failed;		/* sp_write result once it went wrong */
 	int is_tar;
+	int encoding;		/* enum sp_encoding, for messages */
+	double started;		/* monotonic seconds at the first body byte */
+	uint64_t wire_bytes;	/* body bytes received, before decoding */
 	void *dbg;		/* api-debuginfo.c's state */
 } req;
 
@@ -211,6 +218,35 @@ int api_intake(st_store *st, jobs *j, unsigned queue_size, const char *sha256,
 	return 0;
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The answer to an upload the spool refused (enum sp_result rc). */
+static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, const req *r, int rc)
+{
+	const char *enc = r->encoding == SP_GZIP ? "gzip" : "zstd";
+
+	atomic_fetch_add(&a->rejected, 1);
+	switch (rc) {
+	case SP_ERR_TOO_LARGE:
+		return reply_error(a, conn, 413, "upload exceeds the limit of %llu bytes",
+				   (unsigned long long)a->c->max_upload);
+	case SP_ERR_ENCODING:
+		return reply_error(a, conn, 400, "the %s stream is corrupt or truncated", enc);
+	case SP_ERR_FULL:
+		log_warn("msg=\"spool full\" dir=\"%s\"", a->c->spool_dir);
+		return reply_error(a, conn, 507, "no space left for uploads; retry later");
+	default:
+		log_warn("msg=\"spool\" error=\"%s\"", strerror(errno));
+		return reply_error(a, conn, 500, "cannot write to the spool");
+	}
+}
+
 static MHD_Result_t upload_begin(api *a, struct MHD_Connection *conn, req *r)
 {
 	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
@@ -226,15 +262,42 @@ static MHD_Result_t upload_begin(api *a, struct MHD_Connection *conn, req *r)
 	}
 	if (enc && !strcasecmp(enc, "zstd"))
 		encoding = SP_ZSTD;
+	else if (enc && (!strcasecmp(enc, "gzip") || !strcasecmp(enc, "x-gzip")))
+		encoding = SP_GZIP;
 	else if (enc && strcasecmp(enc, "identity"))
-		return reply_error(a, conn, 415, "unsupported Content-Encoding '%s' (use zstd)", enc);
+		return reply_error(a, conn, 415,
+				   "unsupported Content-Encoding '%s' (use zstd or gzip)", enc);
 	r->is_tar = type && !strncasecmp(type, "application/x-tar", 17);
+	r->encoding = encoding;
 	r->up = sp_begin(a->c->spool_dir, encoding, a->c->max_upload);
-	if (!r->up) {
-		log_warn("msg=\"spool\" error=\"%s\"", strerror(errno));
-		return reply_error(a, conn, 500, "cannot write to the spool");
-	}
+	if (!r->up)
+		return upload_failed(a, conn, r, errno == ENOSPC || errno == EDQUOT ?
+				     SP_ERR_FULL : SP_ERR_IO);
 	r->kind = REQ_UPLOAD;
+	r->started = now_s();
+	return MHD_YES;
+}
+
+/* More body bytes: spooled, or dropped after a failure. MHD_NO cuts the
+ * connection of a client too slow to be anything but stuck or hostile. */
+static MHD_Result_t upload_data(api *a, struct MHD_Connection *conn, req *r, const char *data,
+				size_t *data_size)
+{
+	double t = now_s() - r->started;
+
+	(void)conn;
+	r->wire_bytes += *data_size;
+	if (t > a->c->connection_timeout && r->wire_bytes < t * API_MIN_UPLOAD_RATE) {
+		log_warn("msg=\"upload too slow\" bytes=%llu seconds=%.0f",
+			 (unsigned long long)r->wire_bytes, t);
+		atomic_fetch_add(&a->rejected, 1);
+		return MHD_NO;	/* on_completed removes the partial spool file */
+	}
+	/* after a failure the rest of the body is read and dropped:
+	 * this MHD cannot answer in the middle of an upload */
+	if (!r->failed)
+		r->failed = sp_write(r->up, data, *data_size);
+	*data_size = 0;
 	return MHD_YES;
 }
 
@@ -250,15 +313,8 @@ static MHD_Result_t upload_end(api *a, struct MHD_Connection *conn, req *r)
 
 	rc = sp_finish(r->up, kind, sha, &size, &path);
 	r->up = NULL;
-	if (rc == SP_ERR_ENCODING)
-		return reply_error(a, conn, 400, "the zstd stream is corrupt or truncated");
-	if (rc == SP_ERR_TOO_LARGE)
-		return reply_error(a, conn, 413, "upload exceeds the limit of %llu bytes",
-				   (unsigned long long)a->c->max_upload);
-	if (rc != SP_OK) {
-		log_warn("msg=\"spool\" error=\"%s\"", strerror(errno));
-		return reply_error(a, conn, 500, "cannot write to the spool");
-	}
+	if (rc != SP_OK)
+		return upload_failed(a, conn, r, rc);
 	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_tag, &tags);
 	if (tags.bad) {
 		tags_free(&tags);
@@ -1084,23 +1140,10 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const cha
 		return (MHD_Result_t)apid_request(a->dbg, conn, url, method, data, data_size,
 						  &r->dbg);
 	if (r->kind == REQ_UPLOAD) {
-		if (*data_size) {
-			/* after a failure the rest of the body is read and dropped:
-			 * this MHD cannot answer in the middle of an upload */
-			if (!r->failed)
-				r->failed = sp_write(r->up, data, *data_size);
-			*data_size = 0;
-			return MHD_YES;
-		}
-		if (r->failed == SP_ERR_TOO_LARGE) {
-			atomic_fetch_add(&a->rejected, 1);
-			return reply_error(a, conn, 413, "upload exceeds the limit of %llu bytes",
-					   (unsigned long long)a->c->max_upload);
-		}
-		if (r->failed == SP_ERR_ENCODING)
-			return reply_error(a, conn, 400, "the zstd stream is corrupt");
+		if (*data_size)
+			return upload_data(a, conn, r, data, data_size);
 		if (r->failed)
-			return reply_error(a, conn, 500, "cannot write to the spool");
+			return upload_failed(a, conn, r, r->failed);
 		return upload_end(a, conn, r);
 	}
 	if (*data_size) {
@@ -1214,7 +1257,7 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 					MHD_OPTION_LISTEN_SOCKET, listen_fd,
 					MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
 					MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
-					MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)API_CONN_TIMEOUT_S,
+					MHD_OPTION_CONNECTION_TIMEOUT, c->connection_timeout,
 					MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
 					MHD_OPTION_END);
 	} else
@@ -1223,7 +1266,7 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
 				MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
-				MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)API_CONN_TIMEOUT_S,
+				MHD_OPTION_CONNECTION_TIMEOUT, c->connection_timeout,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
 				MHD_OPTION_END);
 	if (!a->d) {

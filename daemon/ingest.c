@@ -33,8 +33,28 @@
 typedef struct ing_dso {
 	char *path;
 	char hex[DBG_HEX_LEN];
-	uint64_t unresolved;
+	uint64_t unresolved;	/* a lower bound: callchain cache hits are not counted */
 } ing_dso;
+#define ING_CHAIN_SLOTS 65536	/* callchain cache slots (a power of 2) */
+#define ING_CHAIN_MAX 256	/* longer callchains are not cached */
+
+/*
+ * Callchain cache: most samples repeat a callchain seen before, and while
+ * the symbolizer's generation lasts (no record changed threads, comms or
+ * maps) the same raw callchain of the same thread symbolizes to the same
+ * stack. A hit skips symbolizing, naming and interning every frame.
+ */
+typedef struct chain_slot {
+	uint64_t hash;		/* 0 = empty */
+	uint32_t pid, tid;	/* the sample's */
+	uint16_t misc;
+	uint64_t ip;
+	uint32_t nr;
+	uint64_t *chain;	/* nr ips, owned */
+	/* the answer */
+	uint32_t node, comm, st_pid, st_tid;
+	int all_named;
+} chain_slot;
 
 typedef struct ingest {
 	st_writer *w;
@@ -44,7 +64,85 @@ typedef struct ingest {
 	size_t nr_dsos, cap_dsos;
 	const char *last_dso;	/* the last unresolved frame's dso (a fast path) */
 	ing_dso *last;
+	chain_slot *chains;	/* ING_CHAIN_SLOTS, direct mapped; NULL = no cache */
+	uint64_t chain_gen;	/* symbolizer generation the slots belong to */
 } ingest;
+
+static uint64_t chain_hash(const pd_record *r)
+{
+	const pd_sample *s = &r->u.sample;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)s->pid << 32 | s->tid);
+	uint64_t i;
+
+	h = (h ^ r->misc) * 0x100000001b3ULL;
+	h = (h ^ s->ip) * 0x100000001b3ULL;
+	for (i = 0; i < s->nr_callchain; i++)
+		h = (h ^ s->callchain[i]) * 0x100000001b3ULL;
+	h ^= h >> 29;
+	return h | 1;
+}
+
+static int chain_cacheable(const pd_record *r)
+{
+	const pd_sample *s = &r->u.sample;
+
+	/* a dwarf-unwound stack depends on the copied stack bytes, not the chain */
+	return s->nr_callchain <= ING_CHAIN_MAX && !s->stack_user_size;
+}
+
+static chain_slot *chain_lookup(ingest *in, const pd_record *r, uint64_t h)
+{
+	const pd_sample *s = &r->u.sample;
+	chain_slot *c = &in->chains[h & (ING_CHAIN_SLOTS - 1)];
+
+	if (c->hash != h || c->pid != s->pid || c->tid != s->tid || c->misc != r->misc ||
+	    c->ip != s->ip || c->nr != s->nr_callchain ||
+	    (c->nr && memcmp(c->chain, s->callchain, c->nr * sizeof(*c->chain))))
+		return NULL;
+	return c;
+}
+
+static void chain_store(ingest *in, const pd_record *r, uint64_t h, uint32_t node,
+			uint32_t comm, uint32_t pid, uint32_t tid, int all_named)
+{
+	const pd_sample *s = &r->u.sample;
+	chain_slot *c = &in->chains[h & (ING_CHAIN_SLOTS - 1)];
+	uint64_t *chain = NULL;
+
+	if (s->nr_callchain) {
+		chain = c->nr >= s->nr_callchain && c->chain ? c->chain :
+			realloc(c->chain, s->nr_callchain * sizeof(*chain));
+		if (!chain) {
+			c->hash = 0;
+			return;
+		}
+		memcpy(chain, s->callchain, s->nr_callchain * sizeof(*chain));
+		c->chain = chain;
+	}
+	c->hash = h;
+	c->pid = s->pid;
+	c->tid = s->tid;
+	c->misc = r->misc;
+	c->ip = s->ip;
+	c->nr = (uint32_t)s->nr_callchain;
+	c->node = node;
+	c->comm = comm;
+	c->st_pid = pid;
+	c->st_tid = tid;
+	c->all_named = all_named;
+}
+
+static void chain_cache_free(ingest *in)
+{
+	size_t i;
+
+	if (!in->chains)
+		return;
+	for (i = 0; i < ING_CHAIN_SLOTS; i++)
+		free(in->chains[i].chain);
+	free(in->chains);
+	in->chains = NULL;
+}
 
 static ing_dso *dso_find(ingest *in, const char *path, int add)
 {
@@ -149,18 +247,41 @@ static uint32_t store_frame(ingest *in, const pd_frame *fr, int *failed)
 	id = st_writer_frame(in->w, name, fr->dso, fr->sym != NULL, kernel);
 	if (!id)
 		*failed = 1;
+	/* the offset lets a later pass symbolize what is unresolved now */
+	else if (!fr->sym && fr->dso && st_writer_frame_offset(in->w, id, fr->dso_off) < 0)
+		*failed = 1;
 	return id;
 }
 
 static int on_sample(ingest *in, const pd_record *r)
 {
 	const pd_sample *s = &r->u.sample;
-	uint32_t node = 0;
-	int all_named = 1, failed = 0;
+	uint32_t node = 0, comm, pid, tid;
+	int all_named = 1, failed = 0, cacheable = in->chains && chain_cacheable(r);
+	uint64_t h = 0;
+	chain_slot *hit = NULL;
 	pd_stack st;
 	st_sample row;
 	size_t i;
 
+	if (cacheable) {
+		uint64_t gen = pd_symbolizer_generation(in->sym);
+		if (gen != in->chain_gen) {
+			for (i = 0; i < ING_CHAIN_SLOTS; i++)
+				in->chains[i].hash = 0;
+			in->chain_gen = gen;
+		}
+		h = chain_hash(r);
+		hit = chain_lookup(in, r, h);
+	}
+	if (hit) {
+		node = hit->node;
+		comm = hit->comm;
+		pid = hit->st_pid;
+		tid = hit->st_tid;
+		all_named = hit->all_named;
+		goto write;
+	}
 	if (pd_symbolize(in->sym, r, &st) < 0)
 		return -1;
 	/* frames come innermost first; the tree is outermost first */
@@ -178,17 +299,23 @@ static int on_sample(ingest *in, const pd_record *r)
 		if (!node)
 			return -1;
 	}
+	comm = st_writer_string(in->w, st.comm ? st.comm : "");
+	pid = st.pid;
+	tid = st.tid;
+	if (cacheable)
+		chain_store(in, r, h, node, comm, pid, tid, all_named);
+write:
 	memset(&row, 0, sizeof(row));
 	row.event = s->event ? s->event->index : 0;
 	row.time = s->time;
 	row.cpu = s->cpu;
-	row.pid = st.pid;
-	row.tid = st.tid;
+	row.pid = pid;
+	row.tid = tid;
 	/* stackcollapse-perf's weight: the period perf script prints, 1 without */
 	row.period = !(s->fields & PD_SAMPLE_PERIOD) || !s->period ? 1 : s->period;
 	row.weight = s->weight;
 	row.stack = node;
-	row.comm = st_writer_string(in->w, st.comm ? st.comm : "");
+	row.comm = comm;
 	in->samples++;
 	if (all_named)
 		in->resolved_samples++;
@@ -396,6 +523,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	}
 	if (dbg)
 		so.debuginfo_dir = dbg_dir(dbg);
+	in.chains = calloc(ING_CHAIN_SLOTS, sizeof(*in.chains));	/* NULL: no cache */
 	in.sym = pd_symbolizer_new(f, cache, &so);
 	if (!in.sym) {
 		snprintf(res->msg, sizeof(res->msg), "out of memory for the symbolizer");
@@ -452,4 +580,5 @@ out:
 	pd_close(f);
 	pd_symbolizer_free(in.sym);
 	dsos_free(&in);
+	chain_cache_free(&in);
 }

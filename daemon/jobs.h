@@ -34,4 +34,12 @@ void jobs_get_stats(jobs *j, jobs_stats *out);
 /* Stops taking jobs, cancels running ones (they go back to queued), joins. */
 void jobs_stop(jobs *j);
 
+/* Called by a worker after each profile it made ready (e.g. retention).
+ * Set before any job is queued. */
+void jobs_on_done(jobs *j, void (*fn)(void *ctx), void *ctx);
+/* Shutdown, first step: take no new job and wait up to `grace_s` seconds for
+ * the running ones to finish. Returns how many still run; jobs_stop then
+ * requeues them. */
+int jobs_drain(jobs *j, unsigned grace_s);
+
 #endif

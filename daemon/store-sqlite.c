@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include <sqlite3.h>
+#include <zstd.h>
 
 #include "log.h"
 #include "store.h"
@@ -25,13 +26,40 @@
 #define ST_POOL_MAX 64		/* idle reader connections kept */
 #define ST_MAX_STACK_NODES (1u << 30)
 #define ST_MAX_DEPTH_FOLD 8192	/* frames per folded stack */
+#define ST_BLOCK_SAMPLES 4096	/* samples per stored block */
+#define ST_BLOCK_MAGIC 0x42534850u	/* "PHSB" */
+#define ST_BLOCK_ZLEVEL 1	/* zstd level: fast, the columns compress well anyway */
+#define ST_CACHE_BYTES ((size_t)512 << 20)	/* per-profile tables kept in memory */
+#define ST_MAX_FRAME_OFFSETS 1000000	/* unresolved offsets kept per profile */
+
+typedef struct pcache pcache;
+static void cache_clear(st_store *st);
 
 struct st_store {
 	char *path;
 	pthread_mutex_t lock;
 	sqlite3 *pool[ST_POOL_MAX];
 	size_t nr_pool;
+	/* read-only per-profile tables, most recently used first */
+	pthread_mutex_t cache_lock;
+	pcache *cache_head, *cache_tail;
+	size_t cache_bytes, cache_max;
 };
+
+/* One aggregate row: the samples of one (event, thread, comm, stack). */
+typedef struct agg_row {
+	uint32_t event, pid, tid, comm, stack;
+	uint64_t samples, period;
+	uint64_t first_seq;	/* the first such sample, in file order (from 1) */
+} agg_row;
+
+/* agg_row interning: open addressing over row indexes (+1; 0 = empty) */
+typedef struct agg_map {
+	agg_row *rows;
+	size_t n, cap;
+	uint32_t *slots;
+	size_t nr_slots;
+} agg_map;
 
 /* ---- schema and migrations ------------------------------------------- */
 
@@ -77,13 +105,32 @@ static const char *const migrations[] = {
 	" PRIMARY KEY (profile_id, seq)) WITHOUT ROWID;",
 	/* 2: frames remember whether `perfhub collapse --kernel` marks them "_[k]" */
 	"ALTER TABLE frames ADD COLUMN kernel INTEGER NOT NULL DEFAULT 0;",
+	/* 3: samples in compressed column blocks instead of a row each, with a
+	 * per-profile aggregate that answers unfiltered queries; a generation
+	 * per parse so readers can cache what a parse wrote. Profiles stored
+	 * by v2 are parsed again from the spool. */
+	"ALTER TABLE profiles ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE sample_blocks (id INTEGER PRIMARY KEY, profile_id INTEGER NOT NULL,"
+	" seq INTEGER NOT NULL, nr INTEGER NOT NULL, min_time INTEGER NOT NULL,"
+	" max_time INTEGER NOT NULL, data BLOB NOT NULL);"
+	"CREATE UNIQUE INDEX sample_blocks_profile ON sample_blocks(profile_id, seq);"
+	"CREATE TABLE sample_agg (profile_id INTEGER NOT NULL, event INTEGER NOT NULL,"
+	" pid INTEGER NOT NULL, tid INTEGER NOT NULL, comm INTEGER NOT NULL,"
+	" stack INTEGER NOT NULL, samples INTEGER NOT NULL, period INTEGER NOT NULL,"
+	" first_seq INTEGER NOT NULL,"
+	" PRIMARY KEY (profile_id, event, pid, tid, comm, stack)) WITHOUT ROWID;"
+	/* file offsets seen for each unresolved frame (for symbolizing later) */
+	"CREATE TABLE frame_offsets (profile_id INTEGER NOT NULL, frame INTEGER NOT NULL,"
+	" dso_off INTEGER NOT NULL, PRIMARY KEY (profile_id, frame, dso_off)) WITHOUT ROWID;"
+	"UPDATE profiles SET status = 0 WHERE status IN (1, 2);"
+	"DROP TABLE samples;",
 };
 #define NR_MIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 
 /* rows a parse writes (tags belong to the upload and stay) */
 static const char *const profile_tables[] = {
 	"features", "events", "record_counts", "strings", "frames",
-	"stacks", "comms", "maps", "samples",
+	"stacks", "comms", "maps", "sample_blocks", "sample_agg", "frame_offsets",
 };
 #define NR_PROFILE_TABLES (sizeof(profile_tables) / sizeof(profile_tables[0]))
 
@@ -170,6 +217,8 @@ st_store *st_open(const char *path, char *err, size_t errlen)
 	}
 	st->path = strdup(path);
 	pthread_mutex_init(&st->lock, NULL);
+	pthread_mutex_init(&st->cache_lock, NULL);
+	st->cache_max = ST_CACHE_BYTES;
 	db = conn_open(path, err, errlen);
 	if (!db || migrate(db, err, errlen) < 0) {
 		sqlite3_close(db);
@@ -188,6 +237,8 @@ void st_close(st_store *st)
 		return;
 	for (i = 0; i < st->nr_pool; i++)
 		sqlite3_close(st->pool[i]);
+	cache_clear(st);
+	pthread_mutex_destroy(&st->cache_lock);
 	pthread_mutex_destroy(&st->lock);
 	free(st->path);
 	free(st);
@@ -811,11 +862,189 @@ static void strmap_free(strmap *m)
 	free(m->ids);
 }
 
+/* ---- aggregate rows ------------------------------------------------------ */
+
+static uint64_t agg_hash(uint32_t event, uint32_t pid, uint32_t tid, uint32_t comm,
+			 uint32_t stack)
+{
+	return mix64(((uint64_t)event << 32 | pid) ^ mix64((uint64_t)tid << 32 | comm) ^
+		     ((uint64_t)stack * 0x9e3779b97f4a7c15ULL));
+}
+
+static int agg_grow_slots(agg_map *m)
+{
+	size_t n = m->nr_slots ? 2 * m->nr_slots : 4096, i;
+	uint32_t *sl = calloc(n, sizeof(*sl));
+
+	if (!sl)
+		return -1;
+	for (i = 0; i < m->n; i++) {
+		const agg_row *r = &m->rows[i];
+		size_t j = agg_hash(r->event, r->pid, r->tid, r->comm, r->stack) & (n - 1);
+		while (sl[j])
+			j = (j + 1) & (n - 1);
+		sl[j] = (uint32_t)i + 1;
+	}
+	free(m->slots);
+	m->slots = sl;
+	m->nr_slots = n;
+	return 0;
+}
+
+/* The row for this key, added with zero counts when new; NULL out of memory. */
+static agg_row *agg_get(agg_map *m, uint32_t event, uint32_t pid, uint32_t tid, uint32_t comm,
+			uint32_t stack)
+{
+	size_t j;
+	agg_row *r;
+
+	if (2 * (m->n + 1) > m->nr_slots && (m->n >= UINT32_MAX - 1 || agg_grow_slots(m) < 0))
+		return NULL;
+	for (j = agg_hash(event, pid, tid, comm, stack) & (m->nr_slots - 1); m->slots[j];
+	     j = (j + 1) & (m->nr_slots - 1)) {
+		r = &m->rows[m->slots[j] - 1];
+		if (r->stack == stack && r->tid == tid && r->pid == pid && r->comm == comm &&
+		    r->event == event)
+			return r;
+	}
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? 2 * m->cap : 1024;
+		agg_row *nr = realloc(m->rows, ncap * sizeof(*nr));
+		if (!nr)
+			return NULL;
+		m->rows = nr;
+		m->cap = ncap;
+	}
+	r = &m->rows[m->n++];
+	memset(r, 0, sizeof(*r));
+	r->event = event;
+	r->pid = pid;
+	r->tid = tid;
+	r->comm = comm;
+	r->stack = stack;
+	m->slots[j] = (uint32_t)m->n;
+	return r;
+}
+
+static void agg_free(agg_map *m)
+{
+	free(m->rows);
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- sample blocks ----------------------------------------------------------
+ * Up to ST_BLOCK_SAMPLES samples, column by column, little-endian, zstd
+ * compressed: u32 magic, u32 n, then n times each of: u64 time (delta from
+ * the previous sample's), u32 event, cpu, pid, tid, u64 period, weight, u32
+ * stack, comm. A row also keeps min/max time so time-range reads skip blocks.
+ */
+typedef struct sblock {
+	uint32_t n;
+	uint64_t time[ST_BLOCK_SAMPLES], period[ST_BLOCK_SAMPLES], weight[ST_BLOCK_SAMPLES];
+	uint32_t event[ST_BLOCK_SAMPLES], cpu[ST_BLOCK_SAMPLES], pid[ST_BLOCK_SAMPLES],
+		 tid[ST_BLOCK_SAMPLES], stack[ST_BLOCK_SAMPLES], comm[ST_BLOCK_SAMPLES];
+} sblock;
+
+#define SBLOCK_ROW_BYTES 48
+#define SBLOCK_RAW_MAX (8 + (size_t)ST_BLOCK_SAMPLES * SBLOCK_ROW_BYTES)
+
+static uint8_t *put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+	return p + 4;
+}
+
+static uint8_t *put64(uint8_t *p, uint64_t v)
+{
+	return put32(put32(p, (uint32_t)v), (uint32_t)(v >> 32));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* OUT: raw bytes (SBLOCK_RAW_MAX room); returns their length. */
+static size_t sblock_encode(const sblock *b, uint8_t *raw)
+{
+	uint8_t *p = put32(put32(raw, ST_BLOCK_MAGIC), b->n);
+	const uint32_t *u32cols[] = { b->event, b->cpu, b->pid, b->tid };
+	uint64_t prev = 0;
+	uint32_t i, c;
+
+	for (i = 0; i < b->n; i++) {
+		p = put64(p, b->time[i] - prev);
+		prev = b->time[i];
+	}
+	for (c = 0; c < 4; c++)
+		for (i = 0; i < b->n; i++)
+			p = put32(p, u32cols[c][i]);
+	for (i = 0; i < b->n; i++)
+		p = put64(p, b->period[i]);
+	for (i = 0; i < b->n; i++)
+		p = put64(p, b->weight[i]);
+	for (i = 0; i < b->n; i++)
+		p = put32(p, b->stack[i]);
+	for (i = 0; i < b->n; i++)
+		p = put32(p, b->comm[i]);
+	return (size_t)(p - raw);
+}
+
+/* Decompresses and checks a stored block; raw has SBLOCK_RAW_MAX bytes of
+ * room. -1 when the blob is not a block of `nr` samples. */
+static int sblock_decode(const void *blob, size_t len, int64_t nr, uint8_t *raw, sblock *b)
+{
+	unsigned long long want;
+	size_t got, i, n;
+	const uint8_t *p;
+	uint64_t t = 0;
+
+	if (nr <= 0 || nr > ST_BLOCK_SAMPLES || !blob)
+		return -1;
+	n = (size_t)nr;
+	want = ZSTD_getFrameContentSize(blob, len);
+	if (want != 8 + n * SBLOCK_ROW_BYTES)
+		return -1;
+	got = ZSTD_decompress(raw, SBLOCK_RAW_MAX, blob, len);
+	if (ZSTD_isError(got) || got != want || get32(raw) != ST_BLOCK_MAGIC || get32(raw + 4) != n)
+		return -1;
+	b->n = (uint32_t)n;
+	p = raw + 8;
+	for (i = 0; i < n; i++, p += 8)
+		b->time[i] = t += get64(p);
+	for (i = 0; i < n; i++, p += 4)
+		b->event[i] = get32(p);
+	for (i = 0; i < n; i++, p += 4)
+		b->cpu[i] = get32(p);
+	for (i = 0; i < n; i++, p += 4)
+		b->pid[i] = get32(p);
+	for (i = 0; i < n; i++, p += 4)
+		b->tid[i] = get32(p);
+	for (i = 0; i < n; i++, p += 8)
+		b->period[i] = get64(p);
+	for (i = 0; i < n; i++, p += 8)
+		b->weight[i] = get64(p);
+	for (i = 0; i < n; i++, p += 4)
+		b->stack[i] = get32(p);
+	for (i = 0; i < n; i++, p += 4)
+		b->comm[i] = get32(p);
+	return 0;
+}
+
 /* ---- the writer ---------------------------------------------------------- */
 
 enum {
-	W_STRING, W_FRAME, W_STACK, W_SAMPLE, W_COMM, W_MAP, W_FEATURE, W_EVENT, W_RECORD,
-	W_NR_STMTS
+	W_STRING, W_FRAME, W_STACK, W_BLOCK, W_AGG, W_FOFF, W_COMM, W_MAP, W_FEATURE, W_EVENT,
+	W_RECORD, W_NR_STMTS
 };
 
 static const char *const writer_sql[W_NR_STMTS] = {
@@ -823,8 +1052,11 @@ static const char *const writer_sql[W_NR_STMTS] = {
 	[W_FRAME] = "INSERT INTO frames (profile_id, id, name, dso, resolved, kernel)"
 		    " VALUES (?, ?, ?, ?, ?, ?)",
 	[W_STACK] = "INSERT INTO stacks (profile_id, id, parent, frame) VALUES (?, ?, ?, ?)",
-	[W_SAMPLE] = "INSERT INTO samples (profile_id, seq, event, time, cpu, pid, tid, period,"
-		     " weight, stack, comm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[W_BLOCK] = "INSERT INTO sample_blocks (profile_id, seq, nr, min_time, max_time, data)"
+		    " VALUES (?, ?, ?, ?, ?, ?)",
+	[W_AGG] = "INSERT INTO sample_agg (profile_id, event, pid, tid, comm, stack, samples,"
+		  " period, first_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[W_FOFF] = "INSERT OR IGNORE INTO frame_offsets (profile_id, frame, dso_off) VALUES (?, ?, ?)",
 	[W_COMM] = "INSERT INTO comms (profile_id, seq, pid, tid, time, comm) VALUES (?, ?, ?, ?, ?, ?)",
 	[W_MAP] = "INSERT INTO maps (profile_id, seq, pid, start, len, pgoff, filename, build_id,"
 		  " time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -847,6 +1079,12 @@ struct st_writer {
 	uint32_t next_frame;
 	u64map stacks;		/* parent << 32 | frame -> node id */
 	uint32_t next_stack;
+	sblock *blk;		/* the block being filled */
+	uint64_t nr_blocks, nr_frame_offsets;
+	ZSTD_CCtx *zc;
+	uint8_t *raw, *zbuf;
+	size_t zcap;
+	agg_map agg;		/* (event, pid, tid, comm, stack) -> counts */
 	int failed;
 };
 
@@ -897,6 +1135,13 @@ st_writer *st_writer_begin(st_store *st, int64_t id)
 	if (u64map_grow(&w->frames) < 0 || u64map_grow(&w->stacks) < 0 ||
 	    strmap_grow(&w->strings) < 0)
 		goto fail;
+	w->zcap = ZSTD_compressBound(SBLOCK_RAW_MAX);
+	w->blk = calloc(1, sizeof(*w->blk));
+	w->raw = malloc(SBLOCK_RAW_MAX);
+	w->zbuf = malloc(w->zcap);
+	w->zc = ZSTD_createCCtx();
+	if (!w->blk || !w->raw || !w->zbuf || !w->zc)
+		goto fail;
 	return w;
 fail:
 	st_writer_abort(w);
@@ -915,6 +1160,11 @@ static void writer_free(st_writer *w)
 	free(w->frames.vals);
 	free(w->stacks.keys);
 	free(w->stacks.vals);
+	free(w->blk);
+	free(w->raw);
+	free(w->zbuf);
+	ZSTD_freeCCtx(w->zc);
+	agg_free(&w->agg);
 	free(w);
 }
 
@@ -1032,22 +1282,107 @@ uint32_t st_writer_stack(st_writer *w, uint32_t parent, uint32_t frame)
 	return w_step(w, W_STACK) < 0 ? 0 : id;
 }
 
+/* Writes the filled block (if any) as one row. */
+static int flush_block(st_writer *w)
+{
+	sblock *b = w->blk;
+	sqlite3_stmt *s = w->stmt[W_BLOCK];
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t raw_len, z;
+	uint32_t i;
+
+	if (!b->n)
+		return 0;
+	for (i = 0; i < b->n; i++) {
+		if (b->time[i] < lo)
+			lo = b->time[i];
+		if (b->time[i] > hi)
+			hi = b->time[i];
+	}
+	raw_len = sblock_encode(b, w->raw);
+	z = ZSTD_compressCCtx(w->zc, w->zbuf, w->zcap, w->raw, raw_len, ST_BLOCK_ZLEVEL);
+	if (ZSTD_isError(z)) {
+		log_warn("msg=\"zstd\" profile=%lld error=\"%s\"", (long long)w->id,
+			 ZSTD_getErrorName(z));
+		w->failed = 1;
+		return -1;
+	}
+	sqlite3_bind_int64(s, 1, w->id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)++w->nr_blocks);
+	sqlite3_bind_int64(s, 3, b->n);
+	/* times are stored as signed 64-bit; the comparison in queries is too */
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)lo);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)hi);
+	sqlite3_bind_blob(s, 6, w->zbuf, (int)z, SQLITE_STATIC);
+	b->n = 0;
+	return w_step(w, W_BLOCK);
+}
+
 int st_writer_sample(st_writer *w, const st_sample *x)
 {
-	sqlite3_stmt *s = w->stmt[W_SAMPLE];
+	sblock *b = w->blk;
+	agg_row *a;
 
+	if (w->failed)
+		return -1;
+	a = agg_get(&w->agg, x->event, x->pid, x->tid, x->comm, x->stack);
+	if (!a) {
+		w->failed = 1;
+		return -1;
+	}
+	++w->nr_samples;
+	if (!a->samples)
+		a->first_seq = w->nr_samples;
+	a->samples++;
+	a->period += x->period;
+	b->time[b->n] = x->time;
+	b->event[b->n] = x->event;
+	b->cpu[b->n] = x->cpu;
+	b->pid[b->n] = x->pid;
+	b->tid[b->n] = x->tid;
+	b->period[b->n] = x->period;
+	b->weight[b->n] = x->weight;
+	b->stack[b->n] = x->stack;
+	b->comm[b->n] = x->comm;
+	if (++b->n == ST_BLOCK_SAMPLES)
+		return flush_block(w);
+	return 0;
+}
+
+int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off)
+{
+	sqlite3_stmt *s = w->stmt[W_FOFF];
+
+	if (!frame || w->nr_frame_offsets >= ST_MAX_FRAME_OFFSETS)
+		return 0;
+	w->nr_frame_offsets++;
 	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)++w->nr_samples);
-	sqlite3_bind_int64(s, 3, x->event);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)x->time);
-	sqlite3_bind_int64(s, 5, x->cpu);
-	sqlite3_bind_int64(s, 6, x->pid);
-	sqlite3_bind_int64(s, 7, x->tid);
-	sqlite3_bind_int64(s, 8, (sqlite3_int64)x->period);
-	sqlite3_bind_int64(s, 9, (sqlite3_int64)x->weight);
-	sqlite3_bind_int64(s, 10, x->stack);
-	sqlite3_bind_int64(s, 11, x->comm);
-	return w_step(w, W_SAMPLE);
+	sqlite3_bind_int64(s, 2, frame);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)dso_off);
+	return w_step(w, W_FOFF);
+}
+
+/* The aggregate, written once at the end. */
+static int write_agg(st_writer *w)
+{
+	sqlite3_stmt *s = w->stmt[W_AGG];
+	size_t i;
+
+	for (i = 0; i < w->agg.n; i++) {
+		const agg_row *r = &w->agg.rows[i];
+		sqlite3_bind_int64(s, 1, w->id);
+		sqlite3_bind_int64(s, 2, r->event);
+		sqlite3_bind_int64(s, 3, r->pid);
+		sqlite3_bind_int64(s, 4, r->tid);
+		sqlite3_bind_int64(s, 5, r->comm);
+		sqlite3_bind_int64(s, 6, r->stack);
+		sqlite3_bind_int64(s, 7, (sqlite3_int64)r->samples);
+		sqlite3_bind_int64(s, 8, (sqlite3_int64)r->period);
+		sqlite3_bind_int64(s, 9, (sqlite3_int64)r->first_seq);
+		if (w_step(w, W_AGG) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int st_writer_comm(st_writer *w, uint32_t pid, uint32_t tid, uint64_t time, const char *comm)
@@ -1124,12 +1459,15 @@ int st_writer_finish(st_writer *w, const st_summary *x)
 	sqlite3_stmt *s;
 	int rc = -1;
 
-	if (w->failed)
+	if (w->failed || flush_block(w) < 0 || write_agg(w) < 0)
 		goto out;
+	/* a new generation: caches of an earlier parse of this profile go stale */
 	s = prep(w->db, "UPDATE profiles SET status = 2, error = NULL, error_offset = NULL,"
 			" hostname = ?2, first_ns = ?3, last_ns = ?4, nr_samples = ?5,"
 			" symbolized_pct = ?6, parse_ms = ?7, header = ?8, events = ?9,"
-			" records = ?10, samples_per_event = ?11, lost = ?12 WHERE id = ?1");
+			" records = ?10, samples_per_event = ?11, lost = ?12,"
+			" generation = (SELECT coalesce(max(generation), 0) + 1 FROM profiles)"
+			" WHERE id = ?1");
 	if (!s)
 		goto out;
 	sqlite3_bind_int64(s, 1, w->id);
@@ -1158,21 +1496,33 @@ out:
 	return rc;
 }
 
-/* ---- folding stored samples ---------------------------------------------- */
+/* ---- per-profile tables in memory ----------------------------------------
+ * What a parse wrote never changes until the next parse (a new generation),
+ * so readers share one read-only copy of a profile's strings, frames, stack
+ * tree, events and aggregate, bounded by bytes, least recently used first out.
+ */
+struct pcache {
+	int64_t id, gen;
+	size_t bytes;
+	unsigned refs;
+	int dead;		/* dropped from the list; freed by the last release */
+	pcache *prev, *next;
+	char **strs;
+	size_t nr_strs;
+	uint32_t *frame_name, *frame_kernel, *frame_dso;
+	size_t nr_frames;
+	uint32_t *stack_parent, *stack_frame;
+	size_t nr_stacks;
+	char **event_names;	/* by event index; NULL = none */
+	size_t nr_events;
+	agg_row *agg;
+	size_t nr_agg;
+};
 
-typedef struct fold_line {
-	char *text;
-	uint64_t samples, period;
-} fold_line;
-
-static int cmp_line(const void *a, const void *b)
-{
-	return strcmp(((const fold_line *)a)->text, ((const fold_line *)b)->text);
-}
-
-/* Loads "SELECT id, a[, b] FROM t WHERE profile_id = ?" into arrays indexed by id. */
+/* Loads "SELECT id, a[, b[, c]] FROM t WHERE profile_id = ?" into arrays
+ * indexed by id (text: column 1 as a string). */
 static int load_table(sqlite3 *db, const char *sql, int64_t id, size_t *n, uint32_t **a,
-		      uint32_t **b, char ***text)
+		      uint32_t **b, uint32_t **c, char ***text)
 {
 	sqlite3_stmt *s = prep(db, sql);
 	size_t cap = 0;
@@ -1193,6 +1543,8 @@ static int load_table(sqlite3 *db, const char *sql, int64_t id, size_t *n, uint3
 				goto nomem;
 			if (b && !(*b = realloc(*b, ncap * sizeof(**b))))
 				goto nomem;
+			if (c && !(*c = realloc(*c, ncap * sizeof(**c))))
+				goto nomem;
 			if (text && !(*text = realloc(*text, ncap * sizeof(**text))))
 				goto nomem;
 			for (i = cap; i < ncap; i++) {
@@ -1200,6 +1552,8 @@ static int load_table(sqlite3 *db, const char *sql, int64_t id, size_t *n, uint3
 					(*a)[i] = 0;
 				if (b)
 					(*b)[i] = 0;
+				if (c)
+					(*c)[i] = 0;
 				if (text)
 					(*text)[i] = NULL;
 			}
@@ -1209,9 +1563,13 @@ static int load_table(sqlite3 *db, const char *sql, int64_t id, size_t *n, uint3
 			(*a)[k] = (uint32_t)sqlite3_column_int64(s, 1);
 		if (b)
 			(*b)[k] = (uint32_t)sqlite3_column_int64(s, 2);
+		if (c)
+			(*c)[k] = (uint32_t)sqlite3_column_int64(s, 3);
 		if (text) {
 			const char *t = (const char *)sqlite3_column_text(s, 1);
-			(*text)[k] = strdup(t ? t : "");
+			free((*text)[k]);
+			if (!((*text)[k] = strdup(t ? t : "")))
+				goto nomem;
 		}
 		if ((size_t)k + 1 > *n)
 			*n = (size_t)k + 1;
@@ -1221,6 +1579,283 @@ static int load_table(sqlite3 *db, const char *sql, int64_t id, size_t *n, uint3
 nomem:
 	sqlite3_finalize(s);
 	return -1;
+}
+
+static void pcache_free(pcache *pc)
+{
+	size_t i;
+
+	if (!pc)
+		return;
+	for (i = 0; i < pc->nr_strs; i++)
+		free(pc->strs[i]);
+	free(pc->strs);
+	for (i = 0; i < pc->nr_events; i++)
+		free(pc->event_names[i]);
+	free(pc->event_names);
+	free(pc->frame_name);
+	free(pc->frame_kernel);
+	free(pc->frame_dso);
+	free(pc->stack_parent);
+	free(pc->stack_frame);
+	free(pc->agg);
+	free(pc);
+}
+
+static pcache *pcache_load(sqlite3 *db, int64_t id, int64_t gen)
+{
+	pcache *pc = calloc(1, sizeof(*pc));
+	sqlite3_stmt *s;
+	size_t cap = 0, i;
+
+	if (!pc)
+		return NULL;
+	pc->id = id;
+	pc->gen = gen;
+	if (load_table(db, "SELECT id, text FROM strings WHERE profile_id = ?", id, &pc->nr_strs,
+		       NULL, NULL, NULL, &pc->strs) < 0 ||
+	    load_table(db, "SELECT id, name, kernel, coalesce(dso, 0) FROM frames"
+		       " WHERE profile_id = ?", id, &pc->nr_frames, &pc->frame_name,
+		       &pc->frame_kernel, &pc->frame_dso, NULL) < 0 ||
+	    load_table(db, "SELECT id, parent, frame FROM stacks WHERE profile_id = ?", id,
+		       &pc->nr_stacks, &pc->stack_parent, &pc->stack_frame, NULL, NULL) < 0 ||
+	    load_table(db, "SELECT idx, name FROM events WHERE profile_id = ?", id,
+		       &pc->nr_events, NULL, NULL, NULL, &pc->event_names) < 0)
+		goto fail;
+	s = prep(db, "SELECT event, pid, tid, comm, stack, samples, period, first_seq"
+		     " FROM sample_agg WHERE profile_id = ? ORDER BY first_seq");
+	if (!s)
+		goto fail;
+	sqlite3_bind_int64(s, 1, id);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		agg_row *r;
+		if (pc->nr_agg == cap) {
+			size_t ncap = cap ? 2 * cap : 1024;
+			agg_row *p = realloc(pc->agg, ncap * sizeof(*p));
+			if (!p) {
+				sqlite3_finalize(s);
+				goto fail;
+			}
+			pc->agg = p;
+			cap = ncap;
+		}
+		r = &pc->agg[pc->nr_agg++];
+		r->event = (uint32_t)sqlite3_column_int64(s, 0);
+		r->pid = (uint32_t)sqlite3_column_int64(s, 1);
+		r->tid = (uint32_t)sqlite3_column_int64(s, 2);
+		r->comm = (uint32_t)sqlite3_column_int64(s, 3);
+		r->stack = (uint32_t)sqlite3_column_int64(s, 4);
+		r->samples = (uint64_t)sqlite3_column_int64(s, 5);
+		r->period = (uint64_t)sqlite3_column_int64(s, 6);
+		r->first_seq = (uint64_t)sqlite3_column_int64(s, 7);
+	}
+	sqlite3_finalize(s);
+	pc->bytes = sizeof(*pc) + pc->nr_strs * sizeof(char *) + pc->nr_frames * 12 +
+		    pc->nr_stacks * 8 + cap * sizeof(agg_row) + pc->nr_events * sizeof(char *);
+	for (i = 0; i < pc->nr_strs; i++)
+		pc->bytes += pc->strs[i] ? strlen(pc->strs[i]) + 17 : 0;
+	return pc;
+fail:
+	pcache_free(pc);
+	return NULL;
+}
+
+static void pcache_unlink(st_store *st, pcache *pc)
+{
+	if (pc->prev)
+		pc->prev->next = pc->next;
+	else
+		st->cache_head = pc->next;
+	if (pc->next)
+		pc->next->prev = pc->prev;
+	else
+		st->cache_tail = pc->prev;
+	pc->prev = pc->next = NULL;
+	st->cache_bytes -= pc->bytes;
+	pc->dead = 1;
+}
+
+static void pcache_push_front(st_store *st, pcache *pc)
+{
+	pc->prev = NULL;
+	pc->next = st->cache_head;
+	if (st->cache_head)
+		st->cache_head->prev = pc;
+	st->cache_head = pc;
+	if (!st->cache_tail)
+		st->cache_tail = pc;
+}
+
+static void pcache_release(st_store *st, pcache *pc)
+{
+	int drop;
+
+	if (!pc)
+		return;
+	pthread_mutex_lock(&st->cache_lock);
+	drop = --pc->refs == 0 && pc->dead;
+	pthread_mutex_unlock(&st->cache_lock);
+	if (drop)
+		pcache_free(pc);
+}
+
+/* The tables of profile `id` as of generation `gen`, loaded through `db`
+ * (inside the caller's read transaction) when not cached. Release with
+ * pcache_release(). NULL on a storage error. */
+static pcache *pcache_get(st_store *st, sqlite3 *db, int64_t id, int64_t gen)
+{
+	pcache *pc, *old, *victims = NULL;
+
+	pthread_mutex_lock(&st->cache_lock);
+	for (pc = st->cache_head; pc; pc = pc->next)
+		if (pc->id == id && pc->gen == gen)
+			break;
+	if (pc) {
+		pc->refs++;
+		if (pc != st->cache_head) {
+			size_t b = pc->bytes;
+			pcache_unlink(st, pc);
+			pc->dead = 0;
+			st->cache_bytes += b;
+			pcache_push_front(st, pc);
+		}
+		pthread_mutex_unlock(&st->cache_lock);
+		return pc;
+	}
+	pthread_mutex_unlock(&st->cache_lock);
+	/* load without the lock: other profiles' readers go on meanwhile */
+	pc = pcache_load(db, id, gen);
+	if (!pc)
+		return NULL;
+	pc->refs = 1;
+	pthread_mutex_lock(&st->cache_lock);
+	/* older generations of this profile and, beyond the bound, the least
+	 * recently used go; entries in use are freed by their last reader */
+	for (old = st->cache_head; old;) {
+		pcache *next = old->next;
+		if (old->id == id) {
+			pcache_unlink(st, old);
+			if (!old->refs) {
+				old->next = victims;
+				victims = old;
+			}
+		}
+		old = next;
+	}
+	pcache_push_front(st, pc);
+	st->cache_bytes += pc->bytes;
+	while (st->cache_bytes > st->cache_max && st->cache_tail != pc) {
+		old = st->cache_tail;
+		pcache_unlink(st, old);
+		if (!old->refs) {
+			old->next = victims;
+			victims = old;
+		}
+	}
+	pthread_mutex_unlock(&st->cache_lock);
+	while (victims) {
+		old = victims->next;
+		pcache_free(victims);
+		victims = old;
+	}
+	return pc;
+}
+
+/* Opens a read transaction on a ready profile: 0 with *gen, 1 = not ready,
+ * -1 = storage error (no transaction left open then). */
+static int begin_ready(sqlite3 *db, int64_t id, int64_t *gen)
+{
+	sqlite3_stmt *s;
+	int rc = 1;
+
+	if (exec(db, "BEGIN") < 0)
+		return -1;
+	s = prep(db, "SELECT status, generation FROM profiles WHERE id = ?");
+	if (!s) {
+		exec(db, "COMMIT");
+		return -1;
+	}
+	sqlite3_bind_int64(s, 1, id);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == ST_READY) {
+		*gen = sqlite3_column_int64(s, 1);
+		rc = 0;
+	}
+	sqlite3_finalize(s);
+	if (rc)
+		exec(db, "COMMIT");
+	return rc;
+}
+
+/* Ready profile -> its cached tables, inside an open read transaction on a
+ * pooled connection (*dbp). 1 = not ready; -1 = error. */
+static int open_profile(st_store *st, int64_t id, sqlite3 **dbp, pcache **pcp)
+{
+	sqlite3 *db = conn_get(st);
+	int64_t gen = 0;
+	int rc;
+
+	*dbp = NULL;
+	*pcp = NULL;
+	if (!db)
+		return -1;
+	rc = begin_ready(db, id, &gen);
+	if (rc) {
+		conn_put(st, db);
+		return rc;
+	}
+	*pcp = pcache_get(st, db, id, gen);
+	if (!*pcp) {
+		exec(db, "COMMIT");
+		conn_put(st, db);
+		return -1;
+	}
+	*dbp = db;
+	return 0;
+}
+
+static void close_profile(st_store *st, sqlite3 *db, pcache *pc)
+{
+	pcache_release(st, pc);
+	if (db) {
+		exec(db, "COMMIT");
+		conn_put(st, db);
+	}
+}
+
+int st_profile_generation(st_store *st, int64_t id, int64_t *gen)
+{
+	sqlite3 *db = conn_get(st);
+	int rc;
+
+	if (!db)
+		return -1;
+	rc = begin_ready(db, id, gen);
+	if (rc == 0)
+		exec(db, "COMMIT");
+	conn_put(st, db);
+	return rc;
+}
+
+static void cache_clear(st_store *st)
+{
+	while (st->cache_head) {
+		pcache *pc = st->cache_head;
+		pcache_unlink(st, pc);
+		if (!pc->refs)
+			pcache_free(pc);
+	}
+}
+
+/* ---- folding stored samples ---------------------------------------------- */
+
+typedef struct fold_line {
+	char *text;
+	uint64_t samples, period;
+} fold_line;
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(((const fold_line *)a)->text, ((const fold_line *)b)->text);
 }
 
 typedef struct sbuf {
@@ -1246,150 +1881,200 @@ static int sbuf_add(sbuf *b, const char *s, size_t n)
 	return 0;
 }
 
-/* The event perfhub collapse folds: that of the first sample (in file
- * order) whose event matches `want` ("cpu-clock" matches "cpu-clock:ppp"),
- * or of the very first sample. OUT: its name (caller frees); NULL = none. */
-static char *fold_event(sqlite3 *db, int64_t id, const char *want)
+static const char *pc_str(const pcache *pc, uint32_t i)
 {
-	sqlite3_stmt *s = prep(db, "SELECT e.name FROM samples s JOIN events e"
-				   " ON e.profile_id = s.profile_id AND e.idx = s.event"
-				   " WHERE s.profile_id = ?1 AND (?2 IS NULL OR e.name = ?2"
-				   " OR substr(e.name, 1, length(?2) + 1) = ?2 || ':')"
-				   " ORDER BY s.seq LIMIT 1");
-	char *name = NULL;
-
-	if (!s)
-		return NULL;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, want, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-		name = strdup((const char *)sqlite3_column_text(s, 0));
-	sqlite3_finalize(s);
-	return name;
+	return i < pc->nr_strs && pc->strs[i] ? pc->strs[i] : NULL;
 }
 
-int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx)
+static const char *pc_event(const pcache *pc, uint32_t idx)
 {
-	sqlite3 *db = conn_get(st);
-	sqlite3_stmt *s = NULL;
-	char **strs = NULL;
-	uint32_t *frame_name = NULL, *frame_kernel = NULL, *stack_parent = NULL, *stack_frame = NULL;
-	size_t nr_strs = 0, nr_frames = 0, nr_stacks = 0, nr_lines = 0, cap_lines = 0, i;
-	fold_line *lines = NULL;
-	uint32_t *path = NULL;
+	return idx < pc->nr_events ? pc->event_names[idx] : NULL;
+}
+
+/* The event perfhub collapse folds: that of the first sample (in file
+ * order) whose event matches `want` ("cpu-clock" matches "cpu-clock:ppp"),
+ * or of the very first sample. NULL = none. The aggregate is in first_seq
+ * order. */
+static const char *fold_event(const pcache *pc, const char *want)
+{
+	size_t i, wl = want ? strlen(want) : 0;
+
+	for (i = 0; i < pc->nr_agg; i++) {
+		const char *name = pc_event(pc, pc->agg[i].event);
+		if (!name)
+			continue;
+		if (!want || !strcmp(name, want) || (!strncmp(name, want, wl) && name[wl] == ':'))
+			return name;
+	}
+	return NULL;
+}
+
+/* Which event indexes carry the name `ev` (OUT: flags by index). */
+static unsigned char *event_set(const pcache *pc, const char *ev)
+{
+	unsigned char *set = calloc(pc->nr_events + 1, 1);
+	size_t i;
+
+	if (!set)
+		return NULL;
+	for (i = 0; i < pc->nr_events; i++)
+		set[i] = pc->event_names[i] && !strcmp(pc->event_names[i], ev);
+	return set;
+}
+
+static int in_set(const pcache *pc, const unsigned char *set, uint32_t event)
+{
+	return event < pc->nr_events && set[event];
+}
+
+/* Adds matching samples of the blocks overlapping [from, to) into m, keyed
+ * (0, pid, tid, comm, stack). */
+static int fold_blocks(sqlite3 *db, const pcache *pc, const unsigned char *set,
+		       const st_fold_filter *f, agg_map *m)
+{
+	sqlite3_stmt *s = prep(db, "SELECT nr, data FROM sample_blocks WHERE profile_id = ?1"
+				   " AND (?2 = 0 OR max_time >= ?2) AND (?3 = 0 OR min_time < ?3)"
+				   " ORDER BY seq");
+	sblock *b = malloc(sizeof(*b));
+	uint8_t *raw = malloc(SBLOCK_RAW_MAX);
+	int rc = -1, r;
+
+	if (!s || !b || !raw)
+		goto out;
+	sqlite3_bind_int64(s, 1, pc->id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)f->from_ns);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)f->to_ns);
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		uint32_t i;
+		if (sblock_decode(sqlite3_column_blob(s, 1), (size_t)sqlite3_column_bytes(s, 1),
+				  sqlite3_column_int64(s, 0), raw, b) < 0) {
+			log_warn("msg=\"corrupt sample block\" profile=%lld", (long long)pc->id);
+			goto out;
+		}
+		for (i = 0; i < b->n; i++) {
+			agg_row *a;
+			if (!in_set(pc, set, b->event[i]) ||
+			    (f->pid >= 0 && b->pid[i] != (uint64_t)f->pid) ||
+			    (f->tid >= 0 && b->tid[i] != (uint64_t)f->tid) ||
+			    (f->from_ns && b->time[i] < f->from_ns) ||
+			    (f->to_ns && b->time[i] >= f->to_ns))
+				continue;
+			a = agg_get(m, 0, b->pid[i], b->tid[i], b->comm[i], b->stack[i]);
+			if (!a)
+				goto out;
+			a->samples++;
+			a->period += b->period[i];
+		}
+	}
+	rc = r == SQLITE_DONE ? 0 : -1;
+out:
+	sqlite3_finalize(s);
+	free(b);
+	free(raw);
+	return rc;
+}
+
+/* Rows grouped as the folded text distinguishes them: comm, stack, and pid
+ * or tid when they are printed. */
+static int group_rows(const pcache *pc, const st_fold_filter *f, const agg_row *rows, size_t n,
+		      const unsigned char *set, agg_map *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const agg_row *r = &rows[i];
+		agg_row *g;
+		const char *cs;
+
+		if (set && !in_set(pc, set, r->event))
+			continue;
+		if ((f->pid >= 0 && r->pid != (uint64_t)f->pid) ||
+		    (f->tid >= 0 && r->tid != (uint64_t)f->tid))
+			continue;
+		if (f->comm) {
+			cs = pc_str(pc, r->comm);
+			if (strcmp(f->comm, cs ? cs : ""))
+				continue;
+		}
+		g = agg_get(out, 0, f->with_pid || f->with_tid ? r->pid : 0,
+			    f->with_tid ? r->tid : 0, r->comm, r->stack);
+		if (!g)
+			return -1;
+		g->samples += r->samples;
+		g->period += r->period;
+	}
+	return 0;
+}
+
+/* Folded lines of the grouped rows, sorted and merged, to the callback. */
+static int emit_lines(const pcache *pc, const st_fold_filter *f, const agg_map *g, st_fold_cb cb,
+		      void *ctx)
+{
+	fold_line *lines = calloc(g->n + 1, sizeof(*lines));
+	uint32_t *path = malloc(ST_MAX_DEPTH_FOLD * sizeof(*path));
+	size_t nr = 0, i;
 	sbuf b = { 0 };
-	char *ev = NULL;
 	int rc = -1;
 
-	if (!db)
-		return -1;
-	s = prep(db, "SELECT status FROM profiles WHERE id = ?");
-	if (!s)
+	if (!lines || !path)
 		goto out;
-	sqlite3_bind_int64(s, 1, id);
-	if (sqlite3_step(s) != SQLITE_ROW || sqlite3_column_int(s, 0) != ST_READY) {
-		rc = 1;
-		goto out;
-	}
-	sqlite3_finalize(s);
-	s = NULL;
-	/* a read transaction: one consistent snapshot for all the queries */
-	if (exec(db, "BEGIN") < 0)
-		goto out;
-	ev = fold_event(db, id, f->event);
-	if (!ev) {
-		rc = 0;		/* no such event or no samples: nothing to fold */
-		goto out_txn;
-	}
-	if (load_table(db, "SELECT id, text FROM strings WHERE profile_id = ?", id, &nr_strs,
-		       NULL, NULL, &strs) < 0 ||
-	    load_table(db, "SELECT id, name, kernel FROM frames WHERE profile_id = ?", id,
-		       &nr_frames, &frame_name, &frame_kernel, NULL) < 0 ||
-	    load_table(db, "SELECT id, parent, frame FROM stacks WHERE profile_id = ?", id,
-		       &nr_stacks, &stack_parent, &stack_frame, NULL) < 0)
-		goto out_txn;
-	s = prep(db, "SELECT comm, pid, tid, stack, count(*), sum(period) FROM samples"
-		     " WHERE profile_id = ?1 AND event IN (SELECT idx FROM events"
-		     " WHERE profile_id = ?1 AND name = ?2)"
-		     " AND (?3 < 0 OR pid = ?3) AND (?4 < 0 OR tid = ?4)"
-		     " AND (?5 = 0 OR time >= ?5) AND (?6 = 0 OR time < ?6)"
-		     " GROUP BY comm, stack, CASE WHEN ?7 THEN pid END, CASE WHEN ?8 THEN tid END");
-	if (!s)
-		goto out_txn;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, ev, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, f->pid);
-	sqlite3_bind_int64(s, 4, f->tid);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)f->from_ns);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)f->to_ns);
-	sqlite3_bind_int(s, 7, f->with_pid || f->with_tid);
-	sqlite3_bind_int(s, 8, f->with_tid);
-	path = malloc(ST_MAX_DEPTH_FOLD * sizeof(*path));
-	if (!path)
-		goto out_txn;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		uint32_t comm = (uint32_t)sqlite3_column_int64(s, 0);
-		uint32_t node = (uint32_t)sqlite3_column_int64(s, 3);
-		const char *cs = comm < nr_strs && strs[comm] ? strs[comm] : "";
+	for (i = 0; i < g->n; i++) {
+		const agg_row *r = &g->rows[i];
+		const char *cs = pc_str(pc, r->comm);
+		uint32_t node = r->stack;
 		size_t depth = 0, k;
 		char num[64];
 
-		if (f->comm && strcmp(f->comm, cs))
-			continue;
+		if (!cs)
+			cs = "";
 		b.len = 0;
 		/* the comm with spaces as '_', as stackcollapse-perf writes it */
 		for (k = 0; cs[k]; k++) {
 			char c = cs[k] == ' ' ? '_' : cs[k];
 			if (sbuf_add(&b, &c, 1) < 0)
-				goto out_txn;
+				goto out;
 		}
 		if (f->with_tid)
-			snprintf(num, sizeof(num), "-%lld/%lld", (long long)sqlite3_column_int64(s, 1),
-				 (long long)sqlite3_column_int64(s, 2));
+			snprintf(num, sizeof(num), "-%lu/%lu", (unsigned long)r->pid,
+				 (unsigned long)r->tid);
 		else if (f->with_pid)
-			snprintf(num, sizeof(num), "-%lld", (long long)sqlite3_column_int64(s, 1));
+			snprintf(num, sizeof(num), "-%lu", (unsigned long)r->pid);
 		else
 			num[0] = 0;
 		if (sbuf_add(&b, num, strlen(num)) < 0)
-			goto out_txn;
+			goto out;
 		/* parents always have smaller ids: the walk ends */
-		while (node && node < nr_stacks && depth < ST_MAX_DEPTH_FOLD) {
-			path[depth++] = stack_frame[node];
-			if (stack_parent[node] >= node)
+		while (node && node < pc->nr_stacks && depth < ST_MAX_DEPTH_FOLD) {
+			path[depth++] = pc->stack_frame[node];
+			if (pc->stack_parent[node] >= node)
 				break;
-			node = stack_parent[node];
+			node = pc->stack_parent[node];
 		}
 		while (depth--) {
 			uint32_t fr = path[depth];
-			uint32_t nm = fr < nr_frames ? frame_name[fr] : 0;
-			const char *t = nm < nr_strs && strs[nm] ? strs[nm] : "[unknown]";
+			const char *t = fr < pc->nr_frames ? pc_str(pc, pc->frame_name[fr]) : NULL;
+			if (!t)
+				t = "[unknown]";
 			if (sbuf_add(&b, ";", 1) < 0 || sbuf_add(&b, t, strlen(t)) < 0)
-				goto out_txn;
-			if (f->kernel && fr < nr_frames && frame_kernel[fr] &&
+				goto out;
+			if (f->kernel && fr < pc->nr_frames && pc->frame_kernel[fr] &&
 			    sbuf_add(&b, "_[k]", 4) < 0)
-				goto out_txn;
+				goto out;
 		}
-		if (nr_lines == cap_lines) {
-			fold_line *p = realloc(lines, (cap_lines = cap_lines ? 2 * cap_lines : 1024) *
-						      sizeof(*lines));
-			if (!p)
-				goto out_txn;
-			lines = p;
-		}
-		lines[nr_lines].text = strdup(b.p ? b.p : "");
-		lines[nr_lines].samples = (uint64_t)sqlite3_column_int64(s, 4);
-		lines[nr_lines].period = (uint64_t)sqlite3_column_int64(s, 5);
-		if (!lines[nr_lines].text)
-			goto out_txn;
-		nr_lines++;
+		lines[nr].text = strdup(b.p ? b.p : "");
+		lines[nr].samples = r->samples;
+		lines[nr].period = r->period;
+		if (!lines[nr].text)
+			goto out;
+		nr++;
 	}
-	qsort(lines, nr_lines, sizeof(*lines), cmp_line);
+	qsort(lines, nr, sizeof(*lines), cmp_line);
 	rc = 0;
-	for (i = 0; i < nr_lines && rc == 0; ) {
+	for (i = 0; i < nr && rc == 0; ) {
 		size_t j = i + 1;
 		uint64_t ns = lines[i].samples, np = lines[i].period;
 		/* different stack nodes may fold to the same text */
-		for (; j < nr_lines && !strcmp(lines[i].text, lines[j].text); j++) {
+		for (; j < nr && !strcmp(lines[i].text, lines[j].text); j++) {
 			ns += lines[j].samples;
 			np += lines[j].period;
 		}
@@ -1398,27 +2083,75 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 	}
 	if (rc > 0)
 		rc = 0;
-out_txn:
-	sqlite3_finalize(s);
-	s = NULL;
-	exec(db, "COMMIT");
 out:
-	sqlite3_finalize(s);
-	for (i = 0; i < nr_lines; i++)
-		free(lines[i].text);
+	if (lines)
+		for (i = 0; i < nr; i++)
+			free(lines[i].text);
 	free(lines);
-	for (i = 0; i < nr_strs; i++)
-		free(strs[i]);
-	free(strs);
-	free(frame_name);
-	free(frame_kernel);
-	free(ev);
-	free(stack_parent);
-	free(stack_frame);
 	free(path);
 	free(b.p);
-	conn_put(st, db);
 	return rc;
+}
+
+int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx)
+{
+	sqlite3 *db;
+	pcache *pc;
+	agg_map blocks = { 0 }, groups = { 0 };
+	unsigned char *set = NULL;
+	const char *ev;
+	int rc = open_profile(st, id, &db, &pc);
+
+	if (rc)
+		return rc;
+	rc = -1;
+	ev = fold_event(pc, f->event);
+	if (!ev) {
+		rc = 0;		/* no such event or no samples: nothing to fold */
+		goto out;
+	}
+	if (!(set = event_set(pc, ev)))
+		goto out;
+	if (f->from_ns || f->to_ns) {
+		/* a time range needs the samples themselves */
+		if (fold_blocks(db, pc, set, f, &blocks) < 0 ||
+		    group_rows(pc, f, blocks.rows, blocks.n, NULL, &groups) < 0)
+			goto out;
+	} else if (group_rows(pc, f, pc->agg, pc->nr_agg, set, &groups) < 0) {
+		goto out;
+	}
+	/* the rest needs no database */
+	exec(db, "COMMIT");
+	conn_put(st, db);
+	db = NULL;
+	rc = emit_lines(pc, f, &groups, cb, ctx);
+out:
+	free(set);
+	agg_free(&blocks);
+	agg_free(&groups);
+	close_profile(st, db, pc);
+	return rc;
+}
+
+int st_frame_dsos(st_store *st, int64_t id, st_dso_cb cb, void *ctx)
+{
+	sqlite3 *db;
+	pcache *pc;
+	size_t i;
+	int rc = open_profile(st, id, &db, &pc);
+
+	if (rc)
+		return rc;
+	exec(db, "COMMIT");
+	conn_put(st, db);
+	for (i = 1; i < pc->nr_frames && rc == 0; i++) {
+		const char *name = pc_str(pc, pc->frame_name[i]);
+		const char *dso = pc_str(pc, pc->frame_dso[i]);
+		if (name && dso)
+			rc = cb(ctx, name, dso);
+	}
+	close_profile(st, NULL, pc);
+	return rc < 0 ? -1 : 0;
 }
 
 /* ---- aggregates --------------------------------------------------------------- */
@@ -1450,7 +2183,7 @@ json_t *st_threads_json(st_store *st, int64_t id, int *notfound)
 		*notfound = 1;
 		goto out;
 	}
-	s = prep(db, "SELECT s.pid, s.tid, t.text, count(*) AS n FROM samples s"
+	s = prep(db, "SELECT s.pid, s.tid, t.text, sum(s.samples) AS n FROM sample_agg s"
 		     " LEFT JOIN strings t ON t.profile_id = s.profile_id AND t.id = s.comm"
 		     " WHERE s.profile_id = ? GROUP BY s.pid, s.tid, s.comm ORDER BY s.pid, s.tid, n DESC");
 	if (!s)
@@ -1491,61 +2224,135 @@ out:
 	return json_pack("{s:o}", "threads", arr);
 }
 
+typedef struct tpoint {
+	uint64_t time, period;
+} tpoint;
+
+#define ST_TIMELINE_DENSE 4000000	/* buckets counted in an array up to this */
+
+static int cmp_tpoint(const void *a, const void *b)
+{
+	uint64_t x = ((const tpoint *)a)->time, y = ((const tpoint *)b)->time;
+
+	return x < y ? -1 : x > y;
+}
+
 json_t *st_timeline_json(st_store *st, int64_t id, const char *event, uint64_t bucket_ns,
 			 int *notfound)
 {
-	sqlite3 *db = conn_get(st);
+	sqlite3 *db;
+	pcache *pc;
 	sqlite3_stmt *s = NULL;
 	json_t *out = NULL, *buckets;
-	char *ev = NULL;
-	int64_t start = 0;
+	unsigned char *set = NULL;
+	sblock *b = NULL;
+	uint8_t *raw = NULL;
+	tpoint *pts = NULL;
+	size_t nr = 0, cap = 0, i;
+	const char *ev;
+	uint64_t start = UINT64_MAX;
+	int rc = open_profile(st, id, &db, &pc), r;
 
-	*notfound = 0;
-	if (!db)
+	*notfound = rc == 1;
+	if (rc)
 		return NULL;
-	if (!profile_ready(db, id)) {
-		*notfound = 1;
-		goto out;
-	}
-	if (exec(db, "BEGIN") < 0)
-		goto out;
-	ev = fold_event(db, id, event);
+	if (!bucket_ns)
+		bucket_ns = 1;
+	ev = fold_event(pc, event);
 	buckets = json_array();
 	out = json_pack("{s:s?,s:I,s:I,s:o}", "event", ev, "start_ns", (json_int_t)0, "bucket_ns",
 			(json_int_t)bucket_ns, "buckets", buckets);
-	if (!ev)
-		goto out_txn;
-	s = prep(db, "SELECT min(time) FROM samples WHERE profile_id = ?1 AND event IN"
-		     " (SELECT idx FROM events WHERE profile_id = ?1 AND name = ?2)");
-	if (!s)
-		goto out_txn;
+	if (!ev || !out)
+		goto out;
+	set = event_set(pc, ev);
+	b = malloc(sizeof(*b));
+	raw = malloc(SBLOCK_RAW_MAX);
+	s = prep(db, "SELECT nr, data FROM sample_blocks WHERE profile_id = ? ORDER BY seq");
+	if (!set || !b || !raw || !s)
+		goto fail;
 	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, ev, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		start = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	json_object_set_new(out, "start_ns", json_integer(start));
-	s = prep(db, "SELECT (time - ?3) / ?4 AS b, count(*), sum(period) FROM samples"
-		     " WHERE profile_id = ?1 AND event IN"
-		     " (SELECT idx FROM events WHERE profile_id = ?1 AND name = ?2)"
-		     " GROUP BY b ORDER BY b");
-	if (!s)
-		goto out_txn;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, ev, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, start);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)bucket_ns);
-	while (sqlite3_step(s) == SQLITE_ROW)
-		json_array_append_new(buckets, json_pack("{s:I,s:I,s:I}", "t_ns",
-			(json_int_t)(start + sqlite3_column_int64(s, 0) * (int64_t)bucket_ns),
-			"samples", (json_int_t)sqlite3_column_int64(s, 1),
-			"period", (json_int_t)sqlite3_column_int64(s, 2)));
-out_txn:
-	exec(db, "COMMIT");
+	/* the matching samples' times first: buckets count from the earliest */
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		uint32_t k;
+		if (sblock_decode(sqlite3_column_blob(s, 1), (size_t)sqlite3_column_bytes(s, 1),
+				  sqlite3_column_int64(s, 0), raw, b) < 0) {
+			log_warn("msg=\"corrupt sample block\" profile=%lld", (long long)id);
+			goto fail;
+		}
+		for (k = 0; k < b->n; k++) {
+			if (!in_set(pc, set, b->event[k]))
+				continue;
+			if (nr == cap) {
+				size_t ncap = cap ? 2 * cap : 65536;
+				tpoint *p = realloc(pts, ncap * sizeof(*p));
+				if (!p)
+					goto fail;
+				pts = p;
+				cap = ncap;
+			}
+			pts[nr].time = b->time[k];
+			pts[nr++].period = b->period[k];
+			if (b->time[k] < start)
+				start = b->time[k];
+		}
+	}
+	if (r != SQLITE_DONE)
+		goto fail;
+	if (nr) {
+		uint64_t last = 0, nb;
+		uint64_t *cnt, *per;
+		for (i = 0; i < nr; i++)
+			if (pts[i].time > last)
+				last = pts[i].time;
+		nb = (last - start) / bucket_ns + 1;
+		if (nb > ST_TIMELINE_DENSE) {
+			/* sparse: bucket in time order, non-empty buckets only */
+			qsort(pts, nr, sizeof(*pts), cmp_tpoint);
+			for (i = 0; i < nr; ) {
+				uint64_t k = (pts[i].time - start) / bucket_ns, c = 0, p = 0;
+				for (; i < nr && (pts[i].time - start) / bucket_ns == k; i++) {
+					c++;
+					p += pts[i].period;
+				}
+				json_array_append_new(buckets, json_pack("{s:I,s:I,s:I}", "t_ns",
+					(json_int_t)(start + k * bucket_ns), "samples",
+					(json_int_t)c, "period", (json_int_t)p));
+			}
+			json_object_set_new(out, "start_ns", json_integer((json_int_t)start));
+			goto out;
+		}
+		cnt = calloc(nb, sizeof(*cnt));
+		per = calloc(nb, sizeof(*per));
+		if (!cnt || !per) {
+			free(cnt);
+			free(per);
+			goto fail;
+		}
+		for (i = 0; i < nr; i++) {
+			uint64_t k = (pts[i].time - start) / bucket_ns;
+			cnt[k]++;
+			per[k] += pts[i].period;
+		}
+		for (i = 0; i < nb; i++)
+			if (cnt[i])
+				json_array_append_new(buckets, json_pack("{s:I,s:I,s:I}", "t_ns",
+					(json_int_t)(start + i * bucket_ns), "samples",
+					(json_int_t)cnt[i], "period", (json_int_t)per[i]));
+		free(cnt);
+		free(per);
+		json_object_set_new(out, "start_ns", json_integer((json_int_t)start));
+	}
+	goto out;
+fail:
+	json_decref(out);
+	out = NULL;
 out:
 	sqlite3_finalize(s);
-	free(ev);
-	conn_put(st, db);
+	free(set);
+	free(b);
+	free(raw);
+	free(pts);
+	close_profile(st, db, pc);
 	return out;
 }
 
@@ -1580,8 +2387,8 @@ json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad)
 	if (!db)
 		return NULL;
 	snprintf(sql, sizeof(sql),
-		 "SELECT %s AS key, count(*) AS n, sum(s.period), count(DISTINCT s.profile_id)"
-		 " FROM profiles p JOIN samples s ON s.profile_id = p.id %s"
+		 "SELECT %s AS key, sum(s.samples) AS n, sum(s.period), count(DISTINCT s.profile_id)"
+		 " FROM profiles p JOIN sample_agg s ON s.profile_id = p.id %s"
 		 " WHERE p.status = 2 AND (?1 IS NULL OR p.hostname = ?1)"
 		 " AND (?2 IS NULL OR EXISTS (SELECT 1 FROM tags t WHERE t.profile_id = p.id"
 		 " AND t.key = ?2 AND t.value = ?3))"

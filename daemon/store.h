@@ -93,8 +93,19 @@ typedef struct st_fold_filter {
  * prints them (sorted bytewise): `line` is "comm;outer;...;leaf" (comm as
  * with_pid/with_tid ask), with no ';' inside a frame. */
 typedef int (*st_fold_cb)(void *ctx, const char *line, uint64_t samples, uint64_t period);
-/* 1 = no such profile or not ready. */
+/* 1 = no such profile or not ready. Without a time range the answer comes
+ * from the profile's aggregate (kept in memory); a time range reads the
+ * sample blocks it overlaps. */
 int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx);
+
+/* Every named frame of the profile with its DSO (frames without one are
+ * left out); a frame name may come more than once. 1 = not ready. */
+typedef int (*st_dso_cb)(void *ctx, const char *name, const char *dso);
+int st_frame_dsos(st_store *st, int64_t id, st_dso_cb cb, void *ctx);
+
+/* 0 and the profile's generation while it is ready (it changes with every
+ * parse, so answers cached under it stay right); 1 = not ready. */
+int st_profile_generation(st_store *st, int64_t id, int64_t *gen);
 
 /* ---- per-profile and cross-profile aggregates ---------------------------- */
 
@@ -147,7 +158,11 @@ typedef struct st_sample {
 	uint32_t stack;		/* leaf stack node (0 = empty stack) */
 	uint32_t comm;		/* string id of the thread's comm then */
 } st_sample;
+/* Samples are kept in compressed blocks of a few thousand, and counted per
+ * (event, pid, tid, comm, stack) for the aggregate written at the end. */
 int st_writer_sample(st_writer *w, const st_sample *s);
+/* A file offset seen for an unresolved frame (kept for symbolizing later). */
+int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off);
 int st_writer_comm(st_writer *w, uint32_t pid, uint32_t tid, uint64_t time, const char *comm);
 int st_writer_mmap(st_writer *w, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		   const char *filename, const char *build_id_hex, uint64_t time);

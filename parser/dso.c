@@ -224,8 +224,7 @@ static void finish_table(pd_dso *d, int kallsyms)
 	for (i = 0; i + 1 < d->nr_syms; i++) {
 		dso_sym *p = &d->syms[i], *c = &d->syms[i + 1];
 
-		/* perf leaves unsized labels (untyped) at their one address */
-		if (p->end != p->start || p->type == STT_NOTYPE)
+		if (p->end != p->start)
 			continue;
 		if (kallsyms && (!strchr(d->names + p->name, '[')) !=
 				(!strchr(d->names + c->name, '[')))

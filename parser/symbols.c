@@ -160,7 +160,8 @@ static int file_exists(const char *p)
 }
 
 /* The kernel's symbols: given, the recording's kcore_dir, or the running
- * kernel's when the recording says it is the same release. In pipe mode
+ * kernel's when the recording says it is the same release and no symfs
+ * root is given. In pipe mode
  * the release arrives as a record: decided at the first kernel map. */
 static void choose_kallsyms(pd_symbolizer *s)
 {
@@ -185,6 +186,12 @@ static void choose_kallsyms(pd_symbolizer *s)
 	}
 	if (opt->no_kernel_symbols)
 		return;
+	/* perf looks at no file of this machine under a symfs root */
+	if (s->symfs && *s->symfs) {
+		warn(s, "kernel symbols: not taken from this machine under --symfs (as perf); "
+		     "kernel frames stay unresolved unless --kallsyms names a file");
+		return;
+	}
 	if (h && h->os_release && uname(&u) == 0 && !strcmp(h->os_release, u.release)) {
 		s->kallsyms = strdup("/proc/kallsyms");
 		return;

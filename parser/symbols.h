@@ -40,7 +40,8 @@ typedef struct pd_sym_options {
 	const char *debug_dir;	 /* NULL = /usr/lib/debug */
 	const char *kallsyms;	 /* kernel symbols file; NULL = the recording's
 				    kcore_dir/kallsyms, or /proc/kallsyms when
-				    its os_release is the running kernel's */
+				    its os_release is the running kernel's
+				    and no symfs is given (as perf) */
 	const char *recording;	 /* path of the recording (finds kcore_dir) */
 	const char *jit_dir;	 /* where perf-PID.map files are; NULL = /tmp */
 	int no_kernel_symbols;	 /* never read the running kernel's symbols */

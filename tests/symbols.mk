@@ -10,6 +10,11 @@ TESTS += tests/symbols/test-fold
 # real recordings of the programs below against perf script | stackcollapse
 TESTS += tests/symbols/test-collapse.sh
 EXTRA_DIST += tests/symbols/test-collapse.sh tests/symbols/stackcollapse.py
+# Rust demangling (legacy and v0; the program is built by the test with
+# rustc, skipped without it) and --symfs, sharing collapse-lib.sh
+TESTS += tests/symbols/test-rust.sh tests/symbols/test-symfs.sh
+EXTRA_DIST += tests/symbols/test-rust.sh tests/symbols/test-symfs.sh \
+	tests/symbols/collapse-lib.sh tests/progs/rustcalls.rs
 
 # programs recorded by the real-recording tests: frame pointers, no inlining
 check_PROGRAMS += tests/progs/calls tests/progs/cxx tests/progs/forker tests/progs/calls_nofp
