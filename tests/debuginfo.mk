@@ -8,3 +8,4 @@ DEBUGINFO_TESTS = \
 	tests/debuginfo-debuginfod.py
 TESTS += $(DEBUGINFO_TESTS)
 EXTRA_DIST += $(DEBUGINFO_TESTS)
+dist_doc_DATA += docs/debuginfo.md
