@@ -222,6 +222,25 @@ static void write_dsos(ingest *in, st_store *st, int64_t id)
 	free(unres);
 }
 
+/* Symbols that arrived while this parse ran may have come too late for
+ * it (the PUT's re-symbolization saw the profile still parsing): once
+ * more, then. Only files added in a second after the parse began count,
+ * so the next parse (which starts later) cannot repeat this. */
+static void requeue_if_late(ingest *in, st_store *st, int64_t id, int64_t started)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_dsos; i++) {
+		if (!in->dsos[i].hex[0] || !in->dsos[i].unresolved ||
+		    st_debuginfo_added_since(st, in->dsos[i].hex, started) != 1)
+			continue;
+		if (st_profile_resymbolize(st, id) == 0)
+			log_info("msg=\"resymbolize\" id=%lld build_id=%s reason=\"arrived during the parse\"",
+				 (long long)id, in->dsos[i].hex);
+		return;
+	}
+}
+
 static void dsos_free(ingest *in)
 {
 	size_t i;
@@ -489,7 +508,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	pd_file *f = NULL;
 	char dir[PATH_MAX];
 	const char *open_path = path;
-	int64_t t0 = now_ms();
+	int64_t t0 = now_ms(), started = (int64_t)time(NULL);
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -570,6 +589,8 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	}
 	res->ok = 1;
 	write_dsos(&in, st, id);
+	if (dbg)
+		requeue_if_late(&in, st, id, started);
 	goto out;
 parse_error:
 	pd_strerror(&err, res->msg, sizeof(res->msg));
