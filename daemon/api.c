@@ -227,10 +227,14 @@ static double now_s(void)
 }
 
 /* The answer to an upload the spool refused (enum sp_result rc). */
-static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, const req *r, int rc)
+static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, req *r, int rc)
 {
 	const char *enc = r->encoding == SP_GZIP ? "gzip" : "zstd";
 
+	/* the partial file goes before the answer does: a client that sees
+	 * the error finds no trace of its upload in the spool */
+	sp_abort(r->up);
+	r->up = NULL;
 	atomic_fetch_add(&a->rejected, 1);
 	switch (rc) {
 	case SP_ERR_TOO_LARGE:
