@@ -2508,6 +2508,26 @@ int st_debuginfo_has_symbols(st_store *st, const char *build_id)
 	return rc;
 }
 
+int st_debuginfo_added_since(st_store *st, const char *build_id, int64_t since)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	s = prep(db, "SELECT 1 FROM debuginfo WHERE build_id = ? AND symbols = 1"
+		     " AND added_at > ? AND source <> 'debuginfod' LIMIT 1");
+	if (s) {
+		sqlite3_bind_text(s, 1, build_id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 2, since);
+		rc = sqlite3_step(s) == SQLITE_ROW;
+	}
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	return rc;
+}
+
 int st_profile_dsos_set(st_store *st, int64_t id, size_t n, const char *const *build_ids,
 			const char *const *paths, const uint64_t *unresolved)
 {
