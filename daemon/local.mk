@@ -12,6 +12,7 @@ daemon_libperfhubd_a_SOURCES = \
 	daemon/jobs.c daemon/jobs.h \
 	daemon/watch.c daemon/watch.h \
 	daemon/tokens.c daemon/tokens.h \
+	daemon/qcache.c daemon/qcache.h \
 	daemon/api.c daemon/api.h
 DAEMON_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(ZSTD_CFLAGS) $(SQLITE_CFLAGS)
 daemon_libperfhubd_a_CFLAGS = $(DAEMON_CFLAGS)
