@@ -521,179 +521,6 @@ static MHD_Result_t get_collapsed(api *a, struct MHD_Connection *conn, int64_t i
 	return reply(a, conn, 200, b.p, b.len, "text/plain; charset=utf-8");
 }
 
-/*
- * The flame graph tree, built from the sorted folded lines without a JSON
- * object per node: nodes in one array, names in one buffer, a node's
- * children found by looking at its last child (sorted input nearly always
- * continues there) and else through a hash of (parent, name). Written out as
- * JSON text directly.
- */
-typedef struct fg_node {
-	uint32_t name_off, name_len;
-	uint32_t parent, first_child, last_child, next;	/* 0 = none (node 0 is the root) */
-	uint64_t value;
-} fg_node;
-
-#define FG_MAX_DEPTH 8192
-
-typedef struct fg_tree {
-	fg_node *nodes;
-	size_t n, cap;
-	char *names;
-	size_t names_len, names_cap;
-	uint32_t *slots;	/* hash of (parent, name) -> node + 1 */
-	size_t nr_slots;
-	uint32_t path[FG_MAX_DEPTH];
-	size_t depth;		/* nodes on path (path[0] = root) */
-	int by_samples;
-} fg_tree;
-
-static uint64_t fg_hash(uint32_t parent, const char *name, size_t len)
-{
-	uint64_t h = 1469598103934665603ULL ^ ((uint64_t)parent * 0x9e3779b97f4a7c15ULL);
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		h = (h ^ (unsigned char)name[i]) * 1099511628211ULL;
-	return h ^ (h >> 31);
-}
-
-static int fg_same(const fg_tree *t, uint32_t node, const char *name, size_t len)
-{
-	const fg_node *n = &t->nodes[node];
-
-	return n->name_len == len && !memcmp(t->names + n->name_off, name, len);
-}
-
-static void fg_slot_add(fg_tree *t, uint32_t node)
-{
-	const fg_node *n = &t->nodes[node];
-	size_t j = fg_hash(n->parent, t->names + n->name_off, n->name_len) & (t->nr_slots - 1);
-
-	while (t->slots[j])
-		j = (j + 1) & (t->nr_slots - 1);
-	t->slots[j] = node + 1;
-}
-
-static int fg_grow_slots(fg_tree *t)
-{
-	size_t ns = t->nr_slots ? 2 * t->nr_slots : 4096, i;
-	uint32_t *sl = calloc(ns, sizeof(*sl));
-
-	if (!sl)
-		return -1;
-	free(t->slots);
-	t->slots = sl;
-	t->nr_slots = ns;
-	for (i = 1; i < t->n; i++)
-		fg_slot_add(t, (uint32_t)i);
-	return 0;
-}
-
-static uint32_t fg_add(fg_tree *t, uint32_t parent, const char *name, size_t len);
-
-/* The child of parent named name, added when missing; 0 out of memory. */
-static uint32_t fg_child(fg_tree *t, uint32_t parent, const char *name, size_t len)
-{
-	uint32_t last = t->nodes[parent].last_child;
-	size_t j;
-
-	if (last && fg_same(t, last, name, len))
-		return last;
-	if (last) {
-		for (j = fg_hash(parent, name, len) & (t->nr_slots - 1); t->slots[j];
-		     j = (j + 1) & (t->nr_slots - 1)) {
-			uint32_t k = t->slots[j] - 1;
-			if (t->nodes[k].parent == parent && fg_same(t, k, name, len))
-				return k;
-		}
-	}
-	return fg_add(t, parent, name, len);
-}
-
-static uint32_t fg_add(fg_tree *t, uint32_t parent, const char *name, size_t len)
-{
-	uint32_t id;
-	fg_node *n;
-
-	if (t->n >= UINT32_MAX - 1 || len >= UINT32_MAX)
-		return 0;
-	if (t->n == t->cap) {
-		size_t ncap = t->cap ? 2 * t->cap : 4096;
-		fg_node *p = realloc(t->nodes, ncap * sizeof(*p));
-		if (!p)
-			return 0;
-		t->nodes = p;
-		t->cap = ncap;
-	}
-	if (t->names_len + len > t->names_cap) {
-		size_t ncap = t->names_cap ? 2 * t->names_cap : 65536;
-		char *p;
-		while (ncap < t->names_len + len)
-			ncap *= 2;
-		if (!(p = realloc(t->names, ncap)))
-			return 0;
-		t->names = p;
-		t->names_cap = ncap;
-	}
-	id = (uint32_t)t->n++;
-	n = &t->nodes[id];
-	memset(n, 0, sizeof(*n));
-	n->name_off = (uint32_t)t->names_len;
-	n->name_len = (uint32_t)len;
-	n->parent = parent;
-	memcpy(t->names + t->names_len, name, len);
-	t->names_len += len;
-	if (id == 0)
-		return 0;	/* the root */
-	if (t->nodes[parent].last_child)
-		t->nodes[t->nodes[parent].last_child].next = id;
-	else
-		t->nodes[parent].first_child = id;
-	t->nodes[parent].last_child = id;
-	if (2 * t->n > t->nr_slots) {
-		if (fg_grow_slots(t) < 0)
-			return 0;
-	} else {
-		fg_slot_add(t, id);
-	}
-	return id;
-}
-
-static int tree_line(void *ctx, const char *line, uint64_t samples, uint64_t period)
-{
-	fg_tree *t = ctx;
-	uint64_t v = t->by_samples ? samples : period;
-	const char *p = line;
-	size_t d = 1;
-
-	t->nodes[0].value += v;
-	while (*p && d < FG_MAX_DEPTH) {
-		size_t len = strcspn(p, ";");
-		uint32_t node;
-
-		/* the current path while the prefix agrees */
-		if (d < t->depth && fg_same(t, t->path[d], p, len))
-			node = t->path[d];
-		else {
-			node = fg_child(t, t->path[d - 1], p, len);
-			if (!node)
-				return -1;
-			t->depth = d;	/* the rest of the old path is left */
-		}
-		t->path[d] = node;
-		if (t->depth <= d)
-			t->depth = d + 1;
-		t->nodes[node].value += v;
-		d++;
-		p += len;
-		if (*p == ';')
-			p++;
-	}
-	t->depth = d;
-	return 0;
-}
-
 typedef struct obuf {
 	char *p;
 	size_t len, cap;
@@ -781,112 +608,44 @@ static void ob_json_str(obuf *b, const char *s, size_t n)
 	ob_add(b, "\"", 1);
 }
 
-static int cmp_child(const void *x, const void *y, void *ctx)
-{
-	const fg_tree *t = ctx;
-	const fg_node *a = &t->nodes[*(const uint32_t *)x];
-	const fg_node *b = &t->nodes[*(const uint32_t *)y];
-	size_t n = a->name_len < b->name_len ? a->name_len : b->name_len;
-	int c = memcmp(t->names + a->name_off, t->names + b->name_off, n);
+/* The store's depth-first tree as JSON text. */
+typedef struct fg_writer {
+	obuf b;
+	int comma;		/* a sibling was written before */
+} fg_writer;
 
-	if (c)
-		return c;
-	return a->name_len < b->name_len ? -1 : a->name_len > b->name_len;
+static int fg_enter(void *ctx, const char *name, size_t len, uint64_t value)
+{
+	fg_writer *w = ctx;
+	char num[48];
+	int k;
+
+	if (w->comma)
+		ob_add(&w->b, ",", 1);
+	ob_add(&w->b, "{\"name\":", 8);
+	ob_json_str(&w->b, name, len);
+	k = snprintf(num, sizeof(num), ",\"value\":%llu,\"children\":[", (unsigned long long)value);
+	ob_add(&w->b, num, (size_t)k);
+	w->comma = 0;
+	return w->b.oom ? -1 : 0;
 }
 
-/* Children in bytewise name order, as the sorted folded lines give them. */
-static int fg_sort(fg_tree *t)
+static int fg_leave(void *ctx)
 {
-	uint32_t *kids = malloc(t->n * sizeof(*kids) + 1);
-	size_t i;
+	fg_writer *w = ctx;
 
-	if (!kids)
-		return -1;
-	for (i = 0; i < t->n; i++) {
-		fg_node *p = &t->nodes[i];
-		size_t k = 0, j;
-		uint32_t c;
-		if (!p->first_child || p->first_child == p->last_child)
-			continue;
-		for (c = p->first_child; c; c = t->nodes[c].next)
-			kids[k++] = c;
-		qsort_r(kids, k, sizeof(*kids), cmp_child, t);
-		p->first_child = kids[0];
-		p->last_child = kids[k - 1];
-		for (j = 0; j + 1 < k; j++)
-			t->nodes[kids[j]].next = kids[j + 1];
-		t->nodes[kids[k - 1]].next = 0;
-	}
-	free(kids);
-	return 0;
-}
-
-/* {"name","value","children":[...]} for the whole tree, without recursion. */
-static char *fg_json(const fg_tree *t, size_t *len)
-{
-	obuf b = { 0 };
-	uint32_t *stack = malloc((FG_MAX_DEPTH + 2) * sizeof(*stack));
-	size_t sp = 0;
-	uint32_t node = 0;
-	char num[32];
-
-	if (!stack)
-		return NULL;
-	for (;;) {
-		const fg_node *n = &t->nodes[node];
-		int k;
-		/* enter node */
-		ob_add(&b, "{\"name\":", 8);
-		ob_json_str(&b, t->names + n->name_off, n->name_len);
-		k = snprintf(num, sizeof(num), ",\"value\":%llu", (unsigned long long)n->value);
-		ob_add(&b, num, (size_t)k);
-		ob_add(&b, ",\"children\":[", 13);
-		if (n->first_child && sp < FG_MAX_DEPTH) {
-			stack[sp++] = node;
-			node = n->first_child;
-			continue;
-		}
-		/* leave nodes until one has a next sibling */
-		for (;;) {
-			ob_add(&b, "]}", 2);
-			if (!sp)
-				goto done;
-			if (t->nodes[node].next) {
-				ob_add(&b, ",", 1);
-				node = t->nodes[node].next;
-				break;
-			}
-			node = stack[--sp];
-		}
-	}
-done:
-	free(stack);
-	if (b.oom) {
-		free(b.p);
-		return NULL;
-	}
-	b.p[b.len] = 0;
-	*len = b.len;
-	return b.p;
-}
-
-static void fg_free(fg_tree *t)
-{
-	if (!t)
-		return;
-	free(t->nodes);
-	free(t->names);
-	free(t->slots);
-	free(t);
+	ob_add(&w->b, "]}", 2);
+	w->comma = 1;
+	return w->b.oom ? -1 : 0;
 }
 
 static MHD_Result_t get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id)
 {
+	static const st_tree_cb cb = { fg_enter, fg_leave };
 	fold_args fa;
-	fg_tree *t;
+	fg_writer w;
 	MHD_Result_t ret;
-	char key[API_KEY_LEN], *body;
-	size_t len = 0;
+	char key[API_KEY_LEN];
 	int keep, rc;
 
 	if (parse_fold_args(a, conn, &fa, "period", &ret) < 0)
@@ -894,30 +653,18 @@ static MHD_Result_t get_flamegraph(api *a, struct MHD_Connection *conn, int64_t 
 	keep = answer_key(a, "flamegraph", id, &fa, 0, key) == 0;
 	if (keep && reply_kept(a, conn, key, "application/json", &ret))
 		return ret;
-	t = calloc(1, sizeof(*t));
-	if (!t || fg_grow_slots(t) < 0) {
-		fg_free(t);
-		return reply_error(a, conn, 500, "out of memory");
-	}
-	t->by_samples = fa.by_samples;
-	fa.f.any_order = 1;	/* the tree merges; children are sorted at the end */
-	fg_add(t, 0, "all", 3);
-	t->path[0] = 0;
-	t->depth = 1;
-	rc = st_fold(a->st, id, &fa.f, tree_line, t);
-	if (rc != 0) {
-		fg_free(t);
+	memset(&w, 0, sizeof(w));
+	rc = st_flame(a->st, id, &fa.f, fa.by_samples, &cb, &w);
+	if (rc != 0 || w.b.oom || !w.b.p) {
+		free(w.b.p);
 		if (rc == 1)
 			return reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
-		return reply_error(a, conn, 500, "storage error");
+		return reply_error(a, conn, 500, rc < 0 ? "storage error" : "out of memory");
 	}
-	body = fg_sort(t) < 0 ? NULL : fg_json(t, &len);
-	fg_free(t);
-	if (!body)
-		return reply_error(a, conn, 500, "out of memory");
+	w.b.p[w.b.len] = 0;
 	if (keep)
-		qc_put(a->qc, key, body, len);
-	return reply(a, conn, 200, body, len, "application/json");
+		qc_put(a->qc, key, w.b.p, w.b.len);
+	return reply(a, conn, 200, w.b.p, w.b.len, "application/json");
 }
 
 

@@ -143,7 +143,7 @@ void qc_put(qcache *q, const char *key, const char *body, size_t len)
 	uint64_t h = qc_hash(key);
 	qc_entry *e;
 
-	if (!q || !q->max || len > q->max / 8)
+	if (!q || !q->max || len > q->max / 4)
 		return;
 	e = calloc(1, sizeof(*e));
 	if (!e)

@@ -18,7 +18,7 @@ qcache *qc_new(size_t max_bytes);
 void qc_free(qcache *q);
 /* A copy of the answer under `key` (caller frees), or NULL. */
 char *qc_get(qcache *q, const char *key, size_t *len);
-/* Keeps a copy of body under key (answers larger than an eighth of the
+/* Keeps a copy of body under key (answers larger than a quarter of the
  * bound are not kept). */
 void qc_put(qcache *q, const char *key, const char *body, size_t len);
 

@@ -2142,6 +2142,342 @@ out:
 	return rc;
 }
 
+/* ---- the flame graph from the stack tree ---------------------------------- */
+
+typedef struct tnode {
+	uint64_t key;		/* name string id * 2 + "_[k]" mark; comms: see below */
+	uint32_t parent, first_child, next;
+	uint64_t value;
+} tnode;
+
+#define TKEY_COMM (1ULL << 63)	/* comm nodes: TKEY_COMM | comm text id */
+
+typedef struct ttree {
+	tnode *n;
+	size_t nr, cap;
+	uint32_t *slots;	/* (parent, key) -> node + 1 */
+	size_t nr_slots;
+	u64map memo;		/* comm node << 32 | stack node -> tree node */
+	uint32_t next_memo;	/* unused by u64map callers here */
+} ttree;
+
+static size_t tslot(const ttree *t, uint32_t parent, uint64_t key)
+{
+	return mix64(key ^ ((uint64_t)parent << 40 | parent)) & (t->nr_slots - 1);
+}
+
+static int tgrow(ttree *t)
+{
+	size_t ns = t->nr_slots ? 2 * t->nr_slots : 8192, i;
+	uint32_t *sl = calloc(ns, sizeof(*sl));
+
+	if (!sl)
+		return -1;
+	free(t->slots);
+	t->slots = sl;
+	t->nr_slots = ns;
+	for (i = 1; i < t->nr; i++) {
+		size_t j = tslot(t, t->n[i].parent, t->n[i].key);
+		while (t->slots[j])
+			j = (j + 1) & (ns - 1);
+		t->slots[j] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+/* The child of parent with key, added when missing; 0 out of memory. */
+static uint32_t tchild(ttree *t, uint32_t parent, uint64_t key)
+{
+	size_t j;
+	uint32_t id;
+
+	for (j = tslot(t, parent, key); t->slots[j]; j = (j + 1) & (t->nr_slots - 1)) {
+		const tnode *c = &t->n[t->slots[j] - 1];
+		if (c->key == key && c->parent == parent)
+			return t->slots[j] - 1;
+	}
+	if (t->nr == t->cap) {
+		size_t ncap = t->cap ? 2 * t->cap : 8192;
+		tnode *p = realloc(t->n, ncap * sizeof(*p));
+		if (!p)
+			return 0;
+		t->n = p;
+		t->cap = ncap;
+	}
+	if (t->nr >= ST_MAX_STACK_NODES)
+		return 0;
+	id = (uint32_t)t->nr++;
+	memset(&t->n[id], 0, sizeof(tnode));
+	t->n[id].key = key;
+	t->n[id].parent = parent;
+	t->n[id].next = t->n[parent].first_child;
+	t->n[parent].first_child = id;
+	if (2 * t->nr > t->nr_slots)
+		return tgrow(t) < 0 ? 0 : id;
+	j = tslot(t, parent, key);
+	while (t->slots[j])
+		j = (j + 1) & (t->nr_slots - 1);
+	t->slots[j] = id + 1;
+	return id;
+}
+
+typedef struct tname_ctx {
+	const pcache *pc;
+	const strmap *comms;
+	char **comm_text;	/* by comm text id */
+} tname_ctx;
+
+static const char *tname(const tname_ctx *c, const tnode *n, size_t *len, char *buf,
+			 size_t buflen)
+{
+	const char *s;
+
+	if (n->key & TKEY_COMM) {
+		s = c->comm_text[n->key & ~TKEY_COMM];
+		*len = strlen(s);
+		return s;
+	}
+	s = pc_str(c->pc, (uint32_t)(n->key >> 1));
+	if (!s)
+		s = "[unknown]";
+	if (n->key & 1) {
+		snprintf(buf, buflen, "%s_[k]", s);
+		s = buf;
+	}
+	*len = strlen(s);
+	return s;
+}
+
+typedef struct tsort_ctx {
+	const tname_ctx *nc;
+	const ttree *t;
+} tsort_ctx;
+
+static int cmp_tchild(const void *x, const void *y, void *arg)
+{
+	const tsort_ctx *c = arg;
+	char ba[4096], bb[4096];
+	size_t la, lb;
+	const char *a = tname(c->nc, &c->t->n[*(const uint32_t *)x], &la, ba, sizeof(ba));
+	const char *b = tname(c->nc, &c->t->n[*(const uint32_t *)y], &lb, bb, sizeof(bb));
+	int r = memcmp(a, b, la < lb ? la : lb);
+
+	if (r)
+		return r;
+	return la < lb ? -1 : la > lb;
+}
+
+int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
+	     const st_tree_cb *cb, void *ctx)
+{
+	sqlite3 *db;
+	pcache *pc;
+	agg_map blocks = { 0 }, groups = { 0 };
+	unsigned char *set = NULL;
+	ttree t;
+	strmap comms = { 0 };
+	char **comm_text = NULL;
+	size_t nr_comm_text = 0, i;
+	uint32_t *path = NULL, *kids = NULL, *stack = NULL;
+	tname_ctx nc;
+	const char *ev;
+	sbuf b = { 0 };
+	int rc = open_profile(st, id, &db, &pc);
+
+	if (rc)
+		return rc;
+	rc = -1;
+	memset(&t, 0, sizeof(t));
+	if (tgrow(&t) < 0 || u64map_grow(&t.memo) < 0 || strmap_grow(&comms) < 0)
+		goto out;
+	/* the root, "all" */
+	t.n = calloc(1, sizeof(tnode));
+	if (!t.n)
+		goto out;
+	t.nr = t.cap = 1;
+	ev = fold_event(pc, f->event);
+	if (ev) {
+		if (!(set = event_set(pc, ev)))
+			goto out;
+		if (f->from_ns || f->to_ns) {
+			if (fold_blocks(db, pc, set, f, &blocks) < 0 ||
+			    group_rows(pc, f, blocks.rows, blocks.n, NULL, &groups) < 0)
+				goto out;
+		} else if (group_rows(pc, f, pc->agg, pc->nr_agg, set, &groups) < 0) {
+			goto out;
+		}
+	}
+	exec(db, "COMMIT");
+	conn_put(st, db);
+	db = NULL;
+	path = malloc(ST_MAX_DEPTH_FOLD * sizeof(*path));
+	if (!path)
+		goto out;
+	for (i = 0; i < groups.n; i++) {
+		const agg_row *r = &groups.rows[i];
+		const char *cs = pc_str(pc, r->comm);
+		uint64_t v = by_samples ? r->samples : r->period, h;
+		uint32_t cid, cnode, node, tn;
+		size_t depth = 0, k, j;
+		char num[64];
+		int found;
+
+		/* the first level: comm as stackcollapse-perf writes it */
+		b.len = 0;
+		for (k = 0; cs && cs[k]; k++) {
+			char c = cs[k] == ' ' ? '_' : cs[k];
+			if (sbuf_add(&b, &c, 1) < 0)
+				goto out;
+		}
+		if (f->with_tid)
+			snprintf(num, sizeof(num), "-%lu/%lu", (unsigned long)r->pid,
+				 (unsigned long)r->tid);
+		else if (f->with_pid)
+			snprintf(num, sizeof(num), "-%lu", (unsigned long)r->pid);
+		else
+			num[0] = 0;
+		if (sbuf_add(&b, num, strlen(num)) < 0)
+			goto out;
+		h = hash_str(b.p);
+		for (j = h & (comms.cap - 1); comms.strs[j]; j = (j + 1) & (comms.cap - 1))
+			if (comms.hashes[j] == h && !strcmp(comms.strs[j], b.p))
+				break;
+		if (comms.strs[j]) {
+			cid = comms.ids[j];
+		} else {
+			char **p;
+			if (2 * (comms.n + 1) > comms.cap) {
+				if (strmap_grow(&comms) < 0)
+					goto out;
+				for (j = h & (comms.cap - 1); comms.strs[j]; j = (j + 1) & (comms.cap - 1))
+					;
+			}
+			p = realloc(comm_text, (nr_comm_text + 1) * sizeof(*p));
+			if (!p || !(comms.strs[j] = strdup(b.p)))
+				goto out;
+			comm_text = p;
+			comms.hashes[j] = h;
+			cid = comms.ids[j] = (uint32_t)nr_comm_text;
+			comm_text[nr_comm_text++] = comms.strs[j];
+			comms.n++;
+		}
+		cnode = tchild(&t, 0, TKEY_COMM | cid);
+		if (!cnode)
+			goto out;
+		/* up the stack tree to a node already placed, then down again */
+		node = r->stack;
+		tn = cnode;
+		while (node && node < pc->nr_stacks && depth < ST_MAX_DEPTH_FOLD) {
+			size_t slot;
+			if (2 * (t.memo.n + 1) > t.memo.cap && u64map_grow(&t.memo) < 0)
+				goto out;
+			slot = u64map_slot(&t.memo, (uint64_t)cnode << 32 | node, &found);
+			if (found) {
+				tn = t.memo.vals[slot];
+				break;
+			}
+			path[depth++] = node;
+			if (pc->stack_parent[node] >= node)
+				break;
+			node = pc->stack_parent[node];
+		}
+		while (depth--) {
+			uint32_t sn = path[depth], fr = pc->stack_frame[sn];
+			uint64_t key;
+			size_t slot;
+			uint32_t nm = fr < pc->nr_frames ? pc->frame_name[fr] : 0;
+			key = (uint64_t)nm << 1 | (uint64_t)(f->kernel && fr < pc->nr_frames &&
+							    pc->frame_kernel[fr]);
+			tn = tchild(&t, tn, key);
+			if (!tn)
+				goto out;
+			if (2 * (t.memo.n + 1) > t.memo.cap && u64map_grow(&t.memo) < 0)
+				goto out;
+			slot = u64map_slot(&t.memo, (uint64_t)cnode << 32 | sn, &found);
+			t.memo.keys[slot] = (uint64_t)cnode << 32 | sn;
+			t.memo.vals[slot] = tn;
+			t.memo.n++;
+		}
+		t.n[tn].value += v;
+	}
+	/* subtree sums: children always come after their parent */
+	for (i = t.nr; i-- > 1;)
+		t.n[t.n[i].parent].value += t.n[i].value;
+	/* children by name, then out depth first */
+	nc.pc = pc;
+	nc.comms = &comms;
+	nc.comm_text = comm_text;
+	kids = malloc(t.nr * sizeof(*kids) + 1);
+	stack = malloc((ST_MAX_DEPTH_FOLD + 2) * sizeof(*stack));
+	if (!kids || !stack)
+		goto out;
+	{
+		tsort_ctx sc = { &nc, &t };
+		for (i = 0; i < t.nr; i++) {
+			size_t k = 0, j;
+			uint32_t c;
+			for (c = t.n[i].first_child; c; c = t.n[c].next)
+				kids[k++] = c;
+			if (k < 2)
+				continue;
+			qsort_r(kids, k, sizeof(*kids), cmp_tchild, &sc);
+			t.n[i].first_child = kids[0];
+			for (j = 0; j + 1 < k; j++)
+				t.n[kids[j]].next = kids[j + 1];
+			t.n[kids[k - 1]].next = 0;
+		}
+	}
+	{
+		size_t sp = 0;
+		uint32_t node = 0;
+		char buf[4096];
+		rc = 0;
+		for (;;) {
+			size_t len;
+			const char *name = node ? tname(&nc, &t.n[node], &len, buf, sizeof(buf)) : "all";
+			if (!node)
+				len = 3;
+			if ((rc = cb->enter(ctx, name, len, t.n[node].value)) != 0)
+				break;
+			if (t.n[node].first_child && sp < ST_MAX_DEPTH_FOLD + 1) {
+				stack[sp++] = node;
+				node = t.n[node].first_child;
+				continue;
+			}
+			for (;;) {
+				if ((rc = cb->leave(ctx)) != 0)
+					goto emitted;
+				if (!sp)
+					goto emitted;
+				if (t.n[node].next) {
+					node = t.n[node].next;
+					break;
+				}
+				node = stack[--sp];
+			}
+		}
+emitted:
+		if (rc > 0)
+			rc = 0;
+	}
+out:
+	free(set);
+	agg_free(&blocks);
+	agg_free(&groups);
+	free(t.n);
+	free(t.slots);
+	free(t.memo.keys);
+	free(t.memo.vals);
+	strmap_free(&comms);
+	free(comm_text);
+	free(path);
+	free(kids);
+	free(stack);
+	free(b.p);
+	close_profile(st, db, pc);
+	return rc;
+}
+
 /* /top from the stack tree: per (name string, "_[k]" mark) the self and
  * total counts, with no folded text built. */
 json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,

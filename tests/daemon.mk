@@ -10,7 +10,8 @@ DAEMON_TESTS = \
 	tests/daemon-client.py \
 	tests/daemon-query.py \
 	tests/daemon-access.py \
-	tests/daemon-migrate.py
+	tests/daemon-migrate.py \
+	tests/daemon-flame.py
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS)
 
