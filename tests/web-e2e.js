@@ -160,7 +160,6 @@ function checkFrames(fr, apiTree, what, opts) {
     if (p === '' || (o.focus && !p.startsWith(prefix))) continue;
     const w = (v[field] / fv) * width;
     if (w < 1) continue;
-    /* every ancestor must be wide enough too, or the layout stops above */
     wide++;
     ok(drawnPaths.has(p), what + ': node ' + p + ' (' + w.toFixed(1) + ' px) drawn');
   }
@@ -251,6 +250,7 @@ async function main() {
         .observe(st, { childList: true, subtree: true, characterData: true });
     });
     /* queue work ahead of the page's upload (one worker) */
+    log('queue work ahead of the page\'s upload (one worker');
     const busy = [];
     for (const f of ['perfdataconverter-with-callchain.perf.data', 'autofdo-test.lbr', 'simpleperf-generated_by_linux_perf.data']) {
       if (fs.existsSync(path.join(corpus, f))) busy.push(await post(path.join(corpus, f), '?name=' + f));
@@ -277,6 +277,7 @@ async function main() {
     for (const id of busy) await waitReady(id);
 
     /* ---- drag and drop: a corrupt file ---- */
+    log('drag and drop: a corrupt file');
     await page.goto(base + '/#/');
     await page.waitForSelector('#profiles tbody tr[data-id]');
     const dt = await page.evaluateHandle(() => {
@@ -297,6 +298,7 @@ async function main() {
     checks++;
 
     /* ---- the list ---- */
+    log('the list');
     await page.goto(base + '/#/');
     const list = await api('profiles?limit=50');
     await page.waitForFunction((n) => document.querySelectorAll('#profiles tbody tr[data-id]').length === n, list.profiles.length);
@@ -314,10 +316,12 @@ async function main() {
     }
     await shot(page, 'list');
     /* delete the corrupt one */
+    log('delete the corrupt one');
     await page.click('#profiles tr[data-id="' + junkId + '"] button[aria-label^="delete"]');
     await page.waitForFunction((id) => !document.querySelector('#profiles tr[data-id="' + id + '"]'), junkId);
     ok((await fetch(base + '/api/v1/profiles/' + junkId)).status === 404, 'deleted profile gone from the API');
     /* the list's search filter, and its URL */
+    log('the list\'s search filter, and its URL');
     await page.fill('#list-filter input[name=q]', 'hot-');
     await page.click('#list-filter button[type=submit]');
     await page.waitForFunction(() => document.querySelectorAll('#profiles tbody tr[data-id]').length === 2);
@@ -327,6 +331,7 @@ async function main() {
     ok(listRows === [bId, aId].join(), 'filtered list: the two recordings');
 
     /* ---- a profile: frames = the API's tree ---- */
+    log('a profile: frames = the API\'s tree');
     const restore = []; /* [hash, which, frames] to open fresh at the end */
     await page.goto(base + '/#/profile/' + aId);
     await drawn(page, '#fg');
@@ -336,6 +341,7 @@ async function main() {
     ok(fr.find((f) => f.path === '').w > 1000, 'root frame spans the canvas');
     ok((await page.textContent('#p-header')).includes(aMeta.header.hostname), 'header shows the host');
     /* kinds and colours: kernel frames as the API's kernel=1 marks say */
+    log('kinds and colours: kernel frames as the API\'s ker');
     const kset = kernelPaths(await api('profiles/' + aId + '/flamegraph?weight=samples&kernel=1'));
     const hue = (c) => { const m = /^hsl\((-?\d+),(\d+)%/.exec(c); return m ? [+m[1], +m[2]] : null; };
     let nk = 0, nu = 0;
@@ -358,6 +364,7 @@ async function main() {
     await shot(page, 'profile');
 
     /* the top table = /top */
+    log('the top table = /top');
     const topApi = (await api('profiles/' + aId + '/top?weight=samples&limit=500')).functions;
     const topRows = await page.$$eval('#top tbody tr', (trs) => trs.slice(0, 5).map((tr) => Array.from(tr.cells).map((c) => c.textContent)));
     for (let i = 0; i < Math.min(5, topApi.length); i++) {
@@ -366,6 +373,7 @@ async function main() {
     }
 
     /* hover: name, kind, samples, self, share of all and of the parent */
+    log('hover: name, kind, samples, self, share of all and');
     const vals = pathValues(whole);
     const hot = fr.filter((f) => f.depth >= 3 && f.w > 60).sort((a, b) => b.w - a.w)[0];
     ok(hot, 'a wide frame at depth >= 3');
@@ -383,6 +391,7 @@ async function main() {
     ok(near(+m3[1], pctAll, 0.051) && near(+m3[2], pctPar, 0.051), 'tooltip shares ' + m3[1] + '/' + m3[2] + ' = ' + pctAll.toFixed(2) + '/' + pctPar.toFixed(2));
 
     /* click zooms: the frame fills the width, breadcrumbs name the path */
+    log('click zooms: the frame fills the width, breadcrumb');
     await page.mouse.click(pt.x, pt.y);
     await page.waitForFunction((p) => new URLSearchParams(location.hash.split('?')[1]).get('zoom') === p, hot.path);
     await drawn(page, '#fg');
@@ -396,6 +405,7 @@ async function main() {
     restore.push([await page.evaluate(() => location.hash), 'profile', fr]);
     await shot(page, 'profile-zoom');
     /* a breadcrumb zooms out one level; reset goes back to the whole */
+    log('a breadcrumb zooms out one level; reset goes back ');
     await page.click('#crumbs a:last-of-type');
     await page.waitForFunction((p) => new URLSearchParams(location.hash.split('?')[1]).get('zoom') === p, parentPath);
     await page.click('#fg-reset');
@@ -405,6 +415,7 @@ async function main() {
     ok(fr.every((f) => !f.dim) && near(fr.find((f) => f.path === hot.path).w, hot.w, 0.01), 'reset: whole graph again');
 
     /* keyboard: arrows select (tooltip follows), Enter zooms, Escape resets, / searches */
+    log('keyboard: arrows select (tooltip follows), Enter z');
     await page.focus('#fg');
     await page.keyboard.press('ArrowUp');
     await page.keyboard.press('ArrowUp');
@@ -424,6 +435,7 @@ async function main() {
     ok(await page.evaluate(() => document.activeElement.id === 'fg-search'), '/ focuses the search box');
 
     /* search: matching frames magenta, share = the API tree's */
+    log('search: matching frames magenta, share = the API t');
     const term = '_HOT'; /* case-insensitive substring: alpha_hot */
     await page.keyboard.type(term);
     await page.waitForFunction((t) => new URLSearchParams(location.hash.split('?')[1]).get('q') === t, term);
@@ -434,6 +446,7 @@ async function main() {
       ok(f.match === want && (f.color === HIGHLIGHT) === want, 'search marks ' + f.path + ': ' + f.match);
     }
     /* the share: each sample once, the outermost matches */
+    log('the share: each sample once, the outermost matches');
     let matched = 0;
     for (const [p, v] of vals) {
       if (!p) continue;
@@ -452,6 +465,7 @@ async function main() {
     await page.waitForFunction(() => !new URLSearchParams(location.hash.split('?')[1]).get('q'));
 
     /* a top-table row highlights its function */
+    log('a top-table row highlights its function');
     const topName = topApi[0].name;
     await page.click('#top tbody tr:first-child');
     await page.waitForFunction(() => /^\/\^/.test(new URLSearchParams(location.hash.split('?')[1]).get('q') || ''));
@@ -462,6 +476,7 @@ async function main() {
     await page.waitForFunction(() => !new URLSearchParams(location.hash.split('?')[1]).get('q'));
 
     /* icicle: the root on top; flame: at the bottom */
+    log('icicle: the root on top; flame: at the bottom');
     await drawn(page, '#fg');
     fr = await frames(page);
     const maxY = Math.max(...fr.map((f) => f.y));
@@ -476,6 +491,7 @@ async function main() {
     await page.selectOption('#fg-filter select[name=layout]', 'flame');
 
     /* weight by period */
+    log('weight by period');
     await page.selectOption('#fg-filter select[name=weight]', 'period');
     await page.waitForFunction(() => /weight=period/.test(location.hash));
     await drawn(page, '#fg');
@@ -488,6 +504,7 @@ async function main() {
     await page.waitForFunction(() => /weight=samples/.test(location.hash));
 
     /* event filter: the second event */
+    log('event filter: the second event');
     const evs = aMeta.events.filter((e) => aMeta.samples_per_event[e.name] > 0).map((e) => e.name);
     ok(evs.length === 2, 'two events with samples: ' + evs);
     const evOpts = await page.$$eval('#fg-filter select[name=event] option', (os) => os.map((o) => o.value));
@@ -500,6 +517,7 @@ async function main() {
     ok(evTree.value === aMeta.samples_per_event[evs[1]], 'second event tree holds its samples');
 
     /* comm filter through the form */
+    log('comm filter through the form');
     await page.goto(base + '/#/profile/' + aId);
     await drawn(page, '#fg');
     await page.fill('#fg-filter input[name=comm]', 'hotspot');
@@ -507,10 +525,14 @@ async function main() {
     await page.waitForFunction(() => /comm=hotspot/.test(location.hash));
     await drawn(page, '#fg');
     fr = await frames(page);
+    const cq = await hashParams(page);
+    ok(cq.comm === 'hotspot' && (!cq.event || cq.event === evs[0]) && cq.weight === 'samples' && !cq.pid && !cq.tid,
+      'the form asks for comm=hotspot and nothing else: ' + JSON.stringify(cq));
     checkFrames(fr, await api('profiles/' + aId + '/flamegraph?weight=samples&comm=hotspot'), 'comm filter');
     ok(fr.filter((f) => f.depth === 1).every((f) => f.name === 'hotspot'), 'comm filter: only hotspot');
 
     /* a thread row filters by pid and tid */
+    log('a thread row filters by pid and tid');
     await page.goto(base + '/#/profile/' + aId);
     await drawn(page, '#fg');
     const threads = (await api('profiles/' + aId + '/threads')).threads;
@@ -528,6 +550,7 @@ async function main() {
     restore.push([await page.evaluate(() => location.hash), 'profile', fr]);
 
     /* ---- the heat map: drag over the first 0.3 s ---- */
+    log('the heat map: drag over the first 0.3 s');
     await page.goto(base + '/#/profile/' + aId);
     await drawn(page, '#fg');
     await drawn(page, '#heat');
@@ -561,6 +584,7 @@ async function main() {
     await page.waitForFunction(() => !/from_ns=/.test(location.hash));
 
     /* ---- compare: pick B and T in the list ---- */
+    log('compare: pick B and T in the list');
     await page.goto(base + '/#/');
     await page.waitForSelector('#profiles tr[data-id="' + bId + '"]');
     await page.check('#profiles tr[data-id="' + aId + '"] input[name=cmp-base]');
@@ -580,12 +604,14 @@ async function main() {
     const alphaRow = reg.find((r) => r[0] === 'alpha_hot');
     ok(!alphaRow || parseFloat(alphaRow[3]) < 0, 'alpha_hot shrank');
     /* its share in the target, from /diff */
+    log('its share in the target, from /diff');
     let betaSelf = 0;
     (function walk(n) { for (const k of n.children || []) { if (k.name === 'beta_hot') betaSelf += k.target - (k.children || []).reduce((s, c) => s + c.target, 0); walk(k); } })(diffTree);
     ok(near(parseFloat(reg[0][2]), (100 * betaSelf) / diffTree.target, 0.051), 'beta_hot target self % = /diff: ' + reg[0][2]);
     restore.push([await page.evaluate(() => location.hash), 'compare', fr]);
     await shot(page, 'compare');
     /* a regression row searches its function; zoom in the diff */
+    log('a regression row searches its function; zoom in th');
     await page.click('#cmp-regressions tbody tr:first-child');
     await page.waitForFunction(() => /q=/.test(location.hash));
     await drawn(page, '#cmp-fg');
@@ -604,10 +630,13 @@ async function main() {
     ok(pageErrors.length === 0, 'no script errors in the page: ' + pageErrors.join('; '));
 
     /* ---- every URL, opened fresh, draws the same view ---- */
+    log('every URL, opened fresh, draws the same view');
     const sig = (list) => JSON.stringify(list.map((f) => [f.path, f.value, f.base, f.target, f.x.toFixed(2), f.w.toFixed(2), f.y, f.dim, f.match, f.label, f.color]));
+    /* a new page (a new document, nothing of the old one's state) in
+     * a context of its own, apart from the one that made the URLs */
+    const fresh = await browser.newContext({ viewport: VIEWPORT });
     const freshPage = async () => {
-      const c = await browser.newContext({ viewport: VIEWPORT });
-      const pg = await c.newPage();
+      const pg = await fresh.newPage();
       pg.on('pageerror', (e) => pageErrors.push(String(e)));
       return pg;
     };
@@ -618,8 +647,7 @@ async function main() {
       (await p2page.inputValue('#list-filter input[name=q]')) === 'hot-', 'list URL restores the filtered list');
     await shot(p2page, 'restored-list');
     for (const [hash, which, want] of restore) {
-      await p2page.context().close();
-      p2page = await freshPage();
+      p2page = await freshPage(); /* the old one closes with the context */
       await p2page.goto(base + '/' + hash);
       await drawn(p2page, canvasOf(which));
       const got = await frames(p2page, which);
@@ -636,10 +664,10 @@ async function main() {
       } else {
         ok((await p2page.inputValue('#cmp-form select[name=base]')) === aId && (await p2page.inputValue('#cmp-form select[name=target]')) === bId, 'compare choices restored');
       }
-      await shot(p2page, 'restored-' + which);
+      if (which === 'compare') await shot(p2page, 'restored-compare');
     }
     ok(pageErrors.length === 0, 'no script errors in the fresh pages: ' + pageErrors.join('; '));
-    await p2page.context().close();
+    await fresh.close();
     await ctx.close();
     log('ok: ' + checks + ' checks in chromium ' + browser.version() + '; ' + shotNo + ' screenshots in ' + shots);
   } finally {
