@@ -170,6 +170,8 @@ function checkFrames(fr, apiTree, what, opts) {
   return wide;
 }
 
+let proc = null, browser = null; /* killed on every way out */
+
 async function main() {
   fs.rmSync(tmp, { recursive: true, force: true });
   fs.mkdirSync(tmp, { recursive: true });
@@ -190,10 +192,9 @@ async function main() {
   base = 'http://127.0.0.1:' + port;
   const dlog = fs.openSync(path.join(tmp, 'perfhubd.log'), 'w');
   /* one worker, as on a busy server: uploads are parsed one at a time */
-  const proc = spawn(daemon, ['--listen', '127.0.0.1:' + port, '--db', path.join(tmp, 'perfhub.db'),
+  proc = spawn(daemon, ['--listen', '127.0.0.1:' + port, '--db', path.join(tmp, 'perfhub.db'),
     '--spool', path.join(tmp, 'spool'), '--web-root', path.join(top, 'web'), '--workers', '1'],
   { stdio: ['ignore', dlog, dlog] });
-  let browser = null;
   try {
     const end = Date.now() + 15000;
     for (;;) {
@@ -223,11 +224,21 @@ async function main() {
     ok(aMeta.status === 'ready', 'alpha.data parsed: ' + (aMeta.error || ''));
     ok((await waitReady(bId)).status === 'ready', 'beta.data parsed');
 
-    browser = await chromium.launch({
-      executablePath: browserPath, headless: true,
-      args: typeof process.getuid === 'function' && process.getuid() === 0 ? ['--no-sandbox'] : [],
-    });
-    log('chromium ' + browser.version());
+    /* a launch has been seen to stall for minutes on a loaded machine:
+     * give it 40 s, then one more try */
+    const launchT = Date.now();
+    for (let attempt = 1; !browser; attempt++) {
+      try {
+        browser = await chromium.launch({
+          executablePath: browserPath, headless: true, timeout: 40000,
+          args: typeof process.getuid === 'function' && process.getuid() === 0 ? ['--no-sandbox'] : [],
+        });
+      } catch (e) {
+        if (attempt >= 2) throw e;
+        log('chromium did not start (' + String(e.message).split('\n')[0] + '); again');
+      }
+    }
+    log('chromium ' + browser.version() + ' started in ' + ((Date.now() - launchT) / 1000).toFixed(1) + ' s');
     const ctx = await browser.newContext({ viewport: VIEWPORT });
     const page = await ctx.newPage();
     const pageErrors = [];
@@ -638,32 +649,34 @@ async function main() {
       pg.on('pageerror', (e) => pageErrors.push(String(e)));
       return pg;
     };
-    let p2page = await freshPage();
+    const p2page = await freshPage();
     await p2page.goto(base + '/' + listUrl);
     await p2page.waitForFunction((n) => document.querySelectorAll('#profiles tbody tr[data-id]').length === n, 2);
     ok((await p2page.$$eval('#profiles tbody tr[data-id]', (trs) => trs.map((tr) => tr.dataset.id).join())) === listRows &&
       (await p2page.inputValue('#list-filter input[name=q]')) === 'hot-', 'list URL restores the filtered list');
     await shot(p2page, 'restored-list');
-    for (const [hash, which, want] of restore) {
-      p2page = await freshPage(); /* the old one closes with the context */
-      await p2page.goto(base + '/' + hash);
-      await drawn(p2page, canvasOf(which));
-      const got = await frames(p2page, which);
+    /* all at once: each on its own page */
+    await Promise.all(restore.map(async ([hash, which, want]) => {
+      const pg = await freshPage();
+      await pg.goto(base + '/' + hash);
+      await drawn(pg, canvasOf(which));
+      const got = await frames(pg, which);
       ok(sig(got) === sig(want), 'URL ' + hash + ' restores the same ' + which + ' view (' + got.length + ' frames)');
       const q = new URLSearchParams(hash.split('?')[1] || '');
       if (which === 'profile') {
-        ok((await p2page.inputValue('#fg-search')) === (q.get('q') || ''), 'search box restored');
-        ok((await p2page.inputValue('#fg-filter select[name=layout]')) === (q.get('layout') || 'flame'), 'layout restored');
-        if (q.get('zoom')) ok((await p2page.$$eval('#crumbs a, #crumbs strong', (es) => es.map((e) => e.textContent).join(';'))) === 'all;' + q.get('zoom'), 'breadcrumbs restored');
+        ok((await pg.inputValue('#fg-search')) === (q.get('q') || ''), 'search box restored');
+        ok((await pg.inputValue('#fg-filter select[name=layout]')) === (q.get('layout') || 'flame'), 'layout restored');
+        if (q.get('zoom')) ok((await pg.$$eval('#crumbs a, #crumbs strong', (es) => es.map((e) => e.textContent).join(';'))) === 'all;' + q.get('zoom'), 'breadcrumbs restored');
         if (q.get('from_ns')) {
-          const h2 = await p2page.evaluate(() => window.PerfhubPage.heat());
+          const h2 = await pg.evaluate(() => window.PerfhubPage.heat());
           ok(h2.selected[0] === a && h2.selected[1] === b, 'heat-map selection restored: ' + h2.selected);
         }
       } else {
-        ok((await p2page.inputValue('#cmp-form select[name=base]')) === aId && (await p2page.inputValue('#cmp-form select[name=target]')) === bId, 'compare choices restored');
+        ok((await pg.inputValue('#cmp-form select[name=base]')) === aId && (await pg.inputValue('#cmp-form select[name=target]')) === bId, 'compare choices restored');
+        await shot(pg, 'restored-compare' + (q.get('zoom') ? '-zoom' : ''));
       }
-      if (which === 'compare') await shot(p2page, 'restored-compare' + (q.get('zoom') ? '-zoom' : ''));
-    }
+      await pg.close();
+    }));
     ok(pageErrors.length === 0, 'no script errors in the fresh pages: ' + pageErrors.join('; '));
     await fresh.close();
     await ctx.close();
@@ -674,7 +687,13 @@ async function main() {
   }
 }
 
-const watchdog = setTimeout(() => { console.error('FAIL: timed out after 150 s'); process.exit(1); }, 150000);
+/* playwright kills the browser it launched when node exits; the daemon
+ * is ours to kill */
+const watchdog = setTimeout(() => {
+  console.error('FAIL: timed out after 150 s');
+  if (proc) proc.kill('SIGKILL');
+  process.exit(1);
+}, 150000);
 main().then(() => { clearTimeout(watchdog); }, (e) => {
   console.error(e && e.message ? e.message : e);
   if (e && e.stack) console.error(e.stack.split('\n').slice(1, 4).join('\n'));
