@@ -42,7 +42,7 @@ struct pd_symbolizer {
 	pd_dso_cache *cache;
 	int own_cache;
 	pd_dso_paths paths;
-	char *symfs, *buildid_dir, *debug_dir, *jit_dir;
+	char *symfs, *buildid_dir, *debug_dir, *debuginfo_dir, *jit_dir;
 	unsigned max_stack;
 	pd_threads *threads;
 	pd_maps *kmaps;
@@ -225,10 +225,12 @@ pd_symbolizer *pd_symbolizer_new(pd_file *f, pd_symcache *cache,
 	s->symfs = dup_or_null(opt->symfs);
 	s->buildid_dir = dup_or_null(opt->buildid_dir);
 	s->debug_dir = dup_or_null(opt->debug_dir);
+	s->debuginfo_dir = dup_or_null(opt->debuginfo_dir);
 	s->jit_dir = strdup(opt->jit_dir ? opt->jit_dir : "/tmp");
 	s->paths.symfs = s->symfs;
 	s->paths.buildid_dir = s->buildid_dir;
 	s->paths.debug_dir = s->debug_dir;
+	s->paths.debuginfo_dir = s->debuginfo_dir;
 	s->max_stack = opt->max_stack ? opt->max_stack : SYM_DEFAULT_MAX_STACK;
 	s->no_unwind = opt->no_unwind;
 	if (!s->cache)
@@ -275,6 +277,7 @@ void pd_symbolizer_free(pd_symbolizer *s)
 	free(s->symfs);
 	free(s->buildid_dir);
 	free(s->debug_dir);
+	free(s->debuginfo_dir);
 	free(s->jit_dir);
 	if (s->own_cache)
 		pd_dso_cache_free(s->cache);

@@ -47,6 +47,8 @@ typedef struct pd_sym_options {
 	int no_kernel_symbols;	 /* never read the running kernel's symbols */
 	unsigned max_stack;	 /* frames per stack; 0 = 127 as perf script */
 	int no_unwind;		 /* use the callchain even for dwarf samples */
+	const char *debuginfo_dir; /* files by build-id, looked at first:
+				      DIR/.build-id/xx/rest/{elf,debug} */
 } pd_sym_options;
 
 /* `f` gives the header facts (build-ids, os_release, arch); it must stay

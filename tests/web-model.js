@@ -134,6 +134,14 @@ eq(kind(['make', 'main', '[libc.so.6]']), 'unresolved', 'dso-only kind');
 eq(kind(['make', 'main']), 'user', 'user kind');
 eq(F.frameKind({ name: 'foo_[j]', depth: 3, parent: {} }), 'jit', 'jit kind');
 ok(F.frameColor(parse) === F.frameColor(F.findPath(t, ['cc1', 'main', 'parse'])), 'same name, same colour');
+/* kernel=1 trees: the "_[k]" mark becomes the kind, the name stays plain */
+const km = F.buildTree({ name: 'all', value: 3, children: [{ name: 'cc1', value: 3, children: [
+  { name: 'main', value: 3, children: [{ name: 'do_syscall_64_[k]', value: 2, children: [] }] }] }] }, { kernelMarks: true });
+const kn = F.findPath(km, ['cc1', 'main', 'do_syscall_64']);
+eq([kn.name, F.frameKind(kn), F.frameKind(F.findPath(km, ['cc1', 'main']))], ['do_syscall_64', 'kernel', 'user'], 'kernel marks to kinds');
+const hue = (c) => +/^hsl\((\d+)/.exec(c)[1];
+ok(hue(F.frameColor(kn)) >= 175 && hue(F.frameColor(kn)) <= 200, 'kernel frames aqua: ' + F.frameColor(kn));
+ok(hue(F.frameColor(parse)) <= 50, 'user frames red to yellow: ' + F.frameColor(parse));
 
 /* ---- diff ---- */
 const d = F.buildTree({

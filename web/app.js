@@ -205,7 +205,8 @@
       const cv = this.canvas;
       const ctx = cv.getContext('2d');
       const width = cv.parentElement.clientWidth || 800;
-      if (!this.tree) { cv.height = 0; return; }
+      this.drawn = [];
+      if (!this.tree) { cv.height = 0; delete cv.dataset.hash; return; }
       this.rows = F.layout(this.tree, this.focus, width, 0.3);
       const nrows = Math.max(1, this.rows.length);
       const height = nrows * ROW_H + 4;
@@ -232,6 +233,7 @@
           ctx.globalAlpha = r.dim ? 0.55 : 1;
           ctx.fillStyle = color;
           ctx.fillRect(r.x, y, Math.max(r.w - 0.5, 0.3), ROW_H - 1);
+          let label = '';
           if (r.w > 24) {
             const max = Math.floor((r.w - 6) / charW);
             const name = n.parent ? n.name : 'all';
@@ -239,8 +241,10 @@
             if (max >= 2) {
               ctx.fillStyle = '#111';
               ctx.fillText(text, r.x + 3, y + ROW_H / 2);
+              label = text;
             }
           }
+          this.drawn.push({ r: r, y: y, color: color, label: label });
         }
       }
       ctx.globalAlpha = 1;
@@ -252,6 +256,23 @@
           ctx.strokeRect(r.x + 1, this.yOf(this.sel.depth) + 1, Math.max(r.w - 2, 1), ROW_H - 3);
         }
       }
+      /* which URL state this drawing shows (see frames() and docs/web.md) */
+      cv.dataset.hash = location.hash;
+    }
+
+    /* What the last draw() put on the canvas, one object per rectangle
+     * (CSS pixels from the canvas's top left): the page's test hook,
+     * window.PerfhubPage.frames(). */
+    frames() {
+      return (this.drawn || []).map((d) => {
+        const n = d.r.node;
+        return {
+          name: n.parent ? n.name : 'all', path: F.pathOf(n).join(';'), depth: n.depth,
+          value: n.value, self: n.self, base: n.base, target: n.target, kind: F.frameKind(n),
+          x: d.r.x, y: d.y, w: d.r.w, h: ROW_H - 1, color: d.color, label: d.label,
+          dim: !!d.r.dim, match: this.match.nodes.has(n), selected: this.sel === n,
+        };
+      });
     }
 
     yOf(depth) {
@@ -569,6 +590,9 @@
 
     show(id, params, prev) {
       const f = $('#fg-filter').elements;
+      /* every field as the URL says, or a submit would bring back a
+       * filter the URL dropped (back button, edited link) */
+      if (f.event.options.length) f.event.value = params.event || f.event.options[0].value;
       f.comm.value = params.comm || '';
       f.pid.value = params.pid || '';
       f.tid.value = params.tid || '';
@@ -712,7 +736,9 @@
         const seq = ++this.loadSeq;
         this.loadingKey = key;
         const tlKey = id + '|' + (dp.event || '') + '|' + this.bucketMs();
-        const jobs = [api(base + '/flamegraph' + qs(dp))];
+        /* kernel=1: kernel frames come marked "_[k]", which buildTree
+         * turns into their kind (colour) */
+        const jobs = [api(base + '/flamegraph' + qs(Object.assign({ kernel: 1 }, dp)))];
         jobs.push(tlKey !== this.tlKey ? api(base + '/timeline' + qs({ event: dp.event, bucket_ms: this.bucketMs() })).catch((e) => e) : null);
         const filtered = dp.comm || dp.pid || dp.tid || dp.from_ns || dp.to_ns;
         jobs.push(filtered ? null : api(base + '/top' + qs({ event: dp.event, weight: dp.weight, limit: 500 })).catch((e) => e));
@@ -728,7 +754,7 @@
         if (seq !== this.loadSeq || id !== this.id) return;
         this.loadingKey = null;
         this.dataKey = key;
-        this.tree = F.buildTree(res[0]);
+        this.tree = F.buildTree(res[0], { kernelMarks: true });
         this.fg.setTree(this.tree, dp.weight);
         if (res[1] && !(res[1] instanceof Error)) {
           this.tlKey = tlKey;
@@ -803,7 +829,12 @@
       const info = $('#tl-info');
       const p = current.params;
       $('#tl-clear').hidden = !(p.from_ns || p.to_ns);
-      if (!tl || !tl.counts.length) { cv.width = 0; cv.height = 0; if (tl) info.textContent = 'no samples'; return; }
+      this.heatGeom = null;
+      if (!tl || !tl.counts.length) {
+        cv.width = 0; cv.height = 0; delete cv.dataset.hash;
+        if (tl) info.textContent = 'no samples';
+        return;
+      }
       const g = F.heatGrid(tl);
       this.grid = g;
       const avail = cv.parentElement.clientWidth || 800;
@@ -839,6 +870,9 @@
         txt += '; selected ' + ((+p.from_ns - tl.startNs) / 1e9).toFixed(3) + '\u2013' + ((+p.to_ns - tl.startNs) / 1e9).toFixed(3) + ' s';
       }
       info.textContent = txt;
+      this.heatGeom = { cols: g.cols, rows: g.rows, cellW: this.cellW, cellH: this.cellH, max: g.max,
+        startNs: tl.startNs, bucketNs: tl.bucketNs, counts: tl.counts.slice(), selected: [lo, hi] };
+      cv.dataset.hash = location.hash;
     },
 
     /* ---- top table ---- */
@@ -947,13 +981,13 @@
       if (key !== this.key) {
         let j;
         try {
-          j = await api('diff' + qs(dp));
+          j = await api('diff' + qs(Object.assign({ kernel: 1 }, dp)));
         } catch (e) {
           showMessage('Could not compare: ' + e.message);
           return;
         }
         this.key = key;
-        this.tree = F.buildTree(j, { diff: true });
+        this.tree = F.buildTree(j, { diff: true, kernelMarks: true });
         this.fg.setTree(this.tree, dp.weight);
         this.renderRegressions();
       }
@@ -993,6 +1027,14 @@
   }
 
   /* ---- start ---------------------------------------------------------------------- */
+
+  /* The test hook (docs/web.md): what the canvases show, for browser
+   * tests and for anyone checking the page from the console. Each canvas
+   * carries data-hash, the URL state its last drawing shows. */
+  window.PerfhubPage = {
+    frames: (which) => (which === 'compare' ? compareView.fg : profileView.fg).frames(),
+    heat: () => profileView.heatGeom || null,
+  };
 
   function init() {
     const tok = $('#token');

@@ -14,6 +14,7 @@
    * is iterative: deep stacks must not overflow the JS stack. */
   function buildTree(json, opts) {
     const diff = !!(opts && opts.diff);
+    const kmarks = !!(opts && opts.kernelMarks);
     const num = (v) => (typeof v === 'number' && isFinite(v) && v > 0 ? v : 0);
     const make = (j, parent) => {
       const n = {
@@ -23,6 +24,14 @@
         kind: typeof j.kind === 'string' ? j.kind : null,
         children: [], parent: parent, depth: parent ? parent.depth + 1 : 0,
       };
+      /* kernelMarks: the tree was asked for with kernel=1, so kernel
+       * frames end in "_[k]" (as `perfhub collapse --kernel` prints
+       * them); the mark becomes the kind and the name stays the plain
+       * one, the same as in /top, /collapsed and the URL. */
+      if (kmarks && n.depth >= 2 && !n.kind && n.name.length > 4 && n.name.endsWith('_[k]')) {
+        n.name = n.name.slice(0, -4);
+        n.kind = 'kernel';
+      }
       if (diff) {
         n.base = num(j.base);
         n.target = num(j.target);
@@ -215,7 +224,8 @@
   }
 
   const palette = {
-    root: [0, 0, 80], comm: [210, 30, 72], kernel: [28, 85, 58],
+    /* kernel aqua, well apart from the red-yellow of user code */
+    root: [0, 0, 80], comm: [210, 30, 72], kernel: [188, 55, 60],
     jit: [120, 45, 55], unresolved: [0, 0, 68], user: [8, 70, 60],
   };
 

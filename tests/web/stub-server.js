@@ -88,6 +88,10 @@ function filterSamples(p, q) {
 
 function weightOf(s, q) { return q.get('weight') === 'samples' ? 1 : s.period; }
 
+/* Kernel frames are stored with perfhubd's "_[k]" mark; as perfhubd does,
+ * answers keep it only when asked with kernel=1 (never in /top). */
+function frameName(f, q) { return q && q.get('kernel') ? f : f.replace(/_\[k\]$/, ''); }
+
 /* {name, value, children}: first level the comm, then frames outermost first. */
 function tree(samples, q, key) {
   const top = { name: 'all', value: 0, children: [] };
@@ -95,7 +99,7 @@ function tree(samples, q, key) {
     const w = weightOf(s, q);
     let n = top;
     n[key] = (n[key] || 0) + w;
-    for (const f of [s.comm].concat(s.stack)) {
+    for (const f of [s.comm].concat(s.stack.map((x) => frameName(x, q)))) {
       let k = n.children.find((c) => c.name === f);
       if (!k) { k = { name: f, children: [] }; n.children.unshift(k); }
       k[key] = (k[key] || 0) + w;
@@ -120,7 +124,7 @@ function top(samples, q) {
   for (const s of samples) {
     const w = weightOf(s, q);
     const seen = new Set();
-    s.stack.forEach((f, i) => {
+    s.stack.map((x) => frameName(x, null)).forEach((f, i) => {
       const e = acc.get(f) || { name: f, self: 0, total: 0 };
       if (i === s.stack.length - 1) e.self += w;
       if (!seen.has(f)) { e.total += w; seen.add(f); }
@@ -214,7 +218,7 @@ function handler(state, webRoot) {
           res.writeHead(200, { 'Content-Type': 'text/plain' });
           const lines = new Map();
           for (const s of ss) {
-            const k = [s.comm].concat(s.stack).join(';');
+            const k = [s.comm].concat(s.stack.map((x) => frameName(x, q))).join(';');
             lines.set(k, (lines.get(k) || 0) + weightOf(s, q));
           }
           return res.end(Array.from(lines, ([k, v]) => k + ' ' + v + '\n').join(''));
