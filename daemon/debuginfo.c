@@ -31,6 +31,16 @@
 #define DBG_ARCHIVE_MAX_ENTRIES 100000
 #define DBG_ARCHIVE_MAX_TOTAL (64ull << 30)	/* bytes unpacked from one bundle */
 
+#define DBG_MAX_PENDING 1024	/* fetched files waiting to be indexed */
+
+typedef struct dbg_pending {
+	char hex[DBG_HEX_LEN];
+	char kind[16];
+	char path[PATH_MAX];
+	uint64_t size;
+	int symbols;
+} dbg_pending;
+
 typedef struct dbg_miss {
 	char hex[DBG_HEX_LEN];
 	time_t when;
@@ -44,6 +54,8 @@ struct dbg_store {
 	pthread_mutex_t lock;	/* the miss list and concurrent adds */
 	dbg_miss misses[DBG_MAX_MISSES];
 	size_t nr_misses, next_miss;
+	dbg_pending *pending;	/* under lock */
+	size_t nr_pending;
 };
 
 static int mkdir_p(const char *path)
@@ -143,6 +155,9 @@ dbg_store *dbg_open(const char *spool_dir, st_store *st, const char *debuginfod_
 		snprintf(t, sizeof(t), "%u", timeout_s ? timeout_s : 10);
 		setenv("DEBUGINFOD_TIMEOUT", t, 0);
 		setenv("DEBUGINFOD_MAXTIME", t, 0);
+		/* one attempt: a parse waits for it */
+		setenv("DEBUGINFOD_RETRY_LIMIT", "0", 0);
+		snprintf(t, sizeof(t), "%s", getenv("DEBUGINFOD_MAXTIME"));
 		snprintf(buf, sizeof(buf), "%s/debuginfod-cache", spool_dir);
 		setenv("DEBUGINFOD_CACHE_PATH", buf, 0);
 		d->debuginfod = 1;
@@ -163,6 +178,7 @@ void dbg_close(dbg_store *d)
 	if (!d)
 		return;
 	pthread_mutex_destroy(&d->lock);
+	free(d->pending);
 	free(d->root);
 	free(d->tmp);
 	free(d);
@@ -229,8 +245,56 @@ static int install(const dbg_store *d, const char *src, int fd, int move, const 
 	return rc;
 }
 
-int dbg_add_file(dbg_store *d, const char *src, int move, const char *key, const char *source,
-		 char out_hex[DBG_HEX_LEN], char *msg, size_t msglen)
+/* The index row now, or (defer) once dbg_flush_index() runs. */
+static int index_file(dbg_store *d, const char *hex, const char *kind, const char *path,
+		      uint64_t size, int symbols, const char *source, int defer)
+{
+	dbg_pending *p;
+
+	if (!defer)
+		return st_debuginfo_put(d->st, hex, kind, path, size, symbols, source);
+	pthread_mutex_lock(&d->lock);
+	if (!d->pending)
+		d->pending = calloc(DBG_MAX_PENDING, sizeof(*d->pending));
+	if (d->pending && d->nr_pending < DBG_MAX_PENDING) {
+		p = &d->pending[d->nr_pending++];
+		snprintf(p->hex, sizeof(p->hex), "%s", hex);
+		snprintf(p->kind, sizeof(p->kind), "%s", kind);
+		snprintf(p->path, sizeof(p->path), "%s", path);
+		p->size = size;
+		p->symbols = symbols;
+	}
+	pthread_mutex_unlock(&d->lock);
+	return 0;
+}
+
+void dbg_flush_index(dbg_store *d)
+{
+	dbg_pending *p;
+	size_t n, i;
+
+	if (!d)
+		return;
+	pthread_mutex_lock(&d->lock);
+	p = d->pending;
+	n = d->nr_pending;
+	d->pending = NULL;
+	d->nr_pending = 0;
+	pthread_mutex_unlock(&d->lock);
+	for (i = 0; i < n; i++)
+		if (st_debuginfo_put(d->st, p[i].hex, p[i].kind, p[i].path, p[i].size,
+				     p[i].symbols, "debuginfod") < 0)
+			log_warn("msg=\"cannot index debuginfo\" build_id=%s", p[i].hex);
+	free(p);
+}
+
+int dbg_fetches(const dbg_store *d)
+{
+	return d && d->debuginfod;
+}
+
+static int add_file(dbg_store *d, const char *src, int move, const char *key, const char *source,
+		    int defer, char out_hex[DBG_HEX_LEN], char *msg, size_t msglen)
 {
 	elfid f;
 	char hex[DBG_HEX_LEN] = "", dst[PATH_MAX], dir[PATH_MAX];
@@ -305,7 +369,7 @@ int dbg_add_file(dbg_store *d, const char *src, int move, const char *key, const
 			unlink(src);
 		return DBG_EXISTS;
 	}
-	if (st_debuginfo_put(d->st, hex, kind, dst, (uint64_t)st.st_size, symbols, source) < 0) {
+	if (index_file(d, hex, kind, dst, (uint64_t)st.st_size, symbols, source, defer) < 0) {
 		snprintf(msg, msglen, "storage error while indexing %s", hex);
 		return DBG_ERR_IO;
 	}
@@ -318,6 +382,12 @@ drop:
 	if (move)
 		unlink(src);
 	return rc;
+}
+
+int dbg_add_file(dbg_store *d, const char *src, int move, const char *key, const char *source,
+		 char out_hex[DBG_HEX_LEN], char *msg, size_t msglen)
+{
+	return add_file(d, src, move, key, source, 0, out_hex, msg, msglen);
 }
 
 int dbg_lookup(dbg_store *d, const char *hex, char *path, size_t pathlen, uint64_t *size)
@@ -400,15 +470,28 @@ static int fetch(void *ctx, const uint8_t *bid, size_t n, char *path, size_t pat
 		return -1;
 	}
 	close(fd);
-	rc = dbg_add_file(d, p, 0, hex, "debuginfod", got, msg, sizeof(msg));
+	/* indexed later: this runs inside the parse's write transaction */
+	rc = add_file(d, p, 0, hex, "debuginfod", 1, got, msg, sizeof(msg));
 	free(p);
 	if (rc < 0) {
 		log_warn("msg=\"debuginfod file refused\" build_id=%s error=\"%s\"", hex, msg);
 		note_miss(d, hex);
 		return -1;
 	}
-	/* the stored file with symbols, which is what was fetched */
-	return dbg_lookup(d, hex, path, pathlen, &(uint64_t){ 0 }) == 0 ? 0 : -1;
+	log_info("msg=\"debuginfod hit\" build_id=%s", hex);
+	{
+		/* the file just stored (or the one of that kind already there) */
+		static const char *const kinds[] = { "elf", "debug" };
+		struct stat st;
+		size_t k;
+
+		for (k = 0; k < 2; k++) {
+			file_path(d, hex, kinds[k], path, pathlen);
+			if (stat(path, &st) == 0)
+				return 0;
+		}
+	}
+	return -1;
 }
 #endif
 

@@ -35,6 +35,12 @@ void dbg_close(dbg_store *d);
 
 /* The directory for pd_sym_options.debuginfo_dir. */
 const char *dbg_dir(const dbg_store *d);
+/* 1 when missing build-ids are fetched from debuginfod. */
+int dbg_fetches(const dbg_store *d);
+/* Indexes the files debuginfod gave during a parse: the parse's own
+ * transaction holds the database then, so they wait for this call (the
+ * worker makes it once the profile is written). */
+void dbg_flush_index(dbg_store *d);
 /* Installs the debuginfod fetcher as the cache's last resort (no-op
  * without debuginfod). */
 void dbg_attach(dbg_store *d, pd_symcache *cache);

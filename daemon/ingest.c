@@ -16,6 +16,7 @@
 #include "ingest.h"
 #include "log.h"
 #include "perfdata.h"
+#include "dso.h"
 #include "fold.h"
 #include "report.h"
 #include "symbols.h"
@@ -219,6 +220,25 @@ static void write_dsos(ingest *in, st_store *st, int64_t id)
 	free(bids);
 	free(paths);
 	free(unres);
+}
+
+/* Symbols that arrived while this parse ran may have come too late for
+ * it (the PUT's re-symbolization saw the profile still parsing): once
+ * more, then. Only files added in a second after the parse began count,
+ * so the next parse (which starts later) cannot repeat this. */
+static void requeue_if_late(ingest *in, st_store *st, int64_t id, int64_t started)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_dsos; i++) {
+		if (!in->dsos[i].hex[0] || !in->dsos[i].unresolved ||
+		    st_debuginfo_added_since(st, in->dsos[i].hex, started) != 1)
+			continue;
+		if (st_profile_resymbolize(st, id) == 0)
+			log_info("msg=\"resymbolize\" id=%lld build_id=%s reason=\"arrived during the parse\"",
+				 (long long)id, in->dsos[i].hex);
+		return;
+	}
 }
 
 static void dsos_free(ingest *in)
@@ -450,6 +470,29 @@ static int unpack(const char *tar, uint64_t max_bytes, char *dir, size_t dirlen,
 	return 0;
 }
 
+/* The tables of the recorded dsos, loaded before the profile's write
+ * transaction starts: a debuginfod fetch (seconds) then holds no lock that
+ * uploads wait for. Dsos only MMAP2 records name are fetched during the
+ * parse. */
+static void prefetch(pd_symcache *cache, dbg_store *dbg, const pd_header *h)
+{
+	pd_dso_paths paths = { .debuginfo_dir = dbg_dir(dbg) };
+	size_t i;
+
+	for (i = 0; h && i < h->nr_build_ids; i++) {
+		const pd_build_id *b = &h->build_ids[i];
+		pd_dso *d;
+
+		if (!b->filename || b->filename[0] != '/' || !b->size)
+			continue;
+		d = pd_dso_get(cache, PD_DSO_ELF, b->filename, b->build_id, b->size, &paths);
+		if (d) {
+			pd_dso_nr_symbols(d);
+			pd_dso_put(cache, d);
+		}
+	}
+}
+
 void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id,
 		    const char *path, const char *kind, uint64_t max_bytes, atomic_int *stop,
 		    ing_result *res)
@@ -465,7 +508,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	pd_file *f = NULL;
 	char dir[PATH_MAX];
 	const char *open_path = path;
-	int64_t t0 = now_ms();
+	int64_t t0 = now_ms(), started = (int64_t)time(NULL);
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -479,6 +522,8 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	f = pd_open_path(open_path, &opt, &err);
 	if (!f)
 		goto parse_error;
+	if (dbg_fetches(dbg))
+		prefetch(cache, dbg, pd_get_header(f));
 	in.w = st_writer_begin(st, id);
 	if (!in.w) {
 		snprintf(res->msg, sizeof(res->msg), "storage error while writing the profile");
@@ -544,12 +589,15 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	}
 	res->ok = 1;
 	write_dsos(&in, st, id);
+	if (dbg)
+		requeue_if_late(&in, st, id, started);
 	goto out;
 parse_error:
 	pd_strerror(&err, res->msg, sizeof(res->msg));
 	res->offset = (int64_t)err.offset;
 out:
 	st_writer_abort(in.w);
+	dbg_flush_index(dbg);
 	pd_close(f);
 	pd_symbolizer_free(in.sym);
 	dsos_free(&in);

@@ -93,6 +93,10 @@ def main():
         check(st == 403, "PUT with a read token: %d %r" % (st, r))
         st, r = put(d, bid, b"\x7fELF this is not an ELF file at all" * 10, auth)
         check(st == 400 and "ELF" in r.get("error", ""), "non-ELF: %d %r" % (st, r))
+        with open(rec.binary, "rb") as f:
+            head = f.read(200)
+        st, r = put(d, bid, head, auth)
+        check(st == 400 and "build-id" in r.get("error", ""), "truncated ELF: %d %r" % (st, r))
         st, r = put(d, bid, b"\0" * 1500000, auth)
         check(st == 413 and "limit" in r.get("error", ""), "oversized: %d %r" % (st, r))
         rebuilt = build(os.path.join(rec.work, "rebuilt"), variant=1)
