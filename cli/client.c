@@ -7,10 +7,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -18,11 +20,14 @@
 #include <jansson.h>
 
 #include "commands.h"
+#include "perfdata.h"
+#include "../daemon/elfid.h"
 #include "../daemon/tar.h"
 
 #define CLIENT_MAX_RESPONSE (256u << 20)	/* bytes of an answer kept */
 #define CLIENT_MAX_TAGS 32
 #define CLIENT_WAIT_POLL_US 200000
+#define CLIENT_MAX_BUILD_IDS 4096	/* distinct build-ids asked about */
 
 typedef struct response {
 	long status;
@@ -106,6 +111,8 @@ static int do_request(client *c, const char *method, const char *path, FILE *upl
 		/* no "Expect: 100-continue" round trip */
 		hdr = curl_slist_append(hdr, "Expect:");
 		curl_easy_setopt(h, CURLOPT_POST, 1L);
+		if (strcmp(method, "POST"))	/* PUT: the same body, another verb */
+			curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
 		curl_easy_setopt(h, CURLOPT_READDATA, upload);
 		curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, upload_size);
 		if (isatty(STDERR_FILENO) && upload_size > (16 << 20))
@@ -212,11 +219,296 @@ static int wait_done(client *c, long long id)
 	}
 }
 
+/* ---- debuginfo: what the server lacks, from this machine ------------------------ */
+
+typedef struct dbg_want {
+	char hex[41];
+	char *path;		/* as the recording names the dso */
+} dbg_want;
+
+typedef struct dbg_list {
+	dbg_want *v;
+	size_t n;
+} dbg_list;
+
+static void want_add(dbg_list *l, const char *path, const uint8_t *bid, size_t n)
+{
+	char hex[41];
+	size_t i;
+
+	if (!path || !n || l->n >= CLIENT_MAX_BUILD_IDS)
+		return;
+	for (i = 0; i < n && i < 20; i++)
+		snprintf(hex + 2 * i, 3, "%02x", bid[i]);
+	for (i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].hex, hex))
+			return;
+	if (!l->v && !(l->v = calloc(CLIENT_MAX_BUILD_IDS, sizeof(*l->v))))
+		return;
+	memcpy(l->v[l->n].hex, hex, sizeof(hex));
+	l->v[l->n].path = strdup(path);
+	if (l->v[l->n].path)
+		l->n++;
+}
+
+static void wants_free(dbg_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+}
+
+/* The build-ids of the BUILD_ID feature, HEADER_BUILD_ID and MMAP2 records.
+ * OUT: the recording's os_release (malloc'ed, may be NULL). */
+static int recording_build_ids(const char *path, dbg_list *l, char **os_release)
+{
+	pd_options opt = { 0 };
+	pd_error err;
+	pd_record r;
+	pd_file *f = pd_open_path(path, &opt, &err);
+	const pd_header *h;
+	size_t i;
+	int rc;
+
+	*os_release = NULL;
+	if (!f)
+		return -1;
+	h = pd_get_header(f);
+	for (i = 0; h && i < h->nr_build_ids; i++)
+		want_add(l, h->build_ids[i].filename, h->build_ids[i].build_id,
+			 h->build_ids[i].size);
+	while ((rc = pd_next(f, &r, &err)) > 0) {
+		if (r.type == PD_RECORD_MMAP2 && r.u.mmap.build_id_size)
+			want_add(l, r.u.mmap.filename, r.u.mmap.build_id, r.u.mmap.build_id_size);
+		else if (r.type == PD_RECORD_HEADER_BUILD_ID)
+			want_add(l, r.u.build_id.filename, r.u.build_id.build_id,
+				 r.u.build_id.size);
+	}
+	h = pd_get_header(f);	/* pipe mode: the features came as records */
+	if (h && h->os_release)
+		*os_release = strdup(h->os_release);
+	pd_close(f);
+	return 0;
+}
+
+/* 1 when `path` is an ELF file whose build-id starts with hex; *symbols
+ * says whether it has .symtab (or is a debug file). */
+static int file_matches(const char *path, const char *hex, int *symbols)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char have[41];
+	elfid id;
+	size_t i;
+
+	if (fd < 0)
+		return 0;
+	elfid_of_fd(fd, &id);
+	close(fd);
+	if (!id.elf || !id.bid_size)
+		return 0;
+	for (i = 0; i < id.bid_size; i++)
+		snprintf(have + 2 * i, 3, "%02x", id.bid[i]);
+	*symbols = id.has_symtab;
+	return !strncmp(have, hex, strlen(hex));
+}
+
+/* PUT one file (a FILE already positioned) for a build-id. 0 stored or
+ * there already, -1 refused or failed (printed). */
+static int put_debuginfo(client *c, const char *hex, FILE *fp, curl_off_t size,
+			 const char *what)
+{
+	char url[128];
+	response r;
+	int ok;
+
+	snprintf(url, sizeof(url), "/api/v1/debuginfo/%s", hex);
+	if (do_request(c, "PUT", url, fp, size, "application/octet-stream", &r) < 0)
+		return -1;
+	ok = r.status == 200 || r.status == 201;
+	if (ok)
+		fprintf(stderr, "perfhub upload: debuginfo %s %s (%s)\n", hex,
+			r.status == 201 ? "sent" : "already there", what);
+	else
+		print_error("upload (debuginfo)", &r);
+	free(r.body);
+	return ok ? 0 : -1;
+}
+
+static int put_path(client *c, const char *hex, const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	struct stat st;
+	int rc;
+
+	if (!fp)
+		return -1;
+	if (fstat(fileno(fp), &st) < 0) {
+		fclose(fp);
+		return -1;
+	}
+	rc = put_debuginfo(c, hex, fp, (curl_off_t)st.st_size, path);
+	fclose(fp);
+	return rc;
+}
+
+/* The running kernel's symbols, when the recording was made under it. */
+static int put_kallsyms(client *c, const char *hex, const char *os_release)
+{
+	struct utsname u;
+	FILE *in, *tmp;
+	char line[512];
+	int nonzero = 0, rc;
+	long size;
+
+	if (!os_release || uname(&u) < 0 || strcmp(u.release, os_release))
+		return -1;
+	in = fopen("/proc/kallsyms", "r");
+	if (!in)
+		return -1;
+	tmp = tmpfile();
+	while (tmp && fgets(line, sizeof(line), in)) {
+		/* hidden addresses (kptr_restrict) read as zeros: useless */
+		if (!nonzero && strspn(line, "0") < 8)
+			nonzero = 1;
+		fputs(line, tmp);
+	}
+	fclose(in);
+	if (!tmp || !nonzero || fflush(tmp) || (size = ftell(tmp)) <= 0) {
+		if (tmp)
+			fclose(tmp);
+		return -1;
+	}
+	rewind(tmp);
+	rc = put_debuginfo(c, hex, tmp, (curl_off_t)size, "/proc/kallsyms");
+	fclose(tmp);
+	return rc;
+}
+
+/* Sends what the server has no symbols for: the file at its recorded path
+ * when its build-id matches, else /usr/lib/debug/.build-id/, else perf's
+ * ~/.debug cache; a stripped file is sent and the search goes on for one
+ * with symbols. Problems are reported, never fatal to the upload. */
+static void upload_debuginfo(client *c, const char *path)
+{
+	dbg_list l = { 0 };
+	char *os_release = NULL;
+	json_t *req, *ids, *ans = NULL, *v;
+	char *text = NULL;
+	const char *home = getenv("HOME");
+	FILE *fp = NULL;
+	response r = { 0 };
+	size_t i, k, sent = 0, nmissing = 0;
+
+	if (recording_build_ids(path, &l, &os_release) < 0 || !l.n)
+		goto out;
+	req = json_object();
+	ids = json_array();
+	for (i = 0; i < l.n; i++)
+		json_array_append_new(ids, json_string(l.v[i].hex));
+	json_object_set_new(req, "build_ids", ids);
+	text = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	fp = text ? fmemopen(text, strlen(text), "r") : NULL;
+	if (!fp || do_request(c, "POST", "/api/v1/debuginfo/missing", fp,
+			      (curl_off_t)strlen(text), "application/json", &r) < 0)
+		goto out;
+	if (r.status != 200 || !(ans = json_loads(r.body, 0, NULL))) {
+		print_error("upload (debuginfo/missing)", &r);
+		goto out;
+	}
+	json_array_foreach(json_object_get(ans, "missing"), k, v) {
+		const char *hex = json_string_value(v);
+		const dbg_want *w = NULL;
+		char cand[4096];
+		int symbols = 0, done = 0, j;
+
+		for (i = 0; hex && i < l.n && !w; i++)
+			if (!strcmp(l.v[i].hex, hex))
+				w = &l.v[i];
+		if (!w)
+			continue;
+		nmissing++;
+		if (!strcmp(w->path, "[kernel.kallsyms]")) {
+			if (put_kallsyms(c, hex, os_release) == 0)
+				sent++;
+			continue;
+		}
+		if (w->path[0] == '/' && file_matches(w->path, hex, &symbols) &&
+		    put_path(c, hex, w->path) == 0) {
+			sent++;
+			done = symbols;
+		}
+		for (j = 0; j < 3 && !done; j++) {
+			if (j == 0)
+				snprintf(cand, sizeof(cand), "/usr/lib/debug/.build-id/%.2s/%s.debug",
+					 hex, hex + 2);
+			else
+				snprintf(cand, sizeof(cand), "%s/.debug/.build-id/%.2s/%s/%s",
+					 home ? home : "/root", hex, hex + 2, j == 1 ? "debug" : "elf");
+			if (file_matches(cand, hex, &symbols) && put_path(c, hex, cand) == 0) {
+				sent++;
+				done = symbols;
+			}
+		}
+	}
+	fprintf(stderr, "perfhub upload: debuginfo: %zu build-ids, %zu missing on the server, "
+		"%zu files sent\n", l.n, nmissing, sent);
+out:
+	if (fp)
+		fclose(fp);
+	free(text);
+	free(r.body);
+	json_decref(ans);
+	free(os_release);
+	wants_free(&l);
+}
+
+/* A perf archive bundle (perf.data.tar.bz2) into the server's debuginfo. */
+static int upload_archive(client *c, const char *path)
+{
+	FILE *fp = fopen(path, "rb");
+	struct stat st;
+	response r;
+	json_t *j;
+	int rc = -1;
+
+	if (!fp || fstat(fileno(fp), &st) < 0) {
+		fprintf(stderr, "perfhub upload: %s: %s\n", path, strerror(errno));
+		if (fp)
+			fclose(fp);
+		return -1;
+	}
+	if (do_request(c, "POST", "/api/v1/debuginfo/archive", fp, (curl_off_t)st.st_size,
+		       "application/x-bzip2", &r) == 0) {
+		if (r.status == 200 && (j = json_loads(r.body, 0, NULL))) {
+			fprintf(stderr, "perfhub upload: %s: %lld debuginfo files, %lld new\n", path,
+				(long long)json_integer_value(json_object_get(j, "found")),
+				(long long)json_integer_value(json_object_get(j, "stored")));
+			json_decref(j);
+			rc = 0;
+		} else {
+			print_error("upload (archive)", &r);
+		}
+		free(r.body);
+	}
+	fclose(fp);
+	return rc;
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
 int cmd_upload(int argc, char **argv)
 {
 	const char *path = NULL, *server = NULL, *name = NULL, *tags[CLIENT_MAX_TAGS], *v;
 	size_t nr_tags = 0, k;
-	int wait = 0, i, status = 1;
+	int wait = 0, i, status = 1, debuginfo = 1;
 	char query[8192] = "", url[8400];
 	struct stat st;
 	FILE *body = NULL;
@@ -240,9 +532,11 @@ int cmd_upload(int argc, char **argv)
 			tags[nr_tags++] = v;
 		} else if (!strcmp(argv[i], "--wait"))
 			wait = 1;
+		else if (!strcmp(argv[i], "--no-debuginfo"))
+			debuginfo = 0;
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "usage: perfhub upload PATH [--server URL] [--name NAME] "
-					"[--tag KEY=VALUE]... [--wait]\n");
+					"[--tag KEY=VALUE]... [--wait] [--no-debuginfo]\n");
 			return 2;
 		} else if (!path)
 			path = argv[i];
@@ -253,8 +547,16 @@ int cmd_upload(int argc, char **argv)
 	}
 	if (!path) {
 		fprintf(stderr, "usage: perfhub upload PATH [--server URL] [--name NAME] "
-				"[--tag KEY=VALUE]... [--wait]\n");
+				"[--tag KEY=VALUE]... [--wait] [--no-debuginfo]\n");
 		return 2;
+	}
+	if (ends_with(path, ".tar.bz2")) {
+		/* a perf archive bundle: symbols only, no profile */
+		if (client_init(&c, server) < 0)
+			return 1;
+		status = upload_archive(&c, path) < 0;
+		client_done(&c);
+		return status;
 	}
 	if (stat(path, &st) < 0) {
 		fprintf(stderr, "perfhub upload: %s: %s\n", path, strerror(errno));
@@ -282,6 +584,16 @@ int cmd_upload(int argc, char **argv)
 	}
 	if (client_init(&c, server) < 0)
 		goto out_nocurl;
+	if (debuginfo) {
+		/* symbols first, so the first parse already has them */
+		char bundle[4096];
+		struct stat bst;
+
+		snprintf(bundle, sizeof(bundle), "%s.tar.bz2", path);
+		if (stat(bundle, &bst) == 0 && S_ISREG(bst.st_mode))
+			upload_archive(&c, bundle);
+		upload_debuginfo(&c, path);
+	}
 	append_arg(query, sizeof(query), "name", name ? name : path);
 	for (k = 0; k < nr_tags; k++)
 		append_arg(query, sizeof(query), "tag", tags[k]);

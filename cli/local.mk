@@ -7,7 +7,7 @@ cli_perfhub_SOURCES = \
 # offline commands (inspect, collapse)
 CLI_OFFLINE_SOURCES = cli/inspect.c cli/collapse.c
 # API client commands (upload, ls, show, rm)
-CLI_CLIENT_SOURCES = cli/client.c daemon/tar.c daemon/tar.h
+CLI_CLIENT_SOURCES = cli/client.c daemon/tar.c daemon/tar.h daemon/elfid.c daemon/elfid.h
 cli_perfhub_SOURCES += $(CLI_OFFLINE_SOURCES) $(CLI_CLIENT_SOURCES)
-cli_perfhub_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS)
+cli_perfhub_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(ELF_CFLAGS)
 cli_perfhub_LDADD = $(PARSER_LIBS) $(CURL_LIBS)

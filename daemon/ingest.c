@@ -16,6 +16,7 @@
 #include "ingest.h"
 #include "log.h"
 #include "perfdata.h"
+#include "dso.h"
 #include "fold.h"
 #include "report.h"
 #include "symbols.h"
@@ -24,12 +25,230 @@
 
 #define PD_FOLD_NAME_LEN 4096	/* as fold.c builds names */
 #define ING_CHECK_STOP 4096	/* records between looks at the stop flag */
+#define ING_MAX_DSOS 4096	/* distinct dsos remembered for re-symbolization */
+
+/* A dso seen by the recording: its build-id (from the BUILD_ID feature,
+ * HEADER_BUILD_ID records or MMAP2) and how many frames in it stayed
+ * without a name. */
+typedef struct ing_dso {
+	char *path;
+	char hex[DBG_HEX_LEN];
+	uint64_t unresolved;	/* a lower bound: callchain cache hits are not counted */
+} ing_dso;
+#define ING_CHAIN_SLOTS 65536	/* callchain cache slots (a power of 2) */
+#define ING_CHAIN_MAX 256	/* longer callchains are not cached */
+
+/*
+ * Callchain cache: most samples repeat a callchain seen before, and while
+ * the symbolizer's generation lasts (no record changed threads, comms or
+ * maps) the same raw callchain of the same thread symbolizes to the same
+ * stack. A hit skips symbolizing, naming and interning every frame.
+ */
+typedef struct chain_slot {
+	uint64_t hash;		/* 0 = empty */
+	uint32_t pid, tid;	/* the sample's */
+	uint16_t misc;
+	uint64_t ip;
+	uint32_t nr;
+	uint64_t *chain;	/* nr ips, owned */
+	/* the answer */
+	uint32_t node, comm, st_pid, st_tid;
+	int all_named;
+} chain_slot;
 
 typedef struct ingest {
 	st_writer *w;
 	pd_symbolizer *sym;
 	uint64_t samples, resolved_samples;
+	ing_dso *dsos;
+	size_t nr_dsos, cap_dsos;
+	const char *last_dso;	/* the last unresolved frame's dso (a fast path) */
+	ing_dso *last;
+	chain_slot *chains;	/* ING_CHAIN_SLOTS, direct mapped; NULL = no cache */
+	uint64_t chain_gen;	/* symbolizer generation the slots belong to */
 } ingest;
+
+static uint64_t chain_hash(const pd_record *r)
+{
+	const pd_sample *s = &r->u.sample;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)s->pid << 32 | s->tid);
+	uint64_t i;
+
+	h = (h ^ r->misc) * 0x100000001b3ULL;
+	h = (h ^ s->ip) * 0x100000001b3ULL;
+	for (i = 0; i < s->nr_callchain; i++)
+		h = (h ^ s->callchain[i]) * 0x100000001b3ULL;
+	h ^= h >> 29;
+	return h | 1;
+}
+
+static int chain_cacheable(const pd_record *r)
+{
+	const pd_sample *s = &r->u.sample;
+
+	/* a dwarf-unwound stack depends on the copied stack bytes, not the chain */
+	return s->nr_callchain <= ING_CHAIN_MAX && !s->stack_user_size;
+}
+
+static chain_slot *chain_lookup(ingest *in, const pd_record *r, uint64_t h)
+{
+	const pd_sample *s = &r->u.sample;
+	chain_slot *c = &in->chains[h & (ING_CHAIN_SLOTS - 1)];
+
+	if (c->hash != h || c->pid != s->pid || c->tid != s->tid || c->misc != r->misc ||
+	    c->ip != s->ip || c->nr != s->nr_callchain ||
+	    (c->nr && memcmp(c->chain, s->callchain, c->nr * sizeof(*c->chain))))
+		return NULL;
+	return c;
+}
+
+static void chain_store(ingest *in, const pd_record *r, uint64_t h, uint32_t node,
+			uint32_t comm, uint32_t pid, uint32_t tid, int all_named)
+{
+	const pd_sample *s = &r->u.sample;
+	chain_slot *c = &in->chains[h & (ING_CHAIN_SLOTS - 1)];
+	uint64_t *chain = NULL;
+
+	if (s->nr_callchain) {
+		chain = c->nr >= s->nr_callchain && c->chain ? c->chain :
+			realloc(c->chain, s->nr_callchain * sizeof(*chain));
+		if (!chain) {
+			c->hash = 0;
+			return;
+		}
+		memcpy(chain, s->callchain, s->nr_callchain * sizeof(*chain));
+		c->chain = chain;
+	}
+	c->hash = h;
+	c->pid = s->pid;
+	c->tid = s->tid;
+	c->misc = r->misc;
+	c->ip = s->ip;
+	c->nr = (uint32_t)s->nr_callchain;
+	c->node = node;
+	c->comm = comm;
+	c->st_pid = pid;
+	c->st_tid = tid;
+	c->all_named = all_named;
+}
+
+static void chain_cache_free(ingest *in)
+{
+	size_t i;
+
+	if (!in->chains)
+		return;
+	for (i = 0; i < ING_CHAIN_SLOTS; i++)
+		free(in->chains[i].chain);
+	free(in->chains);
+	in->chains = NULL;
+}
+
+static ing_dso *dso_find(ingest *in, const char *path, int add)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_dsos; i++)
+		if (!strcmp(in->dsos[i].path, path))
+			return &in->dsos[i];
+	if (!add || in->nr_dsos >= ING_MAX_DSOS)
+		return NULL;
+	if (in->nr_dsos == in->cap_dsos) {
+		size_t nc = in->cap_dsos ? in->cap_dsos * 2 : 64;
+		ing_dso *p = realloc(in->dsos, nc * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		in->dsos = p;
+		in->cap_dsos = nc;
+		in->last = NULL;
+		in->last_dso = NULL;
+	}
+	memset(&in->dsos[in->nr_dsos], 0, sizeof(in->dsos[0]));
+	in->dsos[in->nr_dsos].path = strdup(path);
+	if (!in->dsos[in->nr_dsos].path)
+		return NULL;
+	return &in->dsos[in->nr_dsos++];
+}
+
+static void note_build_id(ingest *in, const char *path, const uint8_t *bid, size_t n)
+{
+	ing_dso *d;
+	size_t i;
+
+	if (!path || !n)
+		return;
+	d = dso_find(in, path, 1);
+	if (!d || d->hex[0])
+		return;
+	for (i = 0; i < n && i < DBG_MAX_BUILD_ID; i++)
+		snprintf(d->hex + 2 * i, 3, "%02x", bid[i]);
+}
+
+static void note_unresolved(ingest *in, const char *dso)
+{
+	if (!dso)
+		return;
+	/* frames of one dso come in runs: skip the search then */
+	if (!in->last_dso || strcmp(in->last_dso, dso)) {
+		in->last = dso_find(in, dso, 1);
+		in->last_dso = in->last ? in->last->path : NULL;
+	}
+	if (in->last)
+		in->last->unresolved++;
+}
+
+/* The (build-id, dso, unresolved frames) rows re-symbolization looks for. */
+static void write_dsos(ingest *in, st_store *st, int64_t id)
+{
+	const char **bids = calloc(in->nr_dsos + 1, sizeof(*bids));
+	const char **paths = calloc(in->nr_dsos + 1, sizeof(*paths));
+	uint64_t *unres = calloc(in->nr_dsos + 1, sizeof(*unres));
+	size_t i, n = 0;
+
+	if (bids && paths && unres) {
+		for (i = 0; i < in->nr_dsos; i++) {
+			if (!in->dsos[i].hex[0])
+				continue;
+			bids[n] = in->dsos[i].hex;
+			paths[n] = in->dsos[i].path;
+			unres[n++] = in->dsos[i].unresolved;
+		}
+		if (st_profile_dsos_set(st, id, n, bids, paths, unres) < 0)
+			log_warn("msg=\"cannot note unresolved dsos\" id=%lld", (long long)id);
+	}
+	free(bids);
+	free(paths);
+	free(unres);
+}
+
+/* Symbols that arrived while this parse ran may have come too late for
+ * it (the PUT's re-symbolization saw the profile still parsing): once
+ * more, then. Only files added in a second after the parse began count,
+ * so the next parse (which starts later) cannot repeat this. */
+static void requeue_if_late(ingest *in, st_store *st, int64_t id, int64_t started)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_dsos; i++) {
+		if (!in->dsos[i].hex[0] || !in->dsos[i].unresolved ||
+		    st_debuginfo_added_since(st, in->dsos[i].hex, started) != 1)
+			continue;
+		if (st_profile_resymbolize(st, id) == 0)
+			log_info("msg=\"resymbolize\" id=%lld build_id=%s reason=\"arrived during the parse\"",
+				 (long long)id, in->dsos[i].hex);
+		return;
+	}
+}
+
+static void dsos_free(ingest *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_dsos; i++)
+		free(in->dsos[i].path);
+	free(in->dsos);
+}
 
 /* The frame as stackcollapse-perf names it (pd_fold_frame_name, the one
  * implementation `perfhub collapse` uses too), interned; 0 = dropped. */
@@ -47,18 +266,41 @@ static uint32_t store_frame(ingest *in, const pd_frame *fr, int *failed)
 	id = st_writer_frame(in->w, name, fr->dso, fr->sym != NULL, kernel);
 	if (!id)
 		*failed = 1;
+	/* the offset lets a later pass symbolize what is unresolved now */
+	else if (!fr->sym && fr->dso && st_writer_frame_offset(in->w, id, fr->dso_off) < 0)
+		*failed = 1;
 	return id;
 }
 
 static int on_sample(ingest *in, const pd_record *r)
 {
 	const pd_sample *s = &r->u.sample;
-	uint32_t node = 0;
-	int all_named = 1, failed = 0;
+	uint32_t node = 0, comm, pid, tid;
+	int all_named = 1, failed = 0, cacheable = in->chains && chain_cacheable(r);
+	uint64_t h = 0;
+	chain_slot *hit = NULL;
 	pd_stack st;
 	st_sample row;
 	size_t i;
 
+	if (cacheable) {
+		uint64_t gen = pd_symbolizer_generation(in->sym);
+		if (gen != in->chain_gen) {
+			for (i = 0; i < ING_CHAIN_SLOTS; i++)
+				in->chains[i].hash = 0;
+			in->chain_gen = gen;
+		}
+		h = chain_hash(r);
+		hit = chain_lookup(in, r, h);
+	}
+	if (hit) {
+		node = hit->node;
+		comm = hit->comm;
+		pid = hit->st_pid;
+		tid = hit->st_tid;
+		all_named = hit->all_named;
+		goto write;
+	}
 	if (pd_symbolize(in->sym, r, &st) < 0)
 		return -1;
 	/* frames come innermost first; the tree is outermost first */
@@ -66,25 +308,33 @@ static int on_sample(ingest *in, const pd_record *r)
 		uint32_t fid = store_frame(in, &st.frames[i], &failed);
 		if (failed)
 			return -1;
-		if (!st.frames[i].sym)
+		if (!st.frames[i].sym) {
 			all_named = 0;
+			note_unresolved(in, st.frames[i].dso);
+		}
 		if (!fid)
 			continue;
 		node = st_writer_stack(in->w, node, fid);
 		if (!node)
 			return -1;
 	}
+	comm = st_writer_string(in->w, st.comm ? st.comm : "");
+	pid = st.pid;
+	tid = st.tid;
+	if (cacheable)
+		chain_store(in, r, h, node, comm, pid, tid, all_named);
+write:
 	memset(&row, 0, sizeof(row));
 	row.event = s->event ? s->event->index : 0;
 	row.time = s->time;
 	row.cpu = s->cpu;
-	row.pid = st.pid;
-	row.tid = st.tid;
+	row.pid = pid;
+	row.tid = tid;
 	/* stackcollapse-perf's weight: the period perf script prints, 1 without */
 	row.period = !(s->fields & PD_SAMPLE_PERIOD) || !s->period ? 1 : s->period;
 	row.weight = s->weight;
 	row.stack = node;
-	row.comm = st_writer_string(in->w, st.comm ? st.comm : "");
+	row.comm = comm;
 	in->samples++;
 	if (all_named)
 		in->resolved_samples++;
@@ -100,6 +350,7 @@ static int on_mmap(ingest *in, const pd_record *r)
 
 	for (i = 0; i < m->build_id_size && i < 20; i++)
 		snprintf(bid + 2 * i, 3, "%02x", m->build_id[i]);
+	note_build_id(in, m->filename, m->build_id, m->build_id_size);
 	return st_writer_mmap(in->w, m->pid, m->start, m->len, m->pgoff,
 			      m->filename ? m->filename : "", bid[0] ? bid : NULL, time);
 }
@@ -219,9 +470,36 @@ static int unpack(const char *tar, uint64_t max_bytes, char *dir, size_t dirlen,
 	return 0;
 }
 
-void ingest_profile(st_store *st, pd_symcache *cache, int64_t id, const char *path,
-		    const char *kind, uint64_t max_bytes, atomic_int *stop, ing_result *res)
+/* The tables of the recorded dsos, loaded before the profile's write
+ * transaction starts: a debuginfod fetch (seconds) then holds no lock that
+ * uploads wait for. Dsos only MMAP2 records name are fetched during the
+ * parse. */
+static void prefetch(pd_symcache *cache, dbg_store *dbg, const pd_header *h)
 {
+	pd_dso_paths paths = { .debuginfo_dir = dbg_dir(dbg) };
+	size_t i;
+
+	for (i = 0; h && i < h->nr_build_ids; i++) {
+		const pd_build_id *b = &h->build_ids[i];
+		pd_dso *d;
+
+		if (!b->filename || b->filename[0] != '/' || !b->size)
+			continue;
+		d = pd_dso_get(cache, PD_DSO_ELF, b->filename, b->build_id, b->size, &paths);
+		if (d) {
+			pd_dso_nr_symbols(d);
+			pd_dso_put(cache, d);
+		}
+	}
+}
+
+void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id,
+		    const char *path, const char *kind, uint64_t max_bytes, atomic_int *stop,
+		    ing_result *res)
+{
+	char kallsyms[PATH_MAX];
+	const pd_header *h;
+	size_t i;
 	pd_options opt = { .ordered = 1 };
 	pd_sym_options so = { 0 };
 	ingest in;
@@ -230,7 +508,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, int64_t id, const char *pa
 	pd_file *f = NULL;
 	char dir[PATH_MAX];
 	const char *open_path = path;
-	int64_t t0 = now_ms();
+	int64_t t0 = now_ms(), started = (int64_t)time(NULL);
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -244,12 +522,27 @@ void ingest_profile(st_store *st, pd_symcache *cache, int64_t id, const char *pa
 	f = pd_open_path(open_path, &opt, &err);
 	if (!f)
 		goto parse_error;
+	if (dbg_fetches(dbg))
+		prefetch(cache, dbg, pd_get_header(f));
 	in.w = st_writer_begin(st, id);
 	if (!in.w) {
 		snprintf(res->msg, sizeof(res->msg), "storage error while writing the profile");
 		goto out;
 	}
 	so.recording = open_path;
+	h = pd_get_header(f);
+	for (i = 0; h && i < h->nr_build_ids; i++) {
+		const pd_build_id *b = &h->build_ids[i];
+
+		note_build_id(&in, b->filename, b->build_id, b->size);
+		/* an uploaded kallsyms for the recorded kernel comes first */
+		if (dbg && b->filename && !strcmp(b->filename, "[kernel.kallsyms]") &&
+		    dbg_kallsyms(dbg, b->build_id, b->size, kallsyms, sizeof(kallsyms)) == 0)
+			so.kallsyms = kallsyms;
+	}
+	if (dbg)
+		so.debuginfo_dir = dbg_dir(dbg);
+	in.chains = calloc(ING_CHAIN_SLOTS, sizeof(*in.chains));	/* NULL: no cache */
 	in.sym = pd_symbolizer_new(f, cache, &so);
 	if (!in.sym) {
 		snprintf(res->msg, sizeof(res->msg), "out of memory for the symbolizer");
@@ -264,6 +557,9 @@ void ingest_profile(st_store *st, pd_symcache *cache, int64_t id, const char *pa
 			snprintf(res->msg, sizeof(res->msg), "shutting down");
 			goto out;
 		}
+		if (r.type == PD_RECORD_HEADER_BUILD_ID)
+			note_build_id(&in, r.u.build_id.filename, r.u.build_id.build_id,
+				      r.u.build_id.size);
 		if (r.type != PD_RECORD_SAMPLE && pd_symbolizer_record(in.sym, &r) < 0)
 			log_debug("msg=\"symbolizer limit\" id=%lld", (long long)id);
 		switch (r.type) {
@@ -292,12 +588,18 @@ void ingest_profile(st_store *st, pd_symcache *cache, int64_t id, const char *pa
 		goto out;
 	}
 	res->ok = 1;
+	write_dsos(&in, st, id);
+	if (dbg)
+		requeue_if_late(&in, st, id, started);
 	goto out;
 parse_error:
 	pd_strerror(&err, res->msg, sizeof(res->msg));
 	res->offset = (int64_t)err.offset;
 out:
 	st_writer_abort(in.w);
+	dbg_flush_index(dbg);
 	pd_close(f);
 	pd_symbolizer_free(in.sym);
+	dsos_free(&in);
+	chain_cache_free(&in);
 }

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "debuginfo.h"
 #include "store.h"
 #include "symbols.h"
 
@@ -24,9 +25,12 @@ typedef struct ing_result {
 } ing_result;
 
 /* Parses `path` (kind "file", or "tar": unpacked next to it first) into
- * profile `id`. `cache` holds symbol tables shared by all workers. Checks
+ * profile `id`. `cache` holds symbol tables shared by all workers; `dbg`
+ * (may be NULL) has uploaded symbols by build-id, looked at first. Notes
+ * which build-ids kept frames unresolved (for re-symbolization). Checks
  * *stop now and then. Never fails the process. */
-void ingest_profile(st_store *st, pd_symcache *cache, int64_t id, const char *path,
-		    const char *kind, uint64_t max_bytes, atomic_int *stop, ing_result *res);
+void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id,
+		    const char *path, const char *kind, uint64_t max_bytes, atomic_int *stop,
+		    ing_result *res);
 
 #endif

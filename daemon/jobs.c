@@ -18,6 +18,7 @@ const double jobs_hist_bounds[8] = { 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 1e300 };
 struct jobs {
 	st_store *st;
 	pd_symcache *symcache;	/* symbol tables shared by the workers */
+	dbg_store *dbg;		/* uploaded debuginfo, NULL = none */
 	uint64_t max_bytes;
 	unsigned nr;
 	pthread_t *threads;
@@ -26,6 +27,10 @@ struct jobs {
 	unsigned pending;	/* notifications not yet consumed */
 	atomic_int stop;
 	jobs_stats stats;
+	atomic_int draining;	/* SIGTERM: take no new job (jobs_drain) */
+	unsigned busy;		/* jobs running, under lock */
+	void (*on_done)(void *);	/* jobs_on_done */
+	void *on_done_ctx;
 };
 
 static int64_t now_ms(void)
@@ -44,7 +49,7 @@ static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 	int b;
 
 	log_info("msg=\"parse start\" id=%lld path=\"%s\"", (long long)id, path);
-	ingest_profile(j->st, j->symcache, id, path, kind, j->max_bytes, &j->stop, &res);
+	ingest_profile(j->st, j->symcache, j->dbg, id, path, kind, j->max_bytes, &j->stop, &res);
 	ms = now_ms() - t0;
 	if (res.cancelled) {
 		st_profile_requeue(j->st, id);
@@ -63,6 +68,8 @@ static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 	secs = (double)ms / 1000.0;
 	for (b = 0; b < 7 && secs > jobs_hist_bounds[b]; b++)
 		;
+	if (res.ok && j->on_done)
+		j->on_done(j->on_done_ctx);
 	pthread_mutex_lock(&j->lock);
 	if (res.ok)
 		j->stats.parsed++;
@@ -80,13 +87,25 @@ static void *worker(void *arg)
 	while (!atomic_load(&j->stop)) {
 		int64_t id;
 		char *path = NULL, *kind = NULL;
-		int rc = st_profile_claim_next(j->st, &id, &path, &kind);
+		int rc;
 
-		if (rc == 0) {
-			run_one(j, id, path, kind);
+		pthread_mutex_lock(&j->lock);
+		rc = atomic_load(&j->draining) ? 1 : 0;
+		if (!rc)
+			j->busy++;
+		pthread_mutex_unlock(&j->lock);
+		if (!rc) {
+			rc = st_profile_claim_next(j->st, &id, &path, &kind);
+			if (rc == 0)
+				run_one(j, id, path, kind);
 			free(path);
 			free(kind);
-			continue;
+			pthread_mutex_lock(&j->lock);
+			j->busy--;
+			pthread_cond_broadcast(&j->wake);
+			pthread_mutex_unlock(&j->lock);
+			if (rc == 0)
+				continue;
 		}
 		/* nothing queued (or the store is busy): sleep until notified */
 		pthread_mutex_lock(&j->lock);
@@ -103,7 +122,7 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes)
+jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes, dbg_store *dbg)
 {
 	jobs *j = calloc(1, sizeof(*j));
 	unsigned i;
@@ -113,6 +132,9 @@ jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes)
 	j->st = st;
 	j->max_bytes = max_bytes;
 	j->symcache = pd_symcache_new(0);
+	j->dbg = dbg;
+	if (j->symcache)
+		dbg_attach(dbg, j->symcache);
 	j->threads = calloc(workers, sizeof(*j->threads));
 	pthread_mutex_init(&j->lock, NULL);
 	pthread_cond_init(&j->wake, NULL);
@@ -146,6 +168,16 @@ void jobs_notify(jobs *j)
 	pthread_mutex_unlock(&j->lock);
 }
 
+pd_symcache *jobs_symcache(jobs *j)
+{
+	return j->symcache;
+}
+
+dbg_store *jobs_debuginfo(jobs *j)
+{
+	return j->dbg;
+}
+
 void jobs_get_stats(jobs *j, jobs_stats *out)
 {
 	pthread_mutex_lock(&j->lock);
@@ -170,4 +202,28 @@ void jobs_stop(jobs *j)
 	pd_symcache_free(j->symcache);
 	free(j->threads);
 	free(j);
+}
+
+void jobs_on_done(jobs *j, void (*fn)(void *ctx), void *ctx)
+{
+	j->on_done = fn;
+	j->on_done_ctx = ctx;
+}
+
+int jobs_drain(jobs *j, unsigned grace_s)
+{
+	struct timespec until;
+	unsigned left;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += grace_s;
+	pthread_mutex_lock(&j->lock);
+	atomic_store(&j->draining, 1);
+	pthread_cond_broadcast(&j->wake);
+	while (j->busy)
+		if (pthread_cond_timedwait(&j->wake, &j->lock, &until) != 0)
+			break;
+	left = j->busy;
+	pthread_mutex_unlock(&j->lock);
+	return (int)left;
 }

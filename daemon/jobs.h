@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "debuginfo.h"
 #include "store.h"
 
 typedef struct jobs jobs;
@@ -21,12 +22,24 @@ typedef struct jobs_stats {
 /* Bucket upper bounds in seconds for parse_hist (the last is +Inf). */
 extern const double jobs_hist_bounds[8];
 
-/* Starts `workers` threads. `max_bytes` caps unpacked tar contents. */
-jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes);
+/* Starts `workers` threads. `max_bytes` caps unpacked tar contents; `dbg`
+ * (may be NULL) is where symbols by build-id are looked for first. */
+jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes, dbg_store *dbg);
+/* The symbol tables the workers share, and the debuginfo store (or NULL). */
+pd_symcache *jobs_symcache(jobs *j);
+dbg_store *jobs_debuginfo(jobs *j);
 /* A job was queued: wake a worker. */
 void jobs_notify(jobs *j);
 void jobs_get_stats(jobs *j, jobs_stats *out);
 /* Stops taking jobs, cancels running ones (they go back to queued), joins. */
 void jobs_stop(jobs *j);
+
+/* Called by a worker after each profile it made ready (e.g. retention).
+ * Set before any job is queued. */
+void jobs_on_done(jobs *j, void (*fn)(void *ctx), void *ctx);
+/* Shutdown, first step: take no new job and wait up to `grace_s` seconds for
+ * the running ones to finish. Returns how many still run; jobs_stop then
+ * requeues them. */
+int jobs_drain(jobs *j, unsigned grace_s);
 
 #endif

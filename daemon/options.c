@@ -1,6 +1,7 @@
 /* options.c - option table, defaults, the config file and the command line. */
 #include "config.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
@@ -10,92 +11,236 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "options.h"
 
 #define DEFAULT_MAX_UPLOAD (8ULL << 30)	/* 8 GiB */
 #define DEFAULT_QUEUE_SIZE 1024
+#define DEFAULT_SHUTDOWN_GRACE 30	/* below the unit's TimeoutStopSec=60 */
+#define DEFAULT_RETENTION_INTERVAL 3600
+#define DEFAULT_MAX_DEBUGINFO (4ULL << 30)	/* 4 GiB: big C++ debug files */
 
-enum opt_type { OPT_STR, OPT_U64, OPT_UINT, OPT_BOOL, OPT_LISTEN, OPT_WATCH };
+enum opt_type {
+	OPT_STR, OPT_U64, OPT_UINT, OPT_BOOL, OPT_LISTEN, OPT_WATCH, OPT_SIZE, OPT_LEVEL,
+	OPT_CONFIG, OPT_ACTION, OPT_BACKUP,
+};
 
 struct opt {
 	const char *name;
 	enum opt_type type;
 	size_t off;
-	uint64_t min, max;
+	uint64_t min, max;	/* OPT_ACTION: min is the enum cfg_action */
+	int cli_only;		/* an action, not a setting: no config file key */
+	const char *arg;	/* the value's name in --help, NULL for none */
 	const char *help;
 };
 
 #define F(field) offsetof(cfg, field)
 static const struct opt opts[] = {
-	{ "listen", OPT_LISTEN, 0, 0, 0, "ADDR:PORT to listen on (127.0.0.1:8080)" },
-	{ "db", OPT_STR, F(db_path), 0, 0, "SQLite database path" },
-	{ "spool", OPT_STR, F(spool_dir), 0, 0, "directory holding uploaded originals" },
-	{ "watch", OPT_WATCH, 0, 0, 0, "ingest files appearing in DIR (repeatable)" },
-	{ "watch-remove", OPT_BOOL, F(watch_remove), 0, 1, "remove watched files once spooled" },
-	{ "workers", OPT_UINT, F(workers), 1, 256, "parser threads (number of CPUs)" },
-	{ "queue-size", OPT_UINT, F(queue_size), 1, 1000000, "bounded job queue length" },
-	{ "web-root", OPT_STR, F(web_root), 0, 0, "directory of the web page" },
-	{ "token-file", OPT_STR, F(token_file), 0, 0, "file of access tokens" },
-	{ "max-upload", OPT_U64, F(max_upload), 1, UINT64_MAX, "largest upload in bytes" },
-	{ "max-connections", OPT_UINT, F(max_connections), 1, 100000, "concurrent connections" },
-	{ "debug", OPT_BOOL, F(debug), 0, 1, "debug log lines" },
+	{ "config", OPT_CONFIG, 0, 0, 0, 1, "FILE", "settings file (name = value lines)" },
+	{ "listen", OPT_LISTEN, 0, 0, 0, 0, "ADDR:PORT", "address to listen on (127.0.0.1:8080)" },
+	{ "db", OPT_STR, F(db_path), 0, 0, 0, "PATH",
+	  "SQLite database ($STATE_DIRECTORY/perfhub.db)" },
+	{ "spool", OPT_STR, F(spool_dir), 0, 0, 0, "DIR",
+	  "directory holding uploaded originals ($STATE_DIRECTORY/spool)" },
+	{ "watch", OPT_WATCH, 0, 0, 0, 0, "DIR", "ingest files appearing in DIR (repeatable)" },
+	{ "watch-remove", OPT_BOOL, F(watch_remove), 0, 1, 0, NULL,
+	  "remove watched files once spooled" },
+	{ "workers", OPT_UINT, F(workers), 1, 256, 0, "N", "parser threads (number of CPUs)" },
+	{ "queue-size", OPT_UINT, F(queue_size), 1, 1000000, 0, "N",
+	  "bounded job queue length (1024)" },
+	{ "web-root", OPT_STR, F(web_root), 0, 0, 0, "DIR", "directory of the web page" },
+	{ "token-file", OPT_STR, F(token_file), 0, 0, 0, "FILE", "file of access tokens" },
+	{ "max-upload", OPT_SIZE, F(max_upload), 1, UINT64_MAX, 0, "SIZE",
+	  "largest upload, bytes or K/M/G (8G)" },
+	{ "max-connections", OPT_UINT, F(max_connections), 1, 100000, 0, "N",
+	  "concurrent connections (256)" },
+	{ "log-level", OPT_LEVEL, F(log_level), 0, 0, 0, "LEVEL",
+	  "debug, info, warn or error (info)" },
+	{ "debug", OPT_BOOL, F(debug), 0, 1, 0, NULL, "same as --log-level debug" },
+	{ "shutdown-grace", OPT_UINT, F(shutdown_grace), 0, 3600, 0, "SECONDS",
+	  "on SIGTERM, time running jobs get to finish before they are requeued (30)" },
+	{ "retain-days", OPT_UINT, F(retain_days), 0, 36500, 0, "N",
+	  "delete profiles uploaded more than N days ago (0: keep)" },
+	{ "max-db-size", OPT_SIZE, F(max_db_size), 0, UINT64_MAX, 0, "SIZE",
+	  "delete the oldest profiles while the data exceed SIZE (0: no limit)" },
+	{ "retention-interval", OPT_UINT, F(retention_interval), 1, 86400, 0, "N",
+	  "seconds between retention passes (3600; also after each ingest)" },
+	{ "check-config", OPT_ACTION, 0, CFG_CHECK, 0, 1, NULL,
+	  "validate the configuration and flags, then exit (0 ok, 1 errors)" },
+	{ "vacuum", OPT_ACTION, 0, CFG_VACUUM, 0, 1, NULL, "compact the database, then exit" },
+	{ "backup", OPT_BACKUP, 0, CFG_BACKUP, 0, 1, "FILE",
+	  "copy the database to FILE (online backup, safe while perfhubd runs), then exit" },
+	{ "connection-timeout", OPT_UINT, F(connection_timeout), 1, 3600, 0, "SECONDS",
+	  "seconds a connection may idle; uploads slower than 1 KiB/s are cut after it (60)" },
+	{ "max-debuginfo", OPT_SIZE, F(max_debuginfo), 1, UINT64_MAX, 0, "SIZE",
+	  "largest debuginfo file, bytes or K/M/G (4G)" },
+	{ "debuginfod", OPT_STR, F(debuginfod), 0, 0, 0, "URLS",
+	  "debuginfod URLs for missing symbols ($DEBUGINFOD_URLS)" },
 };
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
+_Static_assert(NR_OPTS <= CFG_MAX_KEYS, "cfg.origin is too small");
+
+int cfg_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	unsigned shift = 0;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return -1;
+	switch (*end) {
+	case 0:
+		break;
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	case 't': case 'T': shift = 40; end++; break;
+	default: return -1;
+	}
+	/* "20M" and "20MB"/"20MiB" alike */
+	if (shift && (!strcmp(end, "B") || !strcmp(end, "iB")))
+		end += strlen(end);
+	if (*end || (shift && v > (UINT64_MAX >> shift)))
+		return -1;
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+/* "ADDR:PORT", ADDR an IPv4 address or an IPv6 one ("[::1]:8080"). */
+static int parse_listen(cfg *c, const char *val, const char **why)
+{
+	const char *colon = strrchr(val, ':');
+	char host[128], *end;
+	unsigned long long v;
+	unsigned char buf[16];
+	size_t n;
+
+	if (!colon || colon == val) {
+		*why = "wants ADDR:PORT";
+		return -1;
+	}
+	errno = 0;
+	v = strtoull(colon + 1, &end, 10);
+	if (errno || *end || v > 65535 || end == colon + 1) {
+		*why = "bad port";
+		return -1;
+	}
+	n = (size_t)(colon - val);
+	if (n >= sizeof(host)) {
+		*why = "address too long";
+		return -1;
+	}
+	memcpy(host, val, n);
+	host[n] = 0;
+	if (host[0] == '[' && n > 2 && host[n - 1] == ']') {
+		host[n - 1] = 0;
+		if (inet_pton(AF_INET6, host + 1, buf) != 1) {
+			*why = "not an IPv6 address";
+			return -1;
+		}
+	} else if (strchr(host, ':') ? inet_pton(AF_INET6, host, buf) != 1
+				     : inet_pton(AF_INET, host, buf) != 1) {
+		*why = "not an IPv4 or [IPv6] address";
+		return -1;
+	}
+	free(c->listen_addr);
+	c->listen_addr = strndup(val, n);
+	c->listen_port = (unsigned)v;
+	return 0;
+}
+
+/* Sets one option. `where` is "FILE:LINE" or "command line"; errors name it
+ * and the key. */
 static int set_opt(cfg *c, const struct opt *o, const char *val, const char *where)
 {
 	char *end;
 	unsigned long long v;
+	uint64_t size;
+	const char *why = NULL;
+	int lvl;
 
 	switch (o->type) {
+	case OPT_CONFIG:
+		return 0;	/* read before everything else */
+	case OPT_ACTION:
+	case OPT_BACKUP:
+		if (c->action != CFG_RUN && c->action != (int)o->min) {
+			fprintf(stderr, "perfhubd: %s: %s: only one of --check-config, --vacuum and"
+				" --backup at a time\n", where, o->name);
+			return -1;
+		}
+		c->action = (int)o->min;
+		if (o->type == OPT_BACKUP) {
+			free(c->backup_path);
+			c->backup_path = strdup(val);
+		}
+		return 0;
 	case OPT_STR: {
 		char **p = (char **)((char *)c + o->off);
+		if (!*val) {
+			fprintf(stderr, "perfhubd: %s: %s: wants a value\n", where, o->name);
+			return -1;
+		}
 		free(*p);
 		*p = strdup(val);
 		return 0;
 	}
 	case OPT_WATCH:
 		if (c->nr_watch >= CFG_MAX_WATCH) {
-			fprintf(stderr, "perfhubd: %s: at most %d --watch directories\n", where,
+			fprintf(stderr, "perfhubd: %s: watch: at most %d directories\n", where,
 				CFG_MAX_WATCH);
 			return -1;
 		}
 		c->watch[c->nr_watch++] = strdup(val);
 		return 0;
-	case OPT_LISTEN: {
-		const char *colon = strrchr(val, ':');
-		if (!colon || colon == val) {
-			fprintf(stderr, "perfhubd: %s: --listen wants ADDR:PORT, got '%s'\n", where, val);
+	case OPT_LISTEN:
+		if (parse_listen(c, val, &why) < 0) {
+			fprintf(stderr, "perfhubd: %s: listen: %s, got '%s'\n", where, why, val);
 			return -1;
 		}
-		errno = 0;
-		v = strtoull(colon + 1, &end, 10);
-		if (errno || *end || v > 65535 || end == colon + 1) {
-			fprintf(stderr, "perfhubd: %s: bad port in '%s'\n", where, val);
-			return -1;
-		}
-		free(c->listen_addr);
-		c->listen_addr = strndup(val, (size_t)(colon - val));
-		c->listen_port = (unsigned)v;
 		return 0;
-	}
+	case OPT_LEVEL:
+		lvl = log_level_parse(val);
+		if (lvl < 0) {
+			fprintf(stderr, "perfhubd: %s: log-level: wants debug, info, warn or error,"
+				" got '%s'\n", where, val);
+			return -1;
+		}
+		c->log_level = lvl;
+		return 0;
 	case OPT_BOOL:
 		if (!val || !strcmp(val, "1") || !strcmp(val, "true") || !strcmp(val, "yes"))
 			v = 1;
 		else if (!strcmp(val, "0") || !strcmp(val, "false") || !strcmp(val, "no"))
 			v = 0;
 		else {
-			fprintf(stderr, "perfhubd: %s: --%s wants true or false\n", where, o->name);
+			fprintf(stderr, "perfhubd: %s: %s: wants true or false, got '%s'\n", where,
+				o->name, val);
 			return -1;
 		}
 		*(int *)((char *)c + o->off) = (int)v;
+		return 0;
+	case OPT_SIZE:
+		if (cfg_parse_size(val, &size) < 0 || size < o->min || size > o->max) {
+			fprintf(stderr, "perfhubd: %s: %s: wants a size (bytes, or with a K, M, G"
+				" suffix)%s, got '%s'\n", where, o->name,
+				o->min ? " above 0" : "", val);
+			return -1;
+		}
+		*(uint64_t *)((char *)c + o->off) = size;
 		return 0;
 	case OPT_U64:
 	case OPT_UINT:
 		errno = 0;
 		v = strtoull(val, &end, 10);
-		if (errno || end == val || *end || v < o->min || v > o->max) {
-			fprintf(stderr, "perfhubd: %s: --%s wants a number in [%llu, %llu], got '%s'\n",
+		if (errno || end == val || *end || *val == '-' || v < o->min || v > o->max) {
+			fprintf(stderr, "perfhubd: %s: %s: wants a number in [%llu, %llu], got '%s'\n",
 				where, o->name, (unsigned long long)o->min,
 				(unsigned long long)o->max, val);
 			return -1;
@@ -119,7 +264,16 @@ static const struct opt *find_opt(const char *name)
 	return NULL;
 }
 
-/* Config file: "name = value" lines with the flags' names; '#' comments. */
+static void set_origin(cfg *c, const struct opt *o, const char *where)
+{
+	size_t i = (size_t)(o - opts);
+
+	free(c->origin[i]);
+	c->origin[i] = strdup(where);
+}
+
+/* Config file: "name = value" lines with the flags' names; '#' comments.
+ * Goes on after a bad line so that every problem is reported at once. */
 static int load_file(cfg *c, const char *path)
 {
 	FILE *fp = fopen(path, "r");
@@ -131,11 +285,21 @@ static int load_file(cfg *c, const char *path)
 		fprintf(stderr, "perfhubd: %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	while (rc == 0 && fgets(line, sizeof(line), fp)) {
+	while (fgets(line, sizeof(line), fp)) {
 		char *k = line, *v, *e;
 		const struct opt *o;
 
 		lineno++;
+		snprintf(where, sizeof(where), "%s:%u", path, lineno);
+		if (!strchr(line, '\n') && !feof(fp)) {
+			int ch;
+			fprintf(stderr, "perfhubd: %s: line longer than %zu bytes\n", where,
+				sizeof(line) - 2);
+			while ((ch = fgetc(fp)) != EOF && ch != '\n')
+				;
+			rc = -1;
+			continue;
+		}
 		while (isspace((unsigned char)*k))
 			k++;
 		if (!*k || *k == '#')
@@ -144,11 +308,10 @@ static int load_file(cfg *c, const char *path)
 		while (e > k && isspace((unsigned char)e[-1]))
 			*--e = 0;
 		v = strchr(k, '=');
-		snprintf(where, sizeof(where), "%s:%u", path, lineno);
 		if (!v) {
-			fprintf(stderr, "perfhubd: %s: expected name = value\n", where);
+			fprintf(stderr, "perfhubd: %s: expected name = value, got '%s'\n", where, k);
 			rc = -1;
-			break;
+			continue;
 		}
 		for (e = v; e > k && isspace((unsigned char)e[-1]);)
 			*--e = 0;
@@ -157,11 +320,19 @@ static int load_file(cfg *c, const char *path)
 			v++;
 		o = find_opt(k);
 		if (!o) {
-			fprintf(stderr, "perfhubd: %s: unknown setting '%s'\n", where, k);
+			fprintf(stderr, "perfhubd: %s: %s: unknown key\n", where, k);
 			rc = -1;
-			break;
+			continue;
 		}
-		rc = set_opt(c, o, v, where);
+		if (o->cli_only) {
+			fprintf(stderr, "perfhubd: %s: %s: only on the command line\n", where, k);
+			rc = -1;
+			continue;
+		}
+		if (set_opt(c, o, v, where) < 0)
+			rc = -1;
+		else
+			set_origin(c, o, where);
 	}
 	fclose(fp);
 	return rc;
@@ -169,13 +340,18 @@ static int load_file(cfg *c, const char *path)
 
 static void usage(void)
 {
+	char left[64];
 	size_t i;
 
-	printf("usage: perfhubd [--config FILE] [--listen ADDR:PORT] [--db PATH] [--spool DIR]\n"
-	       "                [--watch DIR]... [--workers N] [--web-root DIR] [--token-file FILE]\n"
-	       "                [--max-upload BYTES]\n\n  --config FILE         settings file (name = value)\n");
-	for (i = 0; i < NR_OPTS; i++)
-		printf("  --%-20s%s\n", opts[i].name, opts[i].help);
+	printf("usage: perfhubd [OPTION]...\n"
+	       "The perfhub profile server: stores perf.data uploads, parses them and serves\n"
+	       "flame graphs. Every option can also be a 'name = value' line of --config.\n\n");
+	for (i = 0; i < NR_OPTS; i++) {
+		snprintf(left, sizeof(left), "--%s%s%s", opts[i].name, opts[i].arg ? " " : "",
+			 opts[i].arg ? opts[i].arg : "");
+		printf("  %-28s%s\n", left, opts[i].help);
+	}
+	printf("  %-28s%s\n", "--help", "this text");
 }
 
 static char *join(const char *dir, const char *name)
@@ -190,12 +366,12 @@ static char *join(const char *dir, const char *name)
 
 int cfg_load(cfg *c, int argc, char **argv)
 {
-	struct option lopts[NR_OPTS + 3];
+	struct option lopts[NR_OPTS + 2];
 	const char *state = getenv("STATE_DIRECTORY");
 	const char *config_path = NULL;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t i;
-	int ch, idx;
+	int ch, idx, rc = 0;
 
 	memset(c, 0, sizeof(*c));
 	c->listen_addr = strdup("127.0.0.1");
@@ -203,46 +379,58 @@ int cfg_load(cfg *c, int argc, char **argv)
 	c->workers = ncpu > 0 ? (unsigned)ncpu : 1;
 	c->queue_size = DEFAULT_QUEUE_SIZE;
 	c->max_upload = DEFAULT_MAX_UPLOAD;
+	c->max_debuginfo = DEFAULT_MAX_DEBUGINFO;
 	c->max_connections = 256;
+	c->connection_timeout = 60;
 	c->web_root = strdup(PERFHUB_DATADIR "/web");
+	c->log_level = LL_INFO;
+	c->shutdown_grace = DEFAULT_SHUTDOWN_GRACE;
+	c->retention_interval = DEFAULT_RETENTION_INTERVAL;
 
 	for (i = 0; i < NR_OPTS; i++) {
 		lopts[i].name = opts[i].name;
-		lopts[i].has_arg = opts[i].type == OPT_BOOL ? optional_argument : required_argument;
+		lopts[i].has_arg = opts[i].type == OPT_BOOL ? optional_argument
+				   : opts[i].arg ? required_argument : no_argument;
 		lopts[i].flag = NULL;
 		lopts[i].val = 0x100 + (int)i;
 	}
-	lopts[NR_OPTS] = (struct option){ "config", required_argument, NULL, 'c' };
-	lopts[NR_OPTS + 1] = (struct option){ "help", no_argument, NULL, 'h' };
-	lopts[NR_OPTS + 2] = (struct option){ NULL, 0, NULL, 0 };
+	lopts[NR_OPTS] = (struct option){ "help", no_argument, NULL, 'h' };
+	lopts[NR_OPTS + 1] = (struct option){ NULL, 0, NULL, 0 };
 
 	/* first pass: only --config, so flags override the file */
 	opterr = 0;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+", lopts, &idx)) != -1)
-		if (ch == 'c')
+		if (ch >= 0x100 && opts[ch - 0x100].type == OPT_CONFIG)
 			config_path = optarg;
-	if (config_path && load_file(c, config_path) < 0)
-		return -1;
+	if (config_path) {
+		c->config_path = strdup(config_path);
+		if (load_file(c, config_path) < 0)
+			rc = -1;
+	}
 
 	opterr = 1;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "+", lopts, &idx)) != -1) {
-		if (ch == 'c')
-			continue;
 		if (ch == 'h') {
 			usage();
 			return 1;
 		}
-		if (ch < 0x100 || ch >= 0x100 + (int)NR_OPTS)
-			return -1;
+		if (ch < 0x100 || ch >= 0x100 + (int)NR_OPTS) {
+			rc = -1;
+			continue;
+		}
 		if (set_opt(c, &opts[ch - 0x100], optarg, "command line") < 0)
-			return -1;
+			rc = -1;
+		else
+			set_origin(c, &opts[ch - 0x100], "command line");
 	}
 	if (optind < argc) {
 		fprintf(stderr, "perfhubd: unexpected argument '%s'\n", argv[optind]);
-		return -1;
+		rc = -1;
 	}
+	if (c->debug)
+		c->log_level = LL_DEBUG;
 	{
 		/* systemd may pass several directories, colon separated: use the first */
 		char *dir = state && *state ? strndup(state, strcspn(state, ":"))
@@ -253,7 +441,16 @@ int cfg_load(cfg *c, int argc, char **argv)
 			c->spool_dir = join(dir, "spool");
 		free(dir);
 	}
-	return 0;
+	return rc;
+}
+
+const char *cfg_origin(const cfg *c, const char *key)
+{
+	const struct opt *o = find_opt(key);
+
+	if (!o || !c->origin[o - opts])
+		return "default";
+	return c->origin[o - opts];
 }
 
 void cfg_free(cfg *c)
@@ -265,7 +462,12 @@ void cfg_free(cfg *c)
 	free(c->spool_dir);
 	free(c->web_root);
 	free(c->token_file);
+	free(c->backup_path);
+	free(c->config_path);
+	free(c->debuginfod);
 	for (i = 0; i < c->nr_watch; i++)
 		free(c->watch[i]);
+	for (i = 0; i < CFG_MAX_KEYS; i++)
+		free(c->origin[i]);
 	memset(c, 0, sizeof(*c));
 }

@@ -5,6 +5,10 @@
 #include <stdint.h>
 
 #define CFG_MAX_WATCH 16
+#define CFG_MAX_KEYS 32
+
+/* What this invocation does: serve, or one administrative action. */
+enum cfg_action { CFG_RUN, CFG_CHECK, CFG_VACUUM, CFG_BACKUP };
 
 typedef struct cfg {
 	char *listen_addr;	/* "127.0.0.1" */
@@ -20,13 +24,31 @@ typedef struct cfg {
 	char *token_file;
 	uint64_t max_upload;	/* bytes, after decoding */
 	unsigned max_connections;
-	int debug;
+	int debug;		/* alias of log_level = debug */
+	int log_level;		/* enum log_level (log.h) */
+	unsigned shutdown_grace;	/* seconds running jobs may take after SIGTERM */
+	unsigned retain_days;	/* 0 = keep profiles forever */
+	uint64_t max_db_size;	/* bytes of live data; 0 = no limit */
+	unsigned retention_interval;	/* seconds between retention passes */
+	int action;		/* enum cfg_action */
+	char *backup_path;	/* --backup FILE */
+	char *config_path;	/* --config FILE, kept for SIGHUP */
+	char *origin[CFG_MAX_KEYS];	/* where each key was set, see cfg_origin */
+	unsigned connection_timeout;	/* seconds idle; also the grace before the upload rate floor */
+	uint64_t max_debuginfo;	/* bytes of one debuginfo file */
+	char *debuginfod;	/* URLs; NULL = $DEBUGINFOD_URLS */
 } cfg;
 
 /* Fills *c from defaults, then the config file (--config), then the flags.
- * Returns 0, 1 when --help was printed (exit 0), -1 on a bad option (message
- * printed on stderr). */
+ * Returns 0, 1 when --help was printed (exit 0), -1 on a bad option (every
+ * problem printed on stderr, naming the key and the file's line). */
 int cfg_load(cfg *c, int argc, char **argv);
 void cfg_free(cfg *c);
+
+/* Where `key` got its value: "FILE:LINE", "command line" or "default". */
+const char *cfg_origin(const cfg *c, const char *key);
+
+/* Parses "1024", "512K", "20M", "3G" (powers of 1024). 0 or -1. */
+int cfg_parse_size(const char *s, uint64_t *out);
 
 #endif

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <zlib.h>
 #include <zstd.h>
 
 #include "sha256.h"
@@ -29,6 +30,9 @@ struct sp_upload {
 	ZSTD_DStream *zd;
 	size_t zlast;		/* last ZSTD_decompressStream hint: 0 = frame done */
 	int zstarted;
+	z_stream gz;
+	int gz_open;		/* inflateInit2 done: inflateEnd owed */
+	int gz_done;		/* the last gzip member ended (Z_STREAM_END) */
 	void *out;
 };
 
@@ -53,6 +57,25 @@ static int mkdir_p(const char *path)
 	return 0;
 }
 
+/* Partial uploads of a daemon that died (kill -9, power loss) stay in
+ * SPOOL/tmp; at start nothing is in flight, so they all go. */
+static void sweep_tmp(const char *tmp)
+{
+	DIR *d = opendir(tmp);
+	struct dirent *e;
+	char path[PATH_MAX];
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "upload-", 7))
+			continue;
+		if (snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name) < (int)sizeof(path))
+			unlink(path);
+	}
+	closedir(d);
+}
+
 int sp_init(const char *spool_dir)
 {
 	char tmp[PATH_MAX];
@@ -61,7 +84,10 @@ int sp_init(const char *spool_dir)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	return mkdir_p(tmp);
+	if (mkdir_p(tmp) < 0)
+		return -1;
+	sweep_tmp(tmp);
+	return 0;
 }
 
 sp_upload *sp_begin(const char *spool_dir, int encoding, uint64_t max)
@@ -87,11 +113,28 @@ sp_upload *sp_begin(const char *spool_dir, int encoding, uint64_t max)
 		ZSTD_initDStream(u->zd);
 		/* a frame may not ask for a window larger than 128 MiB */
 		ZSTD_DCtx_setParameter(u->zd, ZSTD_d_windowLogMax, 27);
+	} else if (encoding == SP_GZIP) {
+		u->out = malloc(SP_OUT_CHUNK);
+		if (!u->out)
+			goto fail;
+		/* 16 + MAX_WBITS: a gzip wrapper, nothing else */
+		if (inflateInit2(&u->gz, 16 + MAX_WBITS) != Z_OK) {
+			errno = ENOMEM;
+			goto fail;
+		}
+		u->gz_open = 1;
 	}
 	return u;
 fail:
 	sp_abort(u);
 	return NULL;
+}
+
+/* What a failed write or sync means for the client: the filesystem is
+ * full (worth retrying later, 507) or something else broke. */
+static int full_or_io(void)
+{
+	return errno == ENOSPC || errno == EDQUOT || errno == EFBIG ? SP_ERR_FULL : SP_ERR_IO;
 }
 
 static int put(sp_upload *u, const void *data, size_t len)
@@ -107,10 +150,53 @@ static int put(sp_upload *u, const void *data, size_t len)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return SP_ERR_IO;
+			return full_or_io();
 		}
 		p += n;
 		len -= (size_t)n;
+	}
+	return SP_OK;
+}
+
+/* gzip: inflate as the bytes come; the decoded size is capped by put().
+ * Concatenated members (what `cat a.gz b.gz` gives) decode as one stream,
+ * as gzip -d does. */
+static int gz_write(sp_upload *u, const void *data, size_t len)
+{
+	u->gz.next_in = (Bytef *)(uintptr_t)data;
+	u->gz.avail_in = 0;
+	for (;;) {
+		int zr, rc;
+
+		if (!u->gz.avail_in && len) {
+			/* avail_in is a uInt: feed at most 1 GiB at a time */
+			uInt n = len > (1u << 30) ? (1u << 30) : (uInt)len;
+			u->gz.avail_in = n;
+			len -= n;
+		}
+		if (u->gz_done) {
+			if (!u->gz.avail_in)
+				break;
+			/* another member follows the one that ended */
+			if (inflateReset(&u->gz) != Z_OK)
+				return SP_ERR_ENCODING;
+			u->gz_done = 0;
+		}
+		u->gz.next_out = u->out;
+		u->gz.avail_out = SP_OUT_CHUNK;
+		zr = inflate(&u->gz, Z_NO_FLUSH);
+		if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR)
+			return SP_ERR_ENCODING;
+		if (SP_OUT_CHUNK - u->gz.avail_out &&
+		    (rc = put(u, u->out, SP_OUT_CHUNK - u->gz.avail_out)) != SP_OK)
+			return rc;
+		if (zr == Z_STREAM_END) {
+			u->gz_done = 1;
+			continue;
+		}
+		/* input used up and the output not full: nothing is pending */
+		if (!u->gz.avail_in && !len && u->gz.avail_out)
+			break;
 	}
 	return SP_OK;
 }
@@ -119,6 +205,11 @@ int sp_write(sp_upload *u, const void *data, size_t len)
 {
 	ZSTD_inBuffer in = { data, len, 0 };
 
+	if (u->encoding == SP_GZIP) {
+		if (len)
+			u->zstarted = 1;
+		return gz_write(u, data, len);
+	}
 	if (u->encoding != SP_ZSTD)
 		return put(u, data, len);
 	if (len)
@@ -162,8 +253,14 @@ int sp_finish(sp_upload *u, const char *ext, char sha256[65], uint64_t *size, ch
 		rc = SP_ERR_ENCODING;	/* truncated zstd stream */
 		goto out;
 	}
-	if (fsync(u->fd) < 0)
+	if (u->encoding == SP_GZIP && (!u->zstarted || !u->gz_done)) {
+		rc = SP_ERR_ENCODING;	/* truncated gzip stream */
 		goto out;
+	}
+	if (fsync(u->fd) < 0) {
+		rc = full_or_io();
+		goto out;
+	}
 	close(u->fd);
 	u->fd = -1;
 	sha256_final_hex(&u->sha, sha256);
@@ -172,6 +269,7 @@ int sp_finish(sp_upload *u, const char *ext, char sha256[65], uint64_t *size, ch
 	if (access(dst, F_OK) == 0) {
 		unlink(u->tmp);		/* same bytes already spooled */
 	} else if (rename(u->tmp, dst) < 0) {
+		rc = full_or_io();
 		goto out;
 	}
 	u->tmp[0] = 0;
@@ -195,6 +293,8 @@ void sp_abort(sp_upload *u)
 	if (u->tmp[0])
 		unlink(u->tmp);
 	ZSTD_freeDStream(u->zd);
+	if (u->gz_open)
+		inflateEnd(&u->gz);
 	free(u->out);
 	free(u->dir);
 	free(u);

@@ -12,16 +12,18 @@
 
 typedef struct sp_upload sp_upload;
 
-enum sp_encoding { SP_IDENTITY, SP_ZSTD };
+enum sp_encoding { SP_IDENTITY, SP_ZSTD, SP_GZIP };
 
 enum sp_result {
 	SP_OK = 0,
 	SP_ERR_IO = -1,		/* disk trouble (errno kept) */
 	SP_ERR_TOO_LARGE = -2,	/* more than max bytes after decoding */
-	SP_ERR_ENCODING = -3,	/* the zstd stream is corrupt */
+	SP_ERR_ENCODING = -3,	/* the zstd or gzip stream is corrupt or truncated */
+	SP_ERR_FULL = -4,	/* no space left on the spool's filesystem */
 };
 
-/* Creates the spool directories if needed. 0 or -1 (errno). */
+/* Creates the spool directories if needed and removes partial uploads left
+ * by a daemon that died. Call once at start. 0 or -1 (errno). */
 int sp_init(const char *spool_dir);
 
 /* A new upload; `max` caps the decoded size. NULL on error (errno). */

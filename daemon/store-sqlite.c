@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include <sqlite3.h>
+#include <zstd.h>
 
 #include "log.h"
 #include "store.h"
@@ -25,13 +26,40 @@
 #define ST_POOL_MAX 64		/* idle reader connections kept */
 #define ST_MAX_STACK_NODES (1u << 30)
 #define ST_MAX_DEPTH_FOLD 8192	/* frames per folded stack */
+#define ST_BLOCK_SAMPLES 4096	/* samples per stored block */
+#define ST_BLOCK_MAGIC 0x42534850u	/* "PHSB" */
+#define ST_BLOCK_ZLEVEL 1	/* zstd level: fast, the columns compress well anyway */
+#define ST_CACHE_BYTES ((size_t)512 << 20)	/* per-profile tables kept in memory */
+#define ST_MAX_FRAME_OFFSETS 1000000	/* unresolved offsets kept per profile */
+
+typedef struct pcache pcache;
+static void cache_clear(st_store *st);
 
 struct st_store {
 	char *path;
 	pthread_mutex_t lock;
 	sqlite3 *pool[ST_POOL_MAX];
 	size_t nr_pool;
+	/* read-only per-profile tables, most recently used first */
+	pthread_mutex_t cache_lock;
+	pcache *cache_head, *cache_tail;
+	size_t cache_bytes, cache_max;
 };
+
+/* One aggregate row: the samples of one (event, thread, comm, stack). */
+typedef struct agg_row {
+	uint32_t event, pid, tid, comm, stack;
+	uint64_t samples, period;
+	uint64_t first_seq;	/* the first such sample, in file order (from 1) */
+} agg_row;
+
+/* agg_row interning: open addressing over row indexes (+1; 0 = empty) */
+typedef struct agg_map {
+	agg_row *rows;
+	size_t n, cap;
+	uint32_t *slots;
+	size_t nr_slots;
+} agg_map;
 
 /* ---- schema and migrations ------------------------------------------- */
 
@@ -77,13 +105,32 @@ static const char *const migrations[] = {
 	" PRIMARY KEY (profile_id, seq)) WITHOUT ROWID;",
 	/* 2: frames remember whether `perfhub collapse --kernel` marks them "_[k]" */
 	"ALTER TABLE frames ADD COLUMN kernel INTEGER NOT NULL DEFAULT 0;",
+	/* 3: samples in compressed column blocks instead of a row each, with a
+	 * per-profile aggregate that answers unfiltered queries; a generation
+	 * per parse so readers can cache what a parse wrote. Profiles stored
+	 * by v2 are parsed again from the spool. */
+	"ALTER TABLE profiles ADD COLUMN generation INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE sample_blocks (id INTEGER PRIMARY KEY, profile_id INTEGER NOT NULL,"
+	" seq INTEGER NOT NULL, nr INTEGER NOT NULL, min_time INTEGER NOT NULL,"
+	" max_time INTEGER NOT NULL, data BLOB NOT NULL);"
+	"CREATE UNIQUE INDEX sample_blocks_profile ON sample_blocks(profile_id, seq);"
+	"CREATE TABLE sample_agg (profile_id INTEGER NOT NULL, event INTEGER NOT NULL,"
+	" pid INTEGER NOT NULL, tid INTEGER NOT NULL, comm INTEGER NOT NULL,"
+	" stack INTEGER NOT NULL, samples INTEGER NOT NULL, period INTEGER NOT NULL,"
+	" first_seq INTEGER NOT NULL,"
+	" PRIMARY KEY (profile_id, event, pid, tid, comm, stack)) WITHOUT ROWID;"
+	/* file offsets seen for each unresolved frame (for symbolizing later) */
+	"CREATE TABLE frame_offsets (profile_id INTEGER NOT NULL, frame INTEGER NOT NULL,"
+	" dso_off INTEGER NOT NULL, PRIMARY KEY (profile_id, frame, dso_off)) WITHOUT ROWID;"
+	"UPDATE profiles SET status = 0 WHERE status IN (1, 2);"
+	"DROP TABLE samples;",
 };
 #define NR_MIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 
 /* rows a parse writes (tags belong to the upload and stay) */
 static const char *const profile_tables[] = {
 	"features", "events", "record_counts", "strings", "frames",
-	"stacks", "comms", "maps", "samples",
+	"stacks", "comms", "maps", "sample_blocks", "sample_agg", "frame_offsets",
 };
 #define NR_PROFILE_TABLES (sizeof(profile_tables) / sizeof(profile_tables[0]))
 
@@ -170,6 +217,8 @@ st_store *st_open(const char *path, char *err, size_t errlen)
 	}
 	st->path = strdup(path);
 	pthread_mutex_init(&st->lock, NULL);
+	pthread_mutex_init(&st->cache_lock, NULL);
+	st->cache_max = ST_CACHE_BYTES;
 	db = conn_open(path, err, errlen);
 	if (!db || migrate(db, err, errlen) < 0) {
 		sqlite3_close(db);
@@ -188,6 +237,8 @@ void st_close(st_store *st)
 		return;
 	for (i = 0; i < st->nr_pool; i++)
 		sqlite3_close(st->pool[i]);
+	cache_clear(st);
+	pthread_mutex_destroy(&st->cache_lock);
 	pthread_mutex_destroy(&st->lock);
 	free(st->path);
 	free(st);
@@ -811,11 +862,189 @@ static void strmap_free(strmap *m)
 	free(m->ids);
 }
 
+/* ---- aggregate rows ------------------------------------------------------ */
+
+static uint64_t agg_hash(uint32_t event, uint32_t pid, uint32_t tid, uint32_t comm,
+			 uint32_t stack)
+{
+	return mix64(((uint64_t)event << 32 | pid) ^ mix64((uint64_t)tid << 32 | comm) ^
+		     ((uint64_t)stack * 0x9e3779b97f4a7c15ULL));
+}
+
+static int agg_grow_slots(agg_map *m)
+{
+	size_t n = m->nr_slots ? 2 * m->nr_slots : 4096, i;
+	uint32_t *sl = calloc(n, sizeof(*sl));
+
+	if (!sl)
+		return -1;
+	for (i = 0; i < m->n; i++) {
+		const agg_row *r = &m->rows[i];
+		size_t j = agg_hash(r->event, r->pid, r->tid, r->comm, r->stack) & (n - 1);
+		while (sl[j])
+			j = (j + 1) & (n - 1);
+		sl[j] = (uint32_t)i + 1;
+	}
+	free(m->slots);
+	m->slots = sl;
+	m->nr_slots = n;
+	return 0;
+}
+
+/* The row for this key, added with zero counts when new; NULL out of memory. */
+static agg_row *agg_get(agg_map *m, uint32_t event, uint32_t pid, uint32_t tid, uint32_t comm,
+			uint32_t stack)
+{
+	size_t j;
+	agg_row *r;
+
+	if (2 * (m->n + 1) > m->nr_slots && (m->n >= UINT32_MAX - 1 || agg_grow_slots(m) < 0))
+		return NULL;
+	for (j = agg_hash(event, pid, tid, comm, stack) & (m->nr_slots - 1); m->slots[j];
+	     j = (j + 1) & (m->nr_slots - 1)) {
+		r = &m->rows[m->slots[j] - 1];
+		if (r->stack == stack && r->tid == tid && r->pid == pid && r->comm == comm &&
+		    r->event == event)
+			return r;
+	}
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? 2 * m->cap : 1024;
+		agg_row *nr = realloc(m->rows, ncap * sizeof(*nr));
+		if (!nr)
+			return NULL;
+		m->rows = nr;
+		m->cap = ncap;
+	}
+	r = &m->rows[m->n++];
+	memset(r, 0, sizeof(*r));
+	r->event = event;
+	r->pid = pid;
+	r->tid = tid;
+	r->comm = comm;
+	r->stack = stack;
+	m->slots[j] = (uint32_t)m->n;
+	return r;
+}
+
+static void agg_free(agg_map *m)
+{
+	free(m->rows);
+	free(m->slots);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- sample blocks ----------------------------------------------------------
+ * Up to ST_BLOCK_SAMPLES samples, column by column, little-endian, zstd
+ * compressed: u32 magic, u32 n, then n times each of: u64 time (delta from
+ * the previous sample's), u32 event, cpu, pid, tid, u64 period, weight, u32
+ * stack, comm. A row also keeps min/max time so time-range reads skip blocks.
+ */
+typedef struct sblock {
+	uint32_t n;
+	uint64_t time[ST_BLOCK_SAMPLES], period[ST_BLOCK_SAMPLES], weight[ST_BLOCK_SAMPLES];
+	uint32_t event[ST_BLOCK_SAMPLES], cpu[ST_BLOCK_SAMPLES], pid[ST_BLOCK_SAMPLES],
+		 tid[ST_BLOCK_SAMPLES], stack[ST_BLOCK_SAMPLES], comm[ST_BLOCK_SAMPLES];
+} sblock;
+
+#define SBLOCK_ROW_BYTES 48
+#define SBLOCK_RAW_MAX (8 + (size_t)ST_BLOCK_SAMPLES * SBLOCK_ROW_BYTES)
+
+static uint8_t *put32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+	return p + 4;
+}
+
+static uint8_t *put64(uint8_t *p, uint64_t v)
+{
+	return put32(put32(p, (uint32_t)v), (uint32_t)(v >> 32));
+}
+
+static uint32_t get32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static uint64_t get64(const uint8_t *p)
+{
+	return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32;
+}
+
+/* OUT: raw bytes (SBLOCK_RAW_MAX room); returns their length. */
+static size_t sblock_encode(const sblock *b, uint8_t *raw)
+{
+	uint8_t *p = put32(put32(raw, ST_BLOCK_MAGIC), b->n);
+	const uint32_t *u32cols[] = { b->event, b->cpu, b->pid, b->tid };
+	uint64_t prev = 0;
+	uint32_t i, c;
+
+	for (i = 0; i < b->n; i++) {
+		p = put64(p, b->time[i] - prev);
+		prev = b->time[i];
+	}
+	for (c = 0; c < 4; c++)
+		for (i = 0; i < b->n; i++)
+			p = put32(p, u32cols[c][i]);
+	for (i = 0; i < b->n; i++)
+		p = put64(p, b->period[i]);
+	for (i = 0; i < b->n; i++)
+		p = put64(p, b->weight[i]);
+	for (i = 0; i < b->n; i++)
+		p = put32(p, b->stack[i]);
+	for (i = 0; i < b->n; i++)
+		p = put32(p, b->comm[i]);
+	return (size_t)(p - raw);
+}
+
+/* Decompresses and checks a stored block; raw has SBLOCK_RAW_MAX bytes of
+ * room. -1 when the blob is not a block of `nr` samples. */
+static int sblock_decode(const void *blob, size_t len, int64_t nr, uint8_t *raw, sblock *b)
+{
+	unsigned long long want;
+	size_t got, i, n;
+	const uint8_t *p;
+	uint64_t t = 0;
+
+	if (nr <= 0 || nr > ST_BLOCK_SAMPLES || !blob)
+		return -1;
+	n = (size_t)nr;
+	want = ZSTD_getFrameContentSize(blob, len);
+	if (want != 8 + n * SBLOCK_ROW_BYTES)
+		return -1;
+	got = ZSTD_decompress(raw, SBLOCK_RAW_MAX, blob, len);
+	if (ZSTD_isError(got) || got != want || get32(raw) != ST_BLOCK_MAGIC || get32(raw + 4) != n)
+		return -1;
+	b->n = (uint32_t)n;
+	p = raw + 8;
+	for (i = 0; i < n; i++, p += 8)
+		b->time[i] = t += get64(p);
+	for (i = 0; i < n; i++, p += 4)
+		b->event[i] = get32(p);
+	for (i = 0; i < n; i++, p += 4)
+		b->cpu[i] = get32(p);
+	for (i = 0; i < n; i++, p += 4)
+		b->pid[i] = get32(p);
+	for (i = 0; i < n; i++, p += 4)
+		b->tid[i] = get32(p);
+	for (i = 0; i < n; i++, p += 8)
+		b->period[i] = get64(p);
+	for (i = 0; i < n; i++, p += 8)
+		b->weight[i] = get64(p);
+	for (i = 0; i < n; i++, p += 4)
+		b->stack[i] = get32(p);
+	for (i = 0; i < n; i++, p += 4)
+		b->comm[i] = get32(p);
+	return 0;
+}
+
 /* ---- the writer ---------------------------------------------------------- */
 
 enum {
-	W_STRING, W_FRAME, W_STACK, W_SAMPLE, W_COMM, W_MAP, W_FEATURE, W_EVENT, W_RECORD,
-	W_NR_STMTS
+	W_STRING, W_FRAME, W_STACK, W_BLOCK, W_AGG, W_FOFF, W_COMM, W_MAP, W_FEATURE, W_EVENT,
+	W_RECORD, W_NR_STMTS
 };
 
 static const char *const writer_sql[W_NR_STMTS] = {
@@ -823,8 +1052,11 @@ static const char *const writer_sql[W_NR_STMTS] = {
 	[W_FRAME] = "INSERT INTO frames (profile_id, id, name, dso, resolved, kernel)"
 		    " VALUES (?, ?, ?, ?, ?, ?)",
 	[W_STACK] = "INSERT INTO stacks (profile_id, id, parent, frame) VALUES (?, ?, ?, ?)",
-	[W_SAMPLE] = "INSERT INTO samples (profile_id, seq, event, time, cpu, pid, tid, period,"
-		     " weight, stack, comm) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[W_BLOCK] = "INSERT INTO sample_blocks (profile_id, seq, nr, min_time, max_time, data)"
+		    " VALUES (?, ?, ?, ?, ?, ?)",
+	[W_AGG] = "INSERT INTO sample_agg (profile_id, event, pid, tid, comm, stack, samples,"
+		  " period, first_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	[W_FOFF] = "INSERT OR IGNORE INTO frame_offsets (profile_id, frame, dso_off) VALUES (?, ?, ?)",
 	[W_COMM] = "INSERT INTO comms (profile_id, seq, pid, tid, time, comm) VALUES (?, ?, ?, ?, ?, ?)",
 	[W_MAP] = "INSERT INTO maps (profile_id, seq, pid, start, len, pgoff, filename, build_id,"
 		  " time) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -847,6 +1079,12 @@ struct st_writer {
 	uint32_t next_frame;
 	u64map stacks;		/* parent << 32 | frame -> node id */
 	uint32_t next_stack;
+	sblock *blk;		/* the block being filled */
+	uint64_t nr_blocks, nr_frame_offsets;
+	ZSTD_CCtx *zc;
+	uint8_t *raw, *zbuf;
+	size_t zcap;
+	agg_map agg;		/* (event, pid, tid, comm, stack) -> counts */
 	int failed;
 };
 
@@ -897,6 +1135,13 @@ st_writer *st_writer_begin(st_store *st, int64_t id)
 	if (u64map_grow(&w->frames) < 0 || u64map_grow(&w->stacks) < 0 ||
 	    strmap_grow(&w->strings) < 0)
 		goto fail;
+	w->zcap = ZSTD_compressBound(SBLOCK_RAW_MAX);
+	w->blk = calloc(1, sizeof(*w->blk));
+	w->raw = malloc(SBLOCK_RAW_MAX);
+	w->zbuf = malloc(w->zcap);
+	w->zc = ZSTD_createCCtx();
+	if (!w->blk || !w->raw || !w->zbuf || !w->zc)
+		goto fail;
 	return w;
 fail:
 	st_writer_abort(w);
@@ -915,6 +1160,11 @@ static void writer_free(st_writer *w)
 	free(w->frames.vals);
 	free(w->stacks.keys);
 	free(w->stacks.vals);
+	free(w->blk);
+	free(w->raw);
+	free(w->zbuf);
+	ZSTD_freeCCtx(w->zc);
+	agg_free(&w->agg);
 	free(w);
 }
 
@@ -1032,22 +1282,107 @@ uint32_t st_writer_stack(st_writer *w, uint32_t parent, uint32_t frame)
 	return w_step(w, W_STACK) < 0 ? 0 : id;
 }
 
+/* Writes the filled block (if any) as one row. */
+static int flush_block(st_writer *w)
+{
+	sblock *b = w->blk;
+	sqlite3_stmt *s = w->stmt[W_BLOCK];
+	uint64_t lo = UINT64_MAX, hi = 0;
+	size_t raw_len, z;
+	uint32_t i;
+
+	if (!b->n)
+		return 0;
+	for (i = 0; i < b->n; i++) {
+		if (b->time[i] < lo)
+			lo = b->time[i];
+		if (b->time[i] > hi)
+			hi = b->time[i];
+	}
+	raw_len = sblock_encode(b, w->raw);
+	z = ZSTD_compressCCtx(w->zc, w->zbuf, w->zcap, w->raw, raw_len, ST_BLOCK_ZLEVEL);
+	if (ZSTD_isError(z)) {
+		log_warn("msg=\"zstd\" profile=%lld error=\"%s\"", (long long)w->id,
+			 ZSTD_getErrorName(z));
+		w->failed = 1;
+		return -1;
+	}
+	sqlite3_bind_int64(s, 1, w->id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)++w->nr_blocks);
+	sqlite3_bind_int64(s, 3, b->n);
+	/* times are stored as signed 64-bit; the comparison in queries is too */
+	sqlite3_bind_int64(s, 4, (sqlite3_int64)lo);
+	sqlite3_bind_int64(s, 5, (sqlite3_int64)hi);
+	sqlite3_bind_blob(s, 6, w->zbuf, (int)z, SQLITE_STATIC);
+	b->n = 0;
+	return w_step(w, W_BLOCK);
+}
+
 int st_writer_sample(st_writer *w, const st_sample *x)
 {
-	sqlite3_stmt *s = w->stmt[W_SAMPLE];
+	sblock *b = w->blk;
+	agg_row *a;
 
+	if (w->failed)
+		return -1;
+	a = agg_get(&w->agg, x->event, x->pid, x->tid, x->comm, x->stack);
+	if (!a) {
+		w->failed = 1;
+		return -1;
+	}
+	++w->nr_samples;
+	if (!a->samples)
+		a->first_seq = w->nr_samples;
+	a->samples++;
+	a->period += x->period;
+	b->time[b->n] = x->time;
+	b->event[b->n] = x->event;
+	b->cpu[b->n] = x->cpu;
+	b->pid[b->n] = x->pid;
+	b->tid[b->n] = x->tid;
+	b->period[b->n] = x->period;
+	b->weight[b->n] = x->weight;
+	b->stack[b->n] = x->stack;
+	b->comm[b->n] = x->comm;
+	if (++b->n == ST_BLOCK_SAMPLES)
+		return flush_block(w);
+	return 0;
+}
+
+int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off)
+{
+	sqlite3_stmt *s = w->stmt[W_FOFF];
+
+	if (!frame || w->nr_frame_offsets >= ST_MAX_FRAME_OFFSETS)
+		return 0;
+	w->nr_frame_offsets++;
 	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)++w->nr_samples);
-	sqlite3_bind_int64(s, 3, x->event);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)x->time);
-	sqlite3_bind_int64(s, 5, x->cpu);
-	sqlite3_bind_int64(s, 6, x->pid);
-	sqlite3_bind_int64(s, 7, x->tid);
-	sqlite3_bind_int64(s, 8, (sqlite3_int64)x->period);
-	sqlite3_bind_int64(s, 9, (sqlite3_int64)x->weight);
-	sqlite3_bind_int64(s, 10, x->stack);
-	sqlite3_bind_int64(s, 11, x->comm);
-	return w_step(w, W_SAMPLE);
+	sqlite3_bind_int64(s, 2, frame);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)dso_off);
+	return w_step(w, W_FOFF);
+}
+
+/* The aggregate, written once at the end. */
+static int write_agg(st_writer *w)
+{
+	sqlite3_stmt *s = w->stmt[W_AGG];
+	size_t i;
+
+	for (i = 0; i < w->agg.n; i++) {
+		const agg_row *r = &w->agg.rows[i];
+		sqlite3_bind_int64(s, 1, w->id);
+		sqlite3_bind_int64(s, 2, r->event);
+		sqlite3_bind_int64(s, 3, r->pid);
+		sqlite3_bind_int64(s, 4, r->tid);
+		sqlite3_bind_int64(s, 5, r->comm);
+		sqlite3_bind_int64(s, 6, r->stack);
+		sqlite3_bind_int64(s, 7, (sqlite3_int64)r->samples);
+		sqlite3_bind_int64(s, 8, (sqlite3_int64)r->period);
+		sqlite3_bind_int64(s, 9, (sqlite3_int64)r->first_seq);
+		if (w_step(w, W_AGG) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int st_writer_comm(st_writer *w, uint32_t pid, uint32_t tid, uint64_t time, const char *comm)
@@ -1124,12 +1459,15 @@ int st_writer_finish(st_writer *w, const st_summary *x)
 	sqlite3_stmt *s;
 	int rc = -1;
 
-	if (w->failed)
+	if (w->failed || flush_block(w) < 0 || write_agg(w) < 0)
 		goto out;
+	/* a new generation: caches of an earlier parse of this profile go stale */
 	s = prep(w->db, "UPDATE profiles SET status = 2, error = NULL, error_offset = NULL,"
 			" hostname = ?2, first_ns = ?3, last_ns = ?4, nr_samples = ?5,"
 			" symbolized_pct = ?6, parse_ms = ?7, header = ?8, events = ?9,"
-			" records = ?10, samples_per_event = ?11, lost = ?12 WHERE id = ?1");
+			" records = ?10, samples_per_event = ?11, lost = ?12,"
+			" generation = (SELECT coalesce(max(generation), 0) + 1 FROM profiles)"
+			" WHERE id = ?1");
 	if (!s)
 		goto out;
 	sqlite3_bind_int64(s, 1, w->id);
@@ -1158,21 +1496,33 @@ out:
 	return rc;
 }
 
-/* ---- folding stored samples ---------------------------------------------- */
+/* ---- per-profile tables in memory ----------------------------------------
+ * What a parse wrote never changes until the next parse (a new generation),
+ * so readers share one read-only copy of a profile's strings, frames, stack
+ * tree, events and aggregate, bounded by bytes, least recently used first out.
+ */
+struct pcache {
+	int64_t id, gen;
+	size_t bytes;
+	unsigned refs;
+	int dead;		/* dropped from the list; freed by the last release */
+	pcache *prev, *next;
+	char **strs;
+	size_t nr_strs;
+	uint32_t *frame_name, *frame_kernel, *frame_dso;
+	size_t nr_frames;
+	uint32_t *stack_parent, *stack_frame;
+	size_t nr_stacks;
+	char **event_names;	/* by event index; NULL = none */
+	size_t nr_events;
+	agg_row *agg;
+	size_t nr_agg;
+};
 
-typedef struct fold_line {
-	char *text;
-	uint64_t samples, period;
-} fold_line;
-
-static int cmp_line(const void *a, const void *b)
-{
-	return strcmp(((const fold_line *)a)->text, ((const fold_line *)b)->text);
-}
-
-/* Loads "SELECT id, a[, b] FROM t WHERE profile_id = ?" into arrays indexed by id. */
+/* Loads "SELECT id, a[, b[, c]] FROM t WHERE profile_id = ?" into arrays
+ * indexed by id (text: column 1 as a string). */
 static int load_table(sqlite3 *db, const char *sql, int64_t id, size_t *n, uint32_t **a,
-		      uint32_t **b, char ***text)
+		      uint32_t **b, uint32_t **c, char ***text)
 {
 	sqlite3_stmt *s = prep(db, sql);
 	size_t cap = 0;
@@ -1193,6 +1543,8 @@ static int load_table(sqlite3 *db, const char *sql, int64_t id, size_t *n, uint3
 				goto nomem;
 			if (b && !(*b = realloc(*b, ncap * sizeof(**b))))
 				goto nomem;
+			if (c && !(*c = realloc(*c, ncap * sizeof(**c))))
+				goto nomem;
 			if (text && !(*text = realloc(*text, ncap * sizeof(**text))))
 				goto nomem;
 			for (i = cap; i < ncap; i++) {
@@ -1200,6 +1552,8 @@ static int load_table(sqlite3 *db, const char *sql, int64_t id, size_t *n, uint3
 					(*a)[i] = 0;
 				if (b)
 					(*b)[i] = 0;
+				if (c)
+					(*c)[i] = 0;
 				if (text)
 					(*text)[i] = NULL;
 			}
@@ -1209,9 +1563,13 @@ static int load_table(sqlite3 *db, const char *sql, int64_t id, size_t *n, uint3
 			(*a)[k] = (uint32_t)sqlite3_column_int64(s, 1);
 		if (b)
 			(*b)[k] = (uint32_t)sqlite3_column_int64(s, 2);
+		if (c)
+			(*c)[k] = (uint32_t)sqlite3_column_int64(s, 3);
 		if (text) {
 			const char *t = (const char *)sqlite3_column_text(s, 1);
-			(*text)[k] = strdup(t ? t : "");
+			free((*text)[k]);
+			if (!((*text)[k] = strdup(t ? t : "")))
+				goto nomem;
 		}
 		if ((size_t)k + 1 > *n)
 			*n = (size_t)k + 1;
@@ -1221,6 +1579,283 @@ static int load_table(sqlite3 *db, const char *sql, int64_t id, size_t *n, uint3
 nomem:
 	sqlite3_finalize(s);
 	return -1;
+}
+
+static void pcache_free(pcache *pc)
+{
+	size_t i;
+
+	if (!pc)
+		return;
+	for (i = 0; i < pc->nr_strs; i++)
+		free(pc->strs[i]);
+	free(pc->strs);
+	for (i = 0; i < pc->nr_events; i++)
+		free(pc->event_names[i]);
+	free(pc->event_names);
+	free(pc->frame_name);
+	free(pc->frame_kernel);
+	free(pc->frame_dso);
+	free(pc->stack_parent);
+	free(pc->stack_frame);
+	free(pc->agg);
+	free(pc);
+}
+
+static pcache *pcache_load(sqlite3 *db, int64_t id, int64_t gen)
+{
+	pcache *pc = calloc(1, sizeof(*pc));
+	sqlite3_stmt *s;
+	size_t cap = 0, i;
+
+	if (!pc)
+		return NULL;
+	pc->id = id;
+	pc->gen = gen;
+	if (load_table(db, "SELECT id, text FROM strings WHERE profile_id = ?", id, &pc->nr_strs,
+		       NULL, NULL, NULL, &pc->strs) < 0 ||
+	    load_table(db, "SELECT id, name, kernel, coalesce(dso, 0) FROM frames"
+		       " WHERE profile_id = ?", id, &pc->nr_frames, &pc->frame_name,
+		       &pc->frame_kernel, &pc->frame_dso, NULL) < 0 ||
+	    load_table(db, "SELECT id, parent, frame FROM stacks WHERE profile_id = ?", id,
+		       &pc->nr_stacks, &pc->stack_parent, &pc->stack_frame, NULL, NULL) < 0 ||
+	    load_table(db, "SELECT idx, name FROM events WHERE profile_id = ?", id,
+		       &pc->nr_events, NULL, NULL, NULL, &pc->event_names) < 0)
+		goto fail;
+	s = prep(db, "SELECT event, pid, tid, comm, stack, samples, period, first_seq"
+		     " FROM sample_agg WHERE profile_id = ? ORDER BY first_seq");
+	if (!s)
+		goto fail;
+	sqlite3_bind_int64(s, 1, id);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		agg_row *r;
+		if (pc->nr_agg == cap) {
+			size_t ncap = cap ? 2 * cap : 1024;
+			agg_row *p = realloc(pc->agg, ncap * sizeof(*p));
+			if (!p) {
+				sqlite3_finalize(s);
+				goto fail;
+			}
+			pc->agg = p;
+			cap = ncap;
+		}
+		r = &pc->agg[pc->nr_agg++];
+		r->event = (uint32_t)sqlite3_column_int64(s, 0);
+		r->pid = (uint32_t)sqlite3_column_int64(s, 1);
+		r->tid = (uint32_t)sqlite3_column_int64(s, 2);
+		r->comm = (uint32_t)sqlite3_column_int64(s, 3);
+		r->stack = (uint32_t)sqlite3_column_int64(s, 4);
+		r->samples = (uint64_t)sqlite3_column_int64(s, 5);
+		r->period = (uint64_t)sqlite3_column_int64(s, 6);
+		r->first_seq = (uint64_t)sqlite3_column_int64(s, 7);
+	}
+	sqlite3_finalize(s);
+	pc->bytes = sizeof(*pc) + pc->nr_strs * sizeof(char *) + pc->nr_frames * 12 +
+		    pc->nr_stacks * 8 + cap * sizeof(agg_row) + pc->nr_events * sizeof(char *);
+	for (i = 0; i < pc->nr_strs; i++)
+		pc->bytes += pc->strs[i] ? strlen(pc->strs[i]) + 17 : 0;
+	return pc;
+fail:
+	pcache_free(pc);
+	return NULL;
+}
+
+static void pcache_unlink(st_store *st, pcache *pc)
+{
+	if (pc->prev)
+		pc->prev->next = pc->next;
+	else
+		st->cache_head = pc->next;
+	if (pc->next)
+		pc->next->prev = pc->prev;
+	else
+		st->cache_tail = pc->prev;
+	pc->prev = pc->next = NULL;
+	st->cache_bytes -= pc->bytes;
+	pc->dead = 1;
+}
+
+static void pcache_push_front(st_store *st, pcache *pc)
+{
+	pc->prev = NULL;
+	pc->next = st->cache_head;
+	if (st->cache_head)
+		st->cache_head->prev = pc;
+	st->cache_head = pc;
+	if (!st->cache_tail)
+		st->cache_tail = pc;
+}
+
+static void pcache_release(st_store *st, pcache *pc)
+{
+	int drop;
+
+	if (!pc)
+		return;
+	pthread_mutex_lock(&st->cache_lock);
+	drop = --pc->refs == 0 && pc->dead;
+	pthread_mutex_unlock(&st->cache_lock);
+	if (drop)
+		pcache_free(pc);
+}
+
+/* The tables of profile `id` as of generation `gen`, loaded through `db`
+ * (inside the caller's read transaction) when not cached. Release with
+ * pcache_release(). NULL on a storage error. */
+static pcache *pcache_get(st_store *st, sqlite3 *db, int64_t id, int64_t gen)
+{
+	pcache *pc, *old, *victims = NULL;
+
+	pthread_mutex_lock(&st->cache_lock);
+	for (pc = st->cache_head; pc; pc = pc->next)
+		if (pc->id == id && pc->gen == gen)
+			break;
+	if (pc) {
+		pc->refs++;
+		if (pc != st->cache_head) {
+			size_t b = pc->bytes;
+			pcache_unlink(st, pc);
+			pc->dead = 0;
+			st->cache_bytes += b;
+			pcache_push_front(st, pc);
+		}
+		pthread_mutex_unlock(&st->cache_lock);
+		return pc;
+	}
+	pthread_mutex_unlock(&st->cache_lock);
+	/* load without the lock: other profiles' readers go on meanwhile */
+	pc = pcache_load(db, id, gen);
+	if (!pc)
+		return NULL;
+	pc->refs = 1;
+	pthread_mutex_lock(&st->cache_lock);
+	/* older generations of this profile and, beyond the bound, the least
+	 * recently used go; entries in use are freed by their last reader */
+	for (old = st->cache_head; old;) {
+		pcache *next = old->next;
+		if (old->id == id) {
+			pcache_unlink(st, old);
+			if (!old->refs) {
+				old->next = victims;
+				victims = old;
+			}
+		}
+		old = next;
+	}
+	pcache_push_front(st, pc);
+	st->cache_bytes += pc->bytes;
+	while (st->cache_bytes > st->cache_max && st->cache_tail != pc) {
+		old = st->cache_tail;
+		pcache_unlink(st, old);
+		if (!old->refs) {
+			old->next = victims;
+			victims = old;
+		}
+	}
+	pthread_mutex_unlock(&st->cache_lock);
+	while (victims) {
+		old = victims->next;
+		pcache_free(victims);
+		victims = old;
+	}
+	return pc;
+}
+
+/* Opens a read transaction on a ready profile: 0 with *gen, 1 = not ready,
+ * -1 = storage error (no transaction left open then). */
+static int begin_ready(sqlite3 *db, int64_t id, int64_t *gen)
+{
+	sqlite3_stmt *s;
+	int rc = 1;
+
+	if (exec(db, "BEGIN") < 0)
+		return -1;
+	s = prep(db, "SELECT status, generation FROM profiles WHERE id = ?");
+	if (!s) {
+		exec(db, "COMMIT");
+		return -1;
+	}
+	sqlite3_bind_int64(s, 1, id);
+	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == ST_READY) {
+		*gen = sqlite3_column_int64(s, 1);
+		rc = 0;
+	}
+	sqlite3_finalize(s);
+	if (rc)
+		exec(db, "COMMIT");
+	return rc;
+}
+
+/* Ready profile -> its cached tables, inside an open read transaction on a
+ * pooled connection (*dbp). 1 = not ready; -1 = error. */
+static int open_profile(st_store *st, int64_t id, sqlite3 **dbp, pcache **pcp)
+{
+	sqlite3 *db = conn_get(st);
+	int64_t gen = 0;
+	int rc;
+
+	*dbp = NULL;
+	*pcp = NULL;
+	if (!db)
+		return -1;
+	rc = begin_ready(db, id, &gen);
+	if (rc) {
+		conn_put(st, db);
+		return rc;
+	}
+	*pcp = pcache_get(st, db, id, gen);
+	if (!*pcp) {
+		exec(db, "COMMIT");
+		conn_put(st, db);
+		return -1;
+	}
+	*dbp = db;
+	return 0;
+}
+
+static void close_profile(st_store *st, sqlite3 *db, pcache *pc)
+{
+	pcache_release(st, pc);
+	if (db) {
+		exec(db, "COMMIT");
+		conn_put(st, db);
+	}
+}
+
+int st_profile_generation(st_store *st, int64_t id, int64_t *gen)
+{
+	sqlite3 *db = conn_get(st);
+	int rc;
+
+	if (!db)
+		return -1;
+	rc = begin_ready(db, id, gen);
+	if (rc == 0)
+		exec(db, "COMMIT");
+	conn_put(st, db);
+	return rc;
+}
+
+static void cache_clear(st_store *st)
+{
+	while (st->cache_head) {
+		pcache *pc = st->cache_head;
+		pcache_unlink(st, pc);
+		if (!pc->refs)
+			pcache_free(pc);
+	}
+}
+
+/* ---- folding stored samples ---------------------------------------------- */
+
+typedef struct fold_line {
+	char *text;
+	uint64_t samples, period;
+} fold_line;
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(((const fold_line *)a)->text, ((const fold_line *)b)->text);
 }
 
 typedef struct sbuf {
@@ -1246,150 +1881,209 @@ static int sbuf_add(sbuf *b, const char *s, size_t n)
 	return 0;
 }
 
-/* The event perfhub collapse folds: that of the first sample (in file
- * order) whose event matches `want` ("cpu-clock" matches "cpu-clock:ppp"),
- * or of the very first sample. OUT: its name (caller frees); NULL = none. */
-static char *fold_event(sqlite3 *db, int64_t id, const char *want)
+static const char *pc_str(const pcache *pc, uint32_t i)
 {
-	sqlite3_stmt *s = prep(db, "SELECT e.name FROM samples s JOIN events e"
-				   " ON e.profile_id = s.profile_id AND e.idx = s.event"
-				   " WHERE s.profile_id = ?1 AND (?2 IS NULL OR e.name = ?2"
-				   " OR substr(e.name, 1, length(?2) + 1) = ?2 || ':')"
-				   " ORDER BY s.seq LIMIT 1");
-	char *name = NULL;
-
-	if (!s)
-		return NULL;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, want, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_text(s, 0))
-		name = strdup((const char *)sqlite3_column_text(s, 0));
-	sqlite3_finalize(s);
-	return name;
+	return i < pc->nr_strs && pc->strs[i] ? pc->strs[i] : NULL;
 }
 
-int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx)
+static const char *pc_event(const pcache *pc, uint32_t idx)
 {
-	sqlite3 *db = conn_get(st);
-	sqlite3_stmt *s = NULL;
-	char **strs = NULL;
-	uint32_t *frame_name = NULL, *frame_kernel = NULL, *stack_parent = NULL, *stack_frame = NULL;
-	size_t nr_strs = 0, nr_frames = 0, nr_stacks = 0, nr_lines = 0, cap_lines = 0, i;
-	fold_line *lines = NULL;
-	uint32_t *path = NULL;
+	return idx < pc->nr_events ? pc->event_names[idx] : NULL;
+}
+
+/* The event perfhub collapse folds: that of the first sample (in file
+ * order) whose event matches `want` ("cpu-clock" matches "cpu-clock:ppp"),
+ * or of the very first sample. NULL = none. The aggregate is in first_seq
+ * order. */
+static const char *fold_event(const pcache *pc, const char *want)
+{
+	size_t i, wl = want ? strlen(want) : 0;
+
+	for (i = 0; i < pc->nr_agg; i++) {
+		const char *name = pc_event(pc, pc->agg[i].event);
+		if (!name)
+			continue;
+		if (!want || !strcmp(name, want) || (!strncmp(name, want, wl) && name[wl] == ':'))
+			return name;
+	}
+	return NULL;
+}
+
+/* Which event indexes carry the name `ev` (OUT: flags by index). */
+static unsigned char *event_set(const pcache *pc, const char *ev)
+{
+	unsigned char *set = calloc(pc->nr_events + 1, 1);
+	size_t i;
+
+	if (!set)
+		return NULL;
+	for (i = 0; i < pc->nr_events; i++)
+		set[i] = pc->event_names[i] && !strcmp(pc->event_names[i], ev);
+	return set;
+}
+
+static int in_set(const pcache *pc, const unsigned char *set, uint32_t event)
+{
+	return event < pc->nr_events && set[event];
+}
+
+/* Adds matching samples of the blocks overlapping [from, to) into m, keyed
+ * (0, pid, tid, comm, stack). */
+static int fold_blocks(sqlite3 *db, const pcache *pc, const unsigned char *set,
+		       const st_fold_filter *f, agg_map *m)
+{
+	sqlite3_stmt *s = prep(db, "SELECT nr, data FROM sample_blocks WHERE profile_id = ?1"
+				   " AND (?2 = 0 OR max_time >= ?2) AND (?3 = 0 OR min_time < ?3)"
+				   " ORDER BY seq");
+	sblock *b = malloc(sizeof(*b));
+	uint8_t *raw = malloc(SBLOCK_RAW_MAX);
+	int rc = -1, r;
+
+	if (!s || !b || !raw)
+		goto out;
+	sqlite3_bind_int64(s, 1, pc->id);
+	sqlite3_bind_int64(s, 2, (sqlite3_int64)f->from_ns);
+	sqlite3_bind_int64(s, 3, (sqlite3_int64)f->to_ns);
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		uint32_t i;
+		if (sblock_decode(sqlite3_column_blob(s, 1), (size_t)sqlite3_column_bytes(s, 1),
+				  sqlite3_column_int64(s, 0), raw, b) < 0) {
+			log_warn("msg=\"corrupt sample block\" profile=%lld", (long long)pc->id);
+			goto out;
+		}
+		for (i = 0; i < b->n; i++) {
+			agg_row *a;
+			if (!in_set(pc, set, b->event[i]) ||
+			    (f->pid >= 0 && b->pid[i] != (uint64_t)f->pid) ||
+			    (f->tid >= 0 && b->tid[i] != (uint64_t)f->tid) ||
+			    (f->from_ns && b->time[i] < f->from_ns) ||
+			    (f->to_ns && b->time[i] >= f->to_ns))
+				continue;
+			a = agg_get(m, 0, b->pid[i], b->tid[i], b->comm[i], b->stack[i]);
+			if (!a)
+				goto out;
+			a->samples++;
+			a->period += b->period[i];
+		}
+	}
+	rc = r == SQLITE_DONE ? 0 : -1;
+out:
+	sqlite3_finalize(s);
+	free(b);
+	free(raw);
+	return rc;
+}
+
+/* Rows grouped as the folded text distinguishes them: comm, stack, and pid
+ * or tid when they are printed. */
+static int group_rows(const pcache *pc, const st_fold_filter *f, const agg_row *rows, size_t n,
+		      const unsigned char *set, agg_map *out)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const agg_row *r = &rows[i];
+		agg_row *g;
+		const char *cs;
+
+		if (set && !in_set(pc, set, r->event))
+			continue;
+		if ((f->pid >= 0 && r->pid != (uint64_t)f->pid) ||
+		    (f->tid >= 0 && r->tid != (uint64_t)f->tid))
+			continue;
+		if (f->comm) {
+			cs = pc_str(pc, r->comm);
+			if (strcmp(f->comm, cs ? cs : ""))
+				continue;
+		}
+		g = agg_get(out, 0, f->with_pid || f->with_tid ? r->pid : 0,
+			    f->with_tid ? r->tid : 0, r->comm, r->stack);
+		if (!g)
+			return -1;
+		g->samples += r->samples;
+		g->period += r->period;
+	}
+	return 0;
+}
+
+/* Folded lines of the grouped rows, sorted and merged, to the callback. */
+static int emit_lines(const pcache *pc, const st_fold_filter *f, const agg_map *g, st_fold_cb cb,
+		      void *ctx)
+{
+	fold_line *lines = calloc(g->n + 1, sizeof(*lines));
+	uint32_t *path = malloc(ST_MAX_DEPTH_FOLD * sizeof(*path));
+	size_t nr = 0, i;
 	sbuf b = { 0 };
-	char *ev = NULL;
 	int rc = -1;
 
-	if (!db)
-		return -1;
-	s = prep(db, "SELECT status FROM profiles WHERE id = ?");
-	if (!s)
+	if (!lines || !path)
 		goto out;
-	sqlite3_bind_int64(s, 1, id);
-	if (sqlite3_step(s) != SQLITE_ROW || sqlite3_column_int(s, 0) != ST_READY) {
-		rc = 1;
-		goto out;
-	}
-	sqlite3_finalize(s);
-	s = NULL;
-	/* a read transaction: one consistent snapshot for all the queries */
-	if (exec(db, "BEGIN") < 0)
-		goto out;
-	ev = fold_event(db, id, f->event);
-	if (!ev) {
-		rc = 0;		/* no such event or no samples: nothing to fold */
-		goto out_txn;
-	}
-	if (load_table(db, "SELECT id, text FROM strings WHERE profile_id = ?", id, &nr_strs,
-		       NULL, NULL, &strs) < 0 ||
-	    load_table(db, "SELECT id, name, kernel FROM frames WHERE profile_id = ?", id,
-		       &nr_frames, &frame_name, &frame_kernel, NULL) < 0 ||
-	    load_table(db, "SELECT id, parent, frame FROM stacks WHERE profile_id = ?", id,
-		       &nr_stacks, &stack_parent, &stack_frame, NULL) < 0)
-		goto out_txn;
-	s = prep(db, "SELECT comm, pid, tid, stack, count(*), sum(period) FROM samples"
-		     " WHERE profile_id = ?1 AND event IN (SELECT idx FROM events"
-		     " WHERE profile_id = ?1 AND name = ?2)"
-		     " AND (?3 < 0 OR pid = ?3) AND (?4 < 0 OR tid = ?4)"
-		     " AND (?5 = 0 OR time >= ?5) AND (?6 = 0 OR time < ?6)"
-		     " GROUP BY comm, stack, CASE WHEN ?7 THEN pid END, CASE WHEN ?8 THEN tid END");
-	if (!s)
-		goto out_txn;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, ev, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, f->pid);
-	sqlite3_bind_int64(s, 4, f->tid);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)f->from_ns);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)f->to_ns);
-	sqlite3_bind_int(s, 7, f->with_pid || f->with_tid);
-	sqlite3_bind_int(s, 8, f->with_tid);
-	path = malloc(ST_MAX_DEPTH_FOLD * sizeof(*path));
-	if (!path)
-		goto out_txn;
-	while (sqlite3_step(s) == SQLITE_ROW) {
-		uint32_t comm = (uint32_t)sqlite3_column_int64(s, 0);
-		uint32_t node = (uint32_t)sqlite3_column_int64(s, 3);
-		const char *cs = comm < nr_strs && strs[comm] ? strs[comm] : "";
+	for (i = 0; i < g->n; i++) {
+		const agg_row *r = &g->rows[i];
+		const char *cs = pc_str(pc, r->comm);
+		uint32_t node = r->stack;
 		size_t depth = 0, k;
 		char num[64];
 
-		if (f->comm && strcmp(f->comm, cs))
-			continue;
+		if (!cs)
+			cs = "";
 		b.len = 0;
 		/* the comm with spaces as '_', as stackcollapse-perf writes it */
 		for (k = 0; cs[k]; k++) {
 			char c = cs[k] == ' ' ? '_' : cs[k];
 			if (sbuf_add(&b, &c, 1) < 0)
-				goto out_txn;
+				goto out;
 		}
 		if (f->with_tid)
-			snprintf(num, sizeof(num), "-%lld/%lld", (long long)sqlite3_column_int64(s, 1),
-				 (long long)sqlite3_column_int64(s, 2));
+			snprintf(num, sizeof(num), "-%lu/%lu", (unsigned long)r->pid,
+				 (unsigned long)r->tid);
 		else if (f->with_pid)
-			snprintf(num, sizeof(num), "-%lld", (long long)sqlite3_column_int64(s, 1));
+			snprintf(num, sizeof(num), "-%lu", (unsigned long)r->pid);
 		else
 			num[0] = 0;
 		if (sbuf_add(&b, num, strlen(num)) < 0)
-			goto out_txn;
+			goto out;
 		/* parents always have smaller ids: the walk ends */
-		while (node && node < nr_stacks && depth < ST_MAX_DEPTH_FOLD) {
-			path[depth++] = stack_frame[node];
-			if (stack_parent[node] >= node)
+		while (node && node < pc->nr_stacks && depth < ST_MAX_DEPTH_FOLD) {
+			path[depth++] = pc->stack_frame[node];
+			if (pc->stack_parent[node] >= node)
 				break;
-			node = stack_parent[node];
+			node = pc->stack_parent[node];
 		}
 		while (depth--) {
 			uint32_t fr = path[depth];
-			uint32_t nm = fr < nr_frames ? frame_name[fr] : 0;
-			const char *t = nm < nr_strs && strs[nm] ? strs[nm] : "[unknown]";
+			const char *t = fr < pc->nr_frames ? pc_str(pc, pc->frame_name[fr]) : NULL;
+			if (!t)
+				t = "[unknown]";
 			if (sbuf_add(&b, ";", 1) < 0 || sbuf_add(&b, t, strlen(t)) < 0)
-				goto out_txn;
-			if (f->kernel && fr < nr_frames && frame_kernel[fr] &&
+				goto out;
+			if (f->kernel && fr < pc->nr_frames && pc->frame_kernel[fr] &&
 			    sbuf_add(&b, "_[k]", 4) < 0)
-				goto out_txn;
+				goto out;
 		}
-		if (nr_lines == cap_lines) {
-			fold_line *p = realloc(lines, (cap_lines = cap_lines ? 2 * cap_lines : 1024) *
-						      sizeof(*lines));
-			if (!p)
-				goto out_txn;
-			lines = p;
-		}
-		lines[nr_lines].text = strdup(b.p ? b.p : "");
-		lines[nr_lines].samples = (uint64_t)sqlite3_column_int64(s, 4);
-		lines[nr_lines].period = (uint64_t)sqlite3_column_int64(s, 5);
-		if (!lines[nr_lines].text)
-			goto out_txn;
-		nr_lines++;
+		lines[nr].text = strdup(b.p ? b.p : "");
+		lines[nr].samples = r->samples;
+		lines[nr].period = r->period;
+		if (!lines[nr].text)
+			goto out;
+		nr++;
 	}
-	qsort(lines, nr_lines, sizeof(*lines), cmp_line);
+	if (f->any_order) {
+		/* no sort: long common prefixes make it the dearest step */
+		rc = 0;
+		for (i = 0; i < nr && rc == 0; i++)
+			rc = cb(ctx, lines[i].text, lines[i].samples, lines[i].period);
+		if (rc > 0)
+			rc = 0;
+		goto out;
+	}
+	qsort(lines, nr, sizeof(*lines), cmp_line);
 	rc = 0;
-	for (i = 0; i < nr_lines && rc == 0; ) {
+	for (i = 0; i < nr && rc == 0; ) {
 		size_t j = i + 1;
 		uint64_t ns = lines[i].samples, np = lines[i].period;
 		/* different stack nodes may fold to the same text */
-		for (; j < nr_lines && !strcmp(lines[i].text, lines[j].text); j++) {
+		for (; j < nr && !strcmp(lines[i].text, lines[j].text); j++) {
 			ns += lines[j].samples;
 			np += lines[j].period;
 		}
@@ -1398,27 +2092,502 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 	}
 	if (rc > 0)
 		rc = 0;
-out_txn:
-	sqlite3_finalize(s);
-	s = NULL;
-	exec(db, "COMMIT");
 out:
-	sqlite3_finalize(s);
-	for (i = 0; i < nr_lines; i++)
-		free(lines[i].text);
+	if (lines)
+		for (i = 0; i < nr; i++)
+			free(lines[i].text);
 	free(lines);
-	for (i = 0; i < nr_strs; i++)
-		free(strs[i]);
-	free(strs);
-	free(frame_name);
-	free(frame_kernel);
-	free(ev);
-	free(stack_parent);
-	free(stack_frame);
 	free(path);
 	free(b.p);
-	conn_put(st, db);
 	return rc;
+}
+
+int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx)
+{
+	sqlite3 *db;
+	pcache *pc;
+	agg_map blocks = { 0 }, groups = { 0 };
+	unsigned char *set = NULL;
+	const char *ev;
+	int rc = open_profile(st, id, &db, &pc);
+
+	if (rc)
+		return rc;
+	rc = -1;
+	ev = fold_event(pc, f->event);
+	if (!ev) {
+		rc = 0;		/* no such event or no samples: nothing to fold */
+		goto out;
+	}
+	if (!(set = event_set(pc, ev)))
+		goto out;
+	if (f->from_ns || f->to_ns) {
+		/* a time range needs the samples themselves */
+		if (fold_blocks(db, pc, set, f, &blocks) < 0 ||
+		    group_rows(pc, f, blocks.rows, blocks.n, NULL, &groups) < 0)
+			goto out;
+	} else if (group_rows(pc, f, pc->agg, pc->nr_agg, set, &groups) < 0) {
+		goto out;
+	}
+	/* the rest needs no database */
+	exec(db, "COMMIT");
+	conn_put(st, db);
+	db = NULL;
+	rc = emit_lines(pc, f, &groups, cb, ctx);
+out:
+	free(set);
+	agg_free(&blocks);
+	agg_free(&groups);
+	close_profile(st, db, pc);
+	return rc;
+}
+
+/* ---- the flame graph from the stack tree ---------------------------------- */
+
+typedef struct tnode {
+	uint64_t key;		/* name string id * 2 + "_[k]" mark; comms: see below */
+	uint32_t parent, first_child, next;
+	uint64_t value;
+} tnode;
+
+#define TKEY_COMM (1ULL << 63)	/* comm nodes: TKEY_COMM | comm text id */
+
+typedef struct ttree {
+	tnode *n;
+	size_t nr, cap;
+	uint32_t *slots;	/* (parent, key) -> node + 1 */
+	size_t nr_slots;
+	u64map memo;		/* comm node << 32 | stack node -> tree node */
+	uint32_t next_memo;	/* unused by u64map callers here */
+} ttree;
+
+static size_t tslot(const ttree *t, uint32_t parent, uint64_t key)
+{
+	return mix64(key ^ ((uint64_t)parent << 40 | parent)) & (t->nr_slots - 1);
+}
+
+static int tgrow(ttree *t)
+{
+	size_t ns = t->nr_slots ? 2 * t->nr_slots : 8192, i;
+	uint32_t *sl = calloc(ns, sizeof(*sl));
+
+	if (!sl)
+		return -1;
+	free(t->slots);
+	t->slots = sl;
+	t->nr_slots = ns;
+	for (i = 1; i < t->nr; i++) {
+		size_t j = tslot(t, t->n[i].parent, t->n[i].key);
+		while (t->slots[j])
+			j = (j + 1) & (ns - 1);
+		t->slots[j] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+/* The child of parent with key, added when missing; 0 out of memory. */
+static uint32_t tchild(ttree *t, uint32_t parent, uint64_t key)
+{
+	size_t j;
+	uint32_t id;
+
+	for (j = tslot(t, parent, key); t->slots[j]; j = (j + 1) & (t->nr_slots - 1)) {
+		const tnode *c = &t->n[t->slots[j] - 1];
+		if (c->key == key && c->parent == parent)
+			return t->slots[j] - 1;
+	}
+	if (t->nr == t->cap) {
+		size_t ncap = t->cap ? 2 * t->cap : 8192;
+		tnode *p = realloc(t->n, ncap * sizeof(*p));
+		if (!p)
+			return 0;
+		t->n = p;
+		t->cap = ncap;
+	}
+	if (t->nr >= ST_MAX_STACK_NODES)
+		return 0;
+	id = (uint32_t)t->nr++;
+	memset(&t->n[id], 0, sizeof(tnode));
+	t->n[id].key = key;
+	t->n[id].parent = parent;
+	t->n[id].next = t->n[parent].first_child;
+	t->n[parent].first_child = id;
+	if (2 * t->nr > t->nr_slots)
+		return tgrow(t) < 0 ? 0 : id;
+	j = tslot(t, parent, key);
+	while (t->slots[j])
+		j = (j + 1) & (t->nr_slots - 1);
+	t->slots[j] = id + 1;
+	return id;
+}
+
+typedef struct tname_ctx {
+	const pcache *pc;
+	const strmap *comms;
+	char **comm_text;	/* by comm text id */
+} tname_ctx;
+
+static const char *tname(const tname_ctx *c, const tnode *n, size_t *len, char *buf,
+			 size_t buflen)
+{
+	const char *s;
+
+	if (n->key & TKEY_COMM) {
+		s = c->comm_text[n->key & ~TKEY_COMM];
+		*len = strlen(s);
+		return s;
+	}
+	s = pc_str(c->pc, (uint32_t)(n->key >> 1));
+	if (!s)
+		s = "[unknown]";
+	if (n->key & 1) {
+		snprintf(buf, buflen, "%s_[k]", s);
+		s = buf;
+	}
+	*len = strlen(s);
+	return s;
+}
+
+typedef struct tsort_ctx {
+	const tname_ctx *nc;
+	const ttree *t;
+} tsort_ctx;
+
+static int cmp_tchild(const void *x, const void *y, void *arg)
+{
+	const tsort_ctx *c = arg;
+	char ba[4096], bb[4096];
+	size_t la, lb;
+	const char *a = tname(c->nc, &c->t->n[*(const uint32_t *)x], &la, ba, sizeof(ba));
+	const char *b = tname(c->nc, &c->t->n[*(const uint32_t *)y], &lb, bb, sizeof(bb));
+	int r = memcmp(a, b, la < lb ? la : lb);
+
+	if (r)
+		return r;
+	return la < lb ? -1 : la > lb;
+}
+
+int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
+	     const st_tree_cb *cb, void *ctx)
+{
+	sqlite3 *db;
+	pcache *pc;
+	agg_map blocks = { 0 }, groups = { 0 };
+	unsigned char *set = NULL;
+	ttree t;
+	strmap comms = { 0 };
+	char **comm_text = NULL;
+	size_t nr_comm_text = 0, i;
+	uint32_t *path = NULL, *kids = NULL, *stack = NULL;
+	tname_ctx nc;
+	const char *ev;
+	sbuf b = { 0 };
+	int rc = open_profile(st, id, &db, &pc);
+
+	if (rc)
+		return rc;
+	rc = -1;
+	memset(&t, 0, sizeof(t));
+	if (tgrow(&t) < 0 || u64map_grow(&t.memo) < 0 || strmap_grow(&comms) < 0)
+		goto out;
+	/* the root, "all" */
+	t.n = calloc(1, sizeof(tnode));
+	if (!t.n)
+		goto out;
+	t.nr = t.cap = 1;
+	ev = fold_event(pc, f->event);
+	if (ev) {
+		if (!(set = event_set(pc, ev)))
+			goto out;
+		if (f->from_ns || f->to_ns) {
+			if (fold_blocks(db, pc, set, f, &blocks) < 0 ||
+			    group_rows(pc, f, blocks.rows, blocks.n, NULL, &groups) < 0)
+				goto out;
+		} else if (group_rows(pc, f, pc->agg, pc->nr_agg, set, &groups) < 0) {
+			goto out;
+		}
+	}
+	exec(db, "COMMIT");
+	conn_put(st, db);
+	db = NULL;
+	path = malloc(ST_MAX_DEPTH_FOLD * sizeof(*path));
+	if (!path)
+		goto out;
+	for (i = 0; i < groups.n; i++) {
+		const agg_row *r = &groups.rows[i];
+		const char *cs = pc_str(pc, r->comm);
+		uint64_t v = by_samples ? r->samples : r->period, h;
+		uint32_t cid, cnode, node, tn;
+		size_t depth = 0, k, j;
+		char num[64];
+		int found;
+
+		/* the first level: comm as stackcollapse-perf writes it */
+		b.len = 0;
+		for (k = 0; cs && cs[k]; k++) {
+			char c = cs[k] == ' ' ? '_' : cs[k];
+			if (sbuf_add(&b, &c, 1) < 0)
+				goto out;
+		}
+		if (f->with_tid)
+			snprintf(num, sizeof(num), "-%lu/%lu", (unsigned long)r->pid,
+				 (unsigned long)r->tid);
+		else if (f->with_pid)
+			snprintf(num, sizeof(num), "-%lu", (unsigned long)r->pid);
+		else
+			num[0] = 0;
+		if (sbuf_add(&b, num, strlen(num)) < 0)
+			goto out;
+		h = hash_str(b.p);
+		for (j = h & (comms.cap - 1); comms.strs[j]; j = (j + 1) & (comms.cap - 1))
+			if (comms.hashes[j] == h && !strcmp(comms.strs[j], b.p))
+				break;
+		if (comms.strs[j]) {
+			cid = comms.ids[j];
+		} else {
+			char **p;
+			if (2 * (comms.n + 1) > comms.cap) {
+				if (strmap_grow(&comms) < 0)
+					goto out;
+				for (j = h & (comms.cap - 1); comms.strs[j]; j = (j + 1) & (comms.cap - 1))
+					;
+			}
+			p = realloc(comm_text, (nr_comm_text + 1) * sizeof(*p));
+			if (!p || !(comms.strs[j] = strdup(b.p)))
+				goto out;
+			comm_text = p;
+			comms.hashes[j] = h;
+			cid = comms.ids[j] = (uint32_t)nr_comm_text;
+			comm_text[nr_comm_text++] = comms.strs[j];
+			comms.n++;
+		}
+		cnode = tchild(&t, 0, TKEY_COMM | cid);
+		if (!cnode)
+			goto out;
+		/* up the stack tree to a node already placed, then down again */
+		node = r->stack;
+		tn = cnode;
+		while (node && node < pc->nr_stacks && depth < ST_MAX_DEPTH_FOLD) {
+			size_t slot;
+			if (2 * (t.memo.n + 1) > t.memo.cap && u64map_grow(&t.memo) < 0)
+				goto out;
+			slot = u64map_slot(&t.memo, (uint64_t)cnode << 32 | node, &found);
+			if (found) {
+				tn = t.memo.vals[slot];
+				break;
+			}
+			path[depth++] = node;
+			if (pc->stack_parent[node] >= node)
+				break;
+			node = pc->stack_parent[node];
+		}
+		while (depth--) {
+			uint32_t sn = path[depth], fr = pc->stack_frame[sn];
+			uint64_t key;
+			size_t slot;
+			uint32_t nm = fr < pc->nr_frames ? pc->frame_name[fr] : 0;
+			key = (uint64_t)nm << 1 | (uint64_t)(f->kernel && fr < pc->nr_frames &&
+							    pc->frame_kernel[fr]);
+			tn = tchild(&t, tn, key);
+			if (!tn)
+				goto out;
+			if (2 * (t.memo.n + 1) > t.memo.cap && u64map_grow(&t.memo) < 0)
+				goto out;
+			slot = u64map_slot(&t.memo, (uint64_t)cnode << 32 | sn, &found);
+			t.memo.keys[slot] = (uint64_t)cnode << 32 | sn;
+			t.memo.vals[slot] = tn;
+			t.memo.n++;
+		}
+		t.n[tn].value += v;
+	}
+	/* subtree sums: children always come after their parent */
+	for (i = t.nr; i-- > 1;)
+		t.n[t.n[i].parent].value += t.n[i].value;
+	/* children by name, then out depth first */
+	nc.pc = pc;
+	nc.comms = &comms;
+	nc.comm_text = comm_text;
+	kids = malloc(t.nr * sizeof(*kids) + 1);
+	stack = malloc((ST_MAX_DEPTH_FOLD + 2) * sizeof(*stack));
+	if (!kids || !stack)
+		goto out;
+	{
+		tsort_ctx sc = { &nc, &t };
+		for (i = 0; i < t.nr; i++) {
+			size_t k = 0, j;
+			uint32_t c;
+			for (c = t.n[i].first_child; c; c = t.n[c].next)
+				kids[k++] = c;
+			if (k < 2)
+				continue;
+			qsort_r(kids, k, sizeof(*kids), cmp_tchild, &sc);
+			t.n[i].first_child = kids[0];
+			for (j = 0; j + 1 < k; j++)
+				t.n[kids[j]].next = kids[j + 1];
+			t.n[kids[k - 1]].next = 0;
+		}
+	}
+	{
+		size_t sp = 0;
+		uint32_t node = 0;
+		char buf[4096];
+		rc = 0;
+		for (;;) {
+			size_t len;
+			const char *name = node ? tname(&nc, &t.n[node], &len, buf, sizeof(buf)) : "all";
+			if (!node)
+				len = 3;
+			if ((rc = cb->enter(ctx, name, len, t.n[node].value)) != 0)
+				break;
+			if (t.n[node].first_child && sp < ST_MAX_DEPTH_FOLD + 1) {
+				stack[sp++] = node;
+				node = t.n[node].first_child;
+				continue;
+			}
+			for (;;) {
+				if ((rc = cb->leave(ctx)) != 0)
+					goto emitted;
+				if (!sp)
+					goto emitted;
+				if (t.n[node].next) {
+					node = t.n[node].next;
+					break;
+				}
+				node = stack[--sp];
+			}
+		}
+emitted:
+		if (rc > 0)
+			rc = 0;
+	}
+out:
+	free(set);
+	agg_free(&blocks);
+	agg_free(&groups);
+	free(t.n);
+	free(t.slots);
+	free(t.memo.keys);
+	free(t.memo.vals);
+	strmap_free(&comms);
+	free(comm_text);
+	free(path);
+	free(kids);
+	free(stack);
+	free(b.p);
+	close_profile(st, db, pc);
+	return rc;
+}
+
+/* /top from the stack tree: per (name string, "_[k]" mark) the self and
+ * total counts, with no folded text built. */
+json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
+		    int *notfound)
+{
+	sqlite3 *db;
+	pcache *pc;
+	agg_map blocks = { 0 }, groups = { 0 };
+	st_fold_filter gf = *f;
+	unsigned char *set = NULL;
+	uint64_t *self = NULL, *total = NULL, *seen = NULL;
+	uint32_t *dso = NULL, *path = NULL;
+	size_t nkeys, i;
+	const char *ev;
+	json_t *arr = NULL;
+	int rc = open_profile(st, id, &db, &pc);
+
+	*notfound = rc == 1;
+	if (rc)
+		return NULL;
+	gf.with_pid = gf.with_tid = 0;
+	arr = json_array();
+	ev = fold_event(pc, f->event);
+	if (!ev || !arr)
+		goto out;
+	if (!(set = event_set(pc, ev)))
+		goto fail;
+	if (f->from_ns || f->to_ns) {
+		if (fold_blocks(db, pc, set, f, &blocks) < 0 ||
+		    group_rows(pc, &gf, blocks.rows, blocks.n, NULL, &groups) < 0)
+			goto fail;
+	} else if (group_rows(pc, &gf, pc->agg, pc->nr_agg, set, &groups) < 0) {
+		goto fail;
+	}
+	exec(db, "COMMIT");
+	conn_put(st, db);
+	db = NULL;
+	/* key = name string id * 2 + kernel mark */
+	nkeys = 2 * (pc->nr_strs + 1);
+	self = calloc(nkeys, sizeof(*self));
+	total = calloc(nkeys, sizeof(*total));
+	seen = calloc(nkeys, sizeof(*seen));	/* the row that last counted it, + 1 */
+	dso = calloc(nkeys, sizeof(*dso));
+	path = malloc(ST_MAX_DEPTH_FOLD * sizeof(*path));
+	if (!self || !total || !seen || !dso || !path)
+		goto fail;
+	/* a function's DSO: that of its first frame */
+	for (i = pc->nr_frames; i-- > 1;) {
+		uint32_t nm = pc->frame_name[i];
+		int mark = f->kernel && pc->frame_kernel[i];
+		if (nm < pc->nr_strs && pc->frame_dso[i])
+			dso[2 * (size_t)nm + (size_t)mark] = pc->frame_dso[i];
+	}
+	for (i = 0; i < groups.n; i++) {
+		const agg_row *r = &groups.rows[i];
+		uint64_t v = by_samples ? r->samples : r->period;
+		uint32_t node = r->stack;
+		size_t depth = 0, leaf = SIZE_MAX;
+		while (node && node < pc->nr_stacks && depth < ST_MAX_DEPTH_FOLD) {
+			uint32_t fr = pc->stack_frame[node];
+			size_t key;
+			if (fr < pc->nr_frames && pc->frame_name[fr] < pc->nr_strs) {
+				key = 2 * (size_t)pc->frame_name[fr] +
+				      (size_t)(f->kernel && pc->frame_kernel[fr]);
+				if (leaf == SIZE_MAX)
+					leaf = key;
+				if (seen[key] != i + 1) {
+					seen[key] = i + 1;
+					total[key] += v;
+				}
+			}
+			depth++;
+			if (pc->stack_parent[node] >= node)
+				break;
+			node = pc->stack_parent[node];
+		}
+		if (leaf != SIZE_MAX)
+			self[leaf] += v;
+	}
+	for (i = 0; i < nkeys; i++) {
+		const char *name = pc_str(pc, (uint32_t)(i / 2)), *d;
+		char buf[4096];
+		if (!total[i] && !self[i])
+			continue;
+		if (!name)
+			continue;
+		if (i & 1) {
+			snprintf(buf, sizeof(buf), "%s_[k]", name);
+			name = buf;
+		}
+		d = dso[i] ? pc_str(pc, dso[i]) : NULL;
+		json_array_append_new(arr, json_pack("{s:s,s:s?,s:I,s:I}", "name", name, "dso", d,
+						     "self", (json_int_t)self[i],
+						     "total", (json_int_t)total[i]));
+	}
+	goto out;
+fail:
+	json_decref(arr);
+	arr = NULL;
+out:
+	free(set);
+	free(self);
+	free(total);
+	free(seen);
+	free(dso);
+	free(path);
+	agg_free(&blocks);
+	agg_free(&groups);
+	close_profile(st, db, pc);
+	return arr;
 }
 
 /* ---- aggregates --------------------------------------------------------------- */
@@ -1450,7 +2619,7 @@ json_t *st_threads_json(st_store *st, int64_t id, int *notfound)
 		*notfound = 1;
 		goto out;
 	}
-	s = prep(db, "SELECT s.pid, s.tid, t.text, count(*) AS n FROM samples s"
+	s = prep(db, "SELECT s.pid, s.tid, t.text, sum(s.samples) AS n FROM sample_agg s"
 		     " LEFT JOIN strings t ON t.profile_id = s.profile_id AND t.id = s.comm"
 		     " WHERE s.profile_id = ? GROUP BY s.pid, s.tid, s.comm ORDER BY s.pid, s.tid, n DESC");
 	if (!s)
@@ -1491,121 +2660,594 @@ out:
 	return json_pack("{s:o}", "threads", arr);
 }
 
+typedef struct tpoint {
+	uint64_t time, period;
+} tpoint;
+
+#define ST_TIMELINE_DENSE 4000000	/* buckets counted in an array up to this */
+
+static int cmp_tpoint(const void *a, const void *b)
+{
+	uint64_t x = ((const tpoint *)a)->time, y = ((const tpoint *)b)->time;
+
+	return x < y ? -1 : x > y;
+}
+
 json_t *st_timeline_json(st_store *st, int64_t id, const char *event, uint64_t bucket_ns,
 			 int *notfound)
 {
-	sqlite3 *db = conn_get(st);
+	sqlite3 *db;
+	pcache *pc;
 	sqlite3_stmt *s = NULL;
 	json_t *out = NULL, *buckets;
-	char *ev = NULL;
-	int64_t start = 0;
+	unsigned char *set = NULL;
+	sblock *b = NULL;
+	uint8_t *raw = NULL;
+	tpoint *pts = NULL;
+	size_t nr = 0, cap = 0, i;
+	const char *ev;
+	uint64_t start = UINT64_MAX;
+	int rc = open_profile(st, id, &db, &pc), r;
 
-	*notfound = 0;
-	if (!db)
+	*notfound = rc == 1;
+	if (rc)
 		return NULL;
-	if (!profile_ready(db, id)) {
-		*notfound = 1;
-		goto out;
-	}
-	if (exec(db, "BEGIN") < 0)
-		goto out;
-	ev = fold_event(db, id, event);
+	if (!bucket_ns)
+		bucket_ns = 1;
+	ev = fold_event(pc, event);
 	buckets = json_array();
 	out = json_pack("{s:s?,s:I,s:I,s:o}", "event", ev, "start_ns", (json_int_t)0, "bucket_ns",
 			(json_int_t)bucket_ns, "buckets", buckets);
-	if (!ev)
-		goto out_txn;
-	s = prep(db, "SELECT min(time) FROM samples WHERE profile_id = ?1 AND event IN"
-		     " (SELECT idx FROM events WHERE profile_id = ?1 AND name = ?2)");
-	if (!s)
-		goto out_txn;
+	if (!ev || !out)
+		goto out;
+	set = event_set(pc, ev);
+	b = malloc(sizeof(*b));
+	raw = malloc(SBLOCK_RAW_MAX);
+	s = prep(db, "SELECT nr, data FROM sample_blocks WHERE profile_id = ? ORDER BY seq");
+	if (!set || !b || !raw || !s)
+		goto fail;
 	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, ev, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) == SQLITE_ROW)
-		start = sqlite3_column_int64(s, 0);
-	sqlite3_finalize(s);
-	json_object_set_new(out, "start_ns", json_integer(start));
-	s = prep(db, "SELECT (time - ?3) / ?4 AS b, count(*), sum(period) FROM samples"
-		     " WHERE profile_id = ?1 AND event IN"
-		     " (SELECT idx FROM events WHERE profile_id = ?1 AND name = ?2)"
-		     " GROUP BY b ORDER BY b");
-	if (!s)
-		goto out_txn;
-	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, ev, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, start);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)bucket_ns);
-	while (sqlite3_step(s) == SQLITE_ROW)
-		json_array_append_new(buckets, json_pack("{s:I,s:I,s:I}", "t_ns",
-			(json_int_t)(start + sqlite3_column_int64(s, 0) * (int64_t)bucket_ns),
-			"samples", (json_int_t)sqlite3_column_int64(s, 1),
-			"period", (json_int_t)sqlite3_column_int64(s, 2)));
-out_txn:
-	exec(db, "COMMIT");
+	/* the matching samples' times first: buckets count from the earliest */
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		uint32_t k;
+		if (sblock_decode(sqlite3_column_blob(s, 1), (size_t)sqlite3_column_bytes(s, 1),
+				  sqlite3_column_int64(s, 0), raw, b) < 0) {
+			log_warn("msg=\"corrupt sample block\" profile=%lld", (long long)id);
+			goto fail;
+		}
+		for (k = 0; k < b->n; k++) {
+			if (!in_set(pc, set, b->event[k]))
+				continue;
+			if (nr == cap) {
+				size_t ncap = cap ? 2 * cap : 65536;
+				tpoint *p = realloc(pts, ncap * sizeof(*p));
+				if (!p)
+					goto fail;
+				pts = p;
+				cap = ncap;
+			}
+			pts[nr].time = b->time[k];
+			pts[nr++].period = b->period[k];
+			if (b->time[k] < start)
+				start = b->time[k];
+		}
+	}
+	if (r != SQLITE_DONE)
+		goto fail;
+	if (nr) {
+		uint64_t last = 0, nb;
+		uint64_t *cnt, *per;
+		for (i = 0; i < nr; i++)
+			if (pts[i].time > last)
+				last = pts[i].time;
+		nb = (last - start) / bucket_ns + 1;
+		if (nb > ST_TIMELINE_DENSE) {
+			/* sparse: bucket in time order, non-empty buckets only */
+			qsort(pts, nr, sizeof(*pts), cmp_tpoint);
+			for (i = 0; i < nr; ) {
+				uint64_t k = (pts[i].time - start) / bucket_ns, c = 0, p = 0;
+				for (; i < nr && (pts[i].time - start) / bucket_ns == k; i++) {
+					c++;
+					p += pts[i].period;
+				}
+				json_array_append_new(buckets, json_pack("{s:I,s:I,s:I}", "t_ns",
+					(json_int_t)(start + k * bucket_ns), "samples",
+					(json_int_t)c, "period", (json_int_t)p));
+			}
+			json_object_set_new(out, "start_ns", json_integer((json_int_t)start));
+			goto out;
+		}
+		cnt = calloc(nb, sizeof(*cnt));
+		per = calloc(nb, sizeof(*per));
+		if (!cnt || !per) {
+			free(cnt);
+			free(per);
+			goto fail;
+		}
+		for (i = 0; i < nr; i++) {
+			uint64_t k = (pts[i].time - start) / bucket_ns;
+			cnt[k]++;
+			per[k] += pts[i].period;
+		}
+		for (i = 0; i < nb; i++)
+			if (cnt[i])
+				json_array_append_new(buckets, json_pack("{s:I,s:I,s:I}", "t_ns",
+					(json_int_t)(start + i * bucket_ns), "samples",
+					(json_int_t)cnt[i], "period", (json_int_t)per[i]));
+		free(cnt);
+		free(per);
+		json_object_set_new(out, "start_ns", json_integer((json_int_t)start));
+	}
+	goto out;
+fail:
+	json_decref(out);
+	out = NULL;
 out:
 	sqlite3_finalize(s);
-	free(ev);
-	conn_put(st, db);
+	free(set);
+	free(b);
+	free(raw);
+	free(pts);
+	close_profile(st, db, pc);
 	return out;
+}
+
+/* ---- aggregates across profiles ----------------------------------------- */
+
+typedef struct agg_key {
+	char *key;		/* NULL: the SQL NULL key (a profile without hostname) */
+	uint64_t samples, period, profiles;
+	int64_t last_profile;	/* counts each profile once */
+} agg_key;
+
+typedef struct keymap {
+	strmap idx;		/* key -> index + 1 */
+	agg_key *keys;
+	size_t n, cap;
+	agg_key null_key;	/* for NULL */
+	int has_null;
+} keymap;
+
+static agg_key *keymap_get(keymap *m, const char *k)
+{
+	strmap *sm = &m->idx;
+	uint64_t h;
+	size_t j;
+
+	if (!k) {
+		m->has_null = 1;
+		return &m->null_key;
+	}
+	h = hash_str(k);
+	for (j = h & (sm->cap - 1); sm->strs[j]; j = (j + 1) & (sm->cap - 1))
+		if (sm->hashes[j] == h && !strcmp(sm->strs[j], k))
+			return &m->keys[sm->ids[j] - 1];
+	if (2 * (sm->n + 1) > sm->cap) {
+		if (strmap_grow(sm) < 0)
+			return NULL;
+		for (j = h & (sm->cap - 1); sm->strs[j]; j = (j + 1) & (sm->cap - 1))
+			;
+	}
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? 2 * m->cap : 256;
+		agg_key *p = realloc(m->keys, ncap * sizeof(*p));
+		if (!p)
+			return NULL;
+		m->keys = p;
+		m->cap = ncap;
+	}
+	if (!(sm->strs[j] = strdup(k)))
+		return NULL;
+	sm->hashes[j] = h;
+	sm->ids[j] = (uint32_t)++m->n;
+	sm->n++;
+	memset(&m->keys[m->n - 1], 0, sizeof(agg_key));
+	m->keys[m->n - 1].key = sm->strs[j];
+	m->keys[m->n - 1].last_profile = -1;
+	return &m->keys[m->n - 1];
+}
+
+static int cmp_agg_key(const void *x, const void *y)
+{
+	const agg_key *a = x, *b = y;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	/* NULL first, as SQL orders it */
+	if (!a->key || !b->key)
+		return !a->key ? (b->key ? -1 : 0) : 1;
+	return strcmp(a->key, b->key);
+}
+
+enum { G_COMM, G_EVENT, G_HOSTNAME, G_SYMBOL, G_DSO };
+
+/* The group key of one aggregate row; `skip` when the row has none. */
+static const char *group_key(const pcache *pc, int g, const agg_row *r, const char *host,
+			     int *skip)
+{
+	uint32_t fr;
+
+	*skip = 0;
+	switch (g) {
+	case G_COMM:
+		*skip = !pc_str(pc, r->comm);
+		return pc_str(pc, r->comm);
+	case G_EVENT:
+		*skip = !(r->event < pc->nr_events && pc->event_names[r->event]);
+		return *skip ? NULL : pc->event_names[r->event];
+	case G_HOSTNAME:
+		return host;
+	default:
+		/* of the leaf frame */
+		if (!r->stack || r->stack >= pc->nr_stacks) {
+			*skip = 1;
+			return NULL;
+		}
+		fr = pc->stack_frame[r->stack];
+		if (fr >= pc->nr_frames) {
+			*skip = 1;
+			return NULL;
+		}
+		{
+			const char *k = pc_str(pc, g == G_SYMBOL ? pc->frame_name[fr] :
+						       pc->frame_dso[fr]);
+			*skip = !k;
+			return k;
+		}
+	}
 }
 
 json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad)
 {
-	static const struct { const char *name, *key, *join; } groups[] = {
-		{ "comm", "k.text", "JOIN strings k ON k.profile_id = s.profile_id AND k.id = s.comm" },
-		{ "event", "e.name", "JOIN events e ON e.profile_id = s.profile_id AND e.idx = s.event" },
-		{ "hostname", "p.hostname", "" },
-		{ "symbol", "k.text", "JOIN stacks n ON n.profile_id = s.profile_id AND n.id = s.stack"
-		  " JOIN frames fr ON fr.profile_id = s.profile_id AND fr.id = n.frame"
-		  " JOIN strings k ON k.profile_id = s.profile_id AND k.id = fr.name" },
-		{ "dso", "k.text", "JOIN stacks n ON n.profile_id = s.profile_id AND n.id = s.stack"
-		  " JOIN frames fr ON fr.profile_id = s.profile_id AND fr.id = n.frame"
-		  " JOIN strings k ON k.profile_id = s.profile_id AND k.id = fr.dso" },
-	};
+	static const char *const groups[] = { "comm", "event", "hostname", "symbol", "dso" };
 	sqlite3 *db;
-	sqlite3_stmt *s;
+	sqlite3_stmt *s = NULL;
 	json_t *rows, *out = NULL;
-	char sql[2048];
-	size_t g;
+	keymap km;
+	int64_t *ids = NULL;
+	char **hosts = NULL;
+	size_t nr_ids = 0, cap = 0, i, g, k;
+	agg_key *sorted = NULL;
+	int failed = 0;
 
 	*bad = 0;
 	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
-		if (f->group_by && !strcmp(f->group_by, groups[g].name))
+		if (f->group_by && !strcmp(f->group_by, groups[g]))
 			break;
 	if (g == sizeof(groups) / sizeof(groups[0])) {
 		*bad = 1;
 		return NULL;
 	}
-	db = conn_get(st);
-	if (!db)
+	memset(&km, 0, sizeof(km));
+	km.null_key.last_profile = -1;
+	if (strmap_grow(&km.idx) < 0)
 		return NULL;
-	snprintf(sql, sizeof(sql),
-		 "SELECT %s AS key, count(*) AS n, sum(s.period), count(DISTINCT s.profile_id)"
-		 " FROM profiles p JOIN samples s ON s.profile_id = p.id %s"
-		 " WHERE p.status = 2 AND (?1 IS NULL OR p.hostname = ?1)"
-		 " AND (?2 IS NULL OR EXISTS (SELECT 1 FROM tags t WHERE t.profile_id = p.id"
-		 " AND t.key = ?2 AND t.value = ?3))"
-		 " AND (?4 = 0 OR p.uploaded_at >= ?4) AND (?5 = 0 OR p.uploaded_at < ?5)"
-		 " GROUP BY key ORDER BY n DESC, key LIMIT ?6",
-		 groups[g].key, groups[g].join);
-	s = prep(db, sql);
+	db = conn_get(st);
+	if (!db) {
+		strmap_free(&km.idx);
+		return NULL;
+	}
+	/* the profiles, then each one's aggregate (from memory when cached) */
+	s = prep(db, "SELECT id, hostname FROM profiles p WHERE status = 2"
+		     " AND (?1 IS NULL OR hostname = ?1)"
+		     " AND (?2 IS NULL OR EXISTS (SELECT 1 FROM tags t WHERE t.profile_id = p.id"
+		     " AND t.key = ?2 AND t.value = ?3))"
+		     " AND (?4 = 0 OR uploaded_at >= ?4) AND (?5 = 0 OR uploaded_at < ?5)"
+		     " ORDER BY id");
+	if (!s)
+		goto out;
+	sqlite3_bind_text(s, 1, f->hostname, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, f->tag_key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, f->tag_value, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, f->since);
+	sqlite3_bind_int64(s, 5, f->until);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *h = (const char *)sqlite3_column_text(s, 1);
+		if (nr_ids == cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			int64_t *ni = realloc(ids, ncap * sizeof(*ni));
+			char **nh;
+			if (ni)
+				ids = ni;
+			nh = ni ? realloc(hosts, ncap * sizeof(*nh)) : NULL;
+			if (!nh) {
+				failed = 1;
+				break;
+			}
+			hosts = nh;
+			cap = ncap;
+		}
+		ids[nr_ids] = sqlite3_column_int64(s, 0);
+		hosts[nr_ids++] = h ? strdup(h) : NULL;
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	conn_put(st, db);
+	db = NULL;
+	if (failed)
+		goto out;
+	for (i = 0; i < nr_ids && !failed; i++) {
+		sqlite3 *pdb;
+		pcache *pc;
+		int rc = open_profile(st, ids[i], &pdb, &pc);
+		if (rc == 1)
+			continue;	/* deleted or parsed again meanwhile */
+		if (rc < 0) {
+			failed = 1;
+			break;
+		}
+		close_profile(st, pdb, NULL);
+		for (k = 0; k < pc->nr_agg; k++) {
+			const agg_row *r = &pc->agg[k];
+			int skip;
+			const char *key = group_key(pc, (int)g, r, hosts[i], &skip);
+			agg_key *e;
+			if (skip)
+				continue;
+			if (!(e = keymap_get(&km, key))) {
+				failed = 1;
+				break;
+			}
+			e->samples += r->samples;
+			e->period += r->period;
+			if (e->last_profile != ids[i]) {
+				e->last_profile = ids[i];
+				e->profiles++;
+			}
+		}
+		pcache_release(st, pc);
+	}
+	if (failed)
+		goto out;
+	sorted = malloc((km.n + 1) * sizeof(*sorted));
+	if (!sorted)
+		goto out;
+	memcpy(sorted, km.keys, km.n * sizeof(*sorted));
+	k = km.n;
+	if (km.has_null)
+		sorted[k++] = km.null_key;
+	qsort(sorted, k, sizeof(*sorted), cmp_agg_key);
+	rows = json_array();
+	for (i = 0; i < k && (f->limit < 0 || (int64_t)i < f->limit); i++)
+		json_array_append_new(rows, json_pack("{s:s?,s:I,s:I,s:I}", "key", sorted[i].key,
+			"samples", (json_int_t)sorted[i].samples,
+			"period", (json_int_t)sorted[i].period,
+			"profiles", (json_int_t)sorted[i].profiles));
+	out = json_pack("{s:s,s:o}", "group_by", groups[g], "rows", rows);
+out:
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	for (i = 0; i < nr_ids; i++)
+		free(hosts[i]);
+	free(hosts);
+	free(ids);
+	free(sorted);
+	free(km.keys);
+	strmap_free(&km.idx);
+	return out;
+}
+
+/* ---- debuginfo index and re-symbolization -------------------------------- */
+
+int st_debuginfo_init(st_store *st)
+{
+	sqlite3 *db = conn_get(st);
+	int rc;
+
+	if (!db)
+		return -1;
+	rc = exec(db, "CREATE TABLE IF NOT EXISTS debuginfo (build_id TEXT NOT NULL,"
+		      " kind TEXT NOT NULL, path TEXT NOT NULL, size INTEGER, symbols INTEGER,"
+		      " source TEXT, added_at INTEGER, PRIMARY KEY (build_id, kind)) WITHOUT ROWID;"
+		      "CREATE TABLE IF NOT EXISTS profile_dsos (profile_id INTEGER NOT NULL,"
+		      " build_id TEXT NOT NULL, path TEXT NOT NULL, unresolved INTEGER,"
+		      " PRIMARY KEY (profile_id, build_id, path)) WITHOUT ROWID;"
+		      "CREATE INDEX IF NOT EXISTS profile_dsos_bid ON profile_dsos(build_id);");
+	conn_put(st, db);
+	return rc;
+}
+
+int st_debuginfo_put(st_store *st, const char *build_id, const char *kind, const char *path,
+		     uint64_t size, int symbols, const char *source)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	s = prep(db, "INSERT OR REPLACE INTO debuginfo (build_id, kind, path, size, symbols,"
+		     " source, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
 	if (s) {
-		sqlite3_bind_text(s, 1, f->hostname, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 2, f->tag_key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 3, f->tag_value, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 4, f->since);
-		sqlite3_bind_int64(s, 5, f->until);
-		sqlite3_bind_int64(s, 6, f->limit);
-		rows = json_array();
-		while (sqlite3_step(s) == SQLITE_ROW)
-			json_array_append_new(rows, json_pack("{s:s?,s:I,s:I,s:I}", "key",
-				(const char *)sqlite3_column_text(s, 0),
-				"samples", (json_int_t)sqlite3_column_int64(s, 1),
-				"period", (json_int_t)sqlite3_column_int64(s, 2),
-				"profiles", (json_int_t)sqlite3_column_int64(s, 3)));
-		out = json_pack("{s:s,s:o}", "group_by", groups[g].name, "rows", rows);
+		sqlite3_bind_text(s, 1, build_id, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, path, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)size);
+		sqlite3_bind_int(s, 5, symbols != 0);
+		sqlite3_bind_text(s, 6, source, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 7, (sqlite3_int64)time(NULL));
+		rc = step_done(db, s);
 	}
 	sqlite3_finalize(s);
 	conn_put(st, db);
-	return out;
+	return rc;
+}
+
+int st_debuginfo_get(st_store *st, const char *build_id, char **path, char **kind,
+		     uint64_t *size)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	/* symbols first; of two with symbols the binary (it also has .plt) */
+	s = prep(db, "SELECT path, kind, size FROM debuginfo WHERE build_id = ?"
+		     " ORDER BY symbols DESC, kind = 'elf' DESC LIMIT 1");
+	if (s) {
+		sqlite3_bind_text(s, 1, build_id, -1, SQLITE_STATIC);
+		rc = 1;
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			*path = strdup((const char *)sqlite3_column_text(s, 0));
+			*kind = strdup((const char *)sqlite3_column_text(s, 1));
+			*size = (uint64_t)sqlite3_column_int64(s, 2);
+			rc = *path && *kind ? 0 : -1;
+		}
+	}
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	return rc;
+}
+
+int st_debuginfo_has_symbols(st_store *st, const char *build_id)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	s = prep(db, "SELECT 1 FROM debuginfo WHERE build_id = ? AND symbols = 1 LIMIT 1");
+	if (s) {
+		sqlite3_bind_text(s, 1, build_id, -1, SQLITE_STATIC);
+		rc = sqlite3_step(s) == SQLITE_ROW;
+	}
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	return rc;
+}
+
+int st_debuginfo_added_since(st_store *st, const char *build_id, int64_t since)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	s = prep(db, "SELECT 1 FROM debuginfo WHERE build_id = ? AND symbols = 1"
+		     " AND added_at > ? AND source <> 'debuginfod' LIMIT 1");
+	if (s) {
+		sqlite3_bind_text(s, 1, build_id, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 2, since);
+		rc = sqlite3_step(s) == SQLITE_ROW;
+	}
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	return rc;
+}
+
+int st_profile_dsos_set(st_store *st, int64_t id, size_t n, const char *const *build_ids,
+			const char *const *paths, const uint64_t *unresolved)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s = NULL;
+	int rc = -1;
+	size_t i;
+
+	if (!db)
+		return -1;
+	if (exec(db, "BEGIN IMMEDIATE") < 0)
+		goto out;
+	s = prep(db, "DELETE FROM profile_dsos WHERE profile_id = ?");
+	if (!s)
+		goto rollback;
+	sqlite3_bind_int64(s, 1, id);
+	if (step_done(db, s) < 0)
+		goto rollback;
+	sqlite3_finalize(s);
+	s = prep(db, "INSERT OR REPLACE INTO profile_dsos (profile_id, build_id, path, unresolved)"
+		     " VALUES (?, ?, ?, ?)");
+	if (!s)
+		goto rollback;
+	for (i = 0; i < n; i++) {
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_text(s, 2, build_ids[i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, paths[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(s, 4, (sqlite3_int64)unresolved[i]);
+		if (step_done(db, s) < 0)
+			goto rollback;
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (exec(db, "COMMIT") < 0)
+		goto rollback;
+	rc = 0;
+	goto out;
+rollback:
+	sqlite3_finalize(s);
+	exec(db, "ROLLBACK");
+out:
+	conn_put(st, db);
+	return rc;
+}
+
+int st_profiles_unresolved_in(st_store *st, const char *build_id, int64_t **ids, size_t *n)
+{
+	sqlite3 *db = conn_get(st);
+	sqlite3_stmt *s;
+	size_t cap = 0;
+	int rc = -1;
+
+	*ids = NULL;
+	*n = 0;
+	if (!db)
+		return -1;
+	s = prep(db, "SELECT DISTINCT d.profile_id FROM profile_dsos d JOIN profiles p"
+		     " ON p.id = d.profile_id WHERE d.build_id = ? AND d.unresolved > 0"
+		     " AND p.status = 2 ORDER BY d.profile_id");
+	if (s) {
+		int r;
+
+		sqlite3_bind_text(s, 1, build_id, -1, SQLITE_STATIC);
+		while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+			if (*n == cap) {
+				size_t nc = cap ? cap * 2 : 16;
+				int64_t *p = realloc(*ids, nc * sizeof(*p));
+
+				if (!p)
+					break;
+				*ids = p;
+				cap = nc;
+			}
+			(*ids)[(*n)++] = sqlite3_column_int64(s, 0);
+		}
+		rc = r == SQLITE_DONE ? 0 : -1;
+	}
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	if (rc < 0) {
+		free(*ids);
+		*ids = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+int st_profile_resymbolize(st_store *st, int64_t id)
+{
+	sqlite3 *db;
+	sqlite3_stmt *s;
+	int rc = update(st, "UPDATE profiles SET status = 0 WHERE id = ?1 AND status = 2", id,
+			NULL, 0, 0);
+
+	if (rc != 0)
+		return rc < 0 ? -1 : 0;
+	db = conn_get(st);
+	if (!db)
+		return -1;
+	rc = -1;
+	s = prep(db, "SELECT status FROM profiles WHERE id = ?");
+	if (s) {
+		sqlite3_bind_int64(s, 1, id);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			rc = sqlite3_column_int(s, 0) == ST_FAILED ? 3 : 2;
+		else
+			rc = 1;
+	}
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	return rc;
 }

@@ -87,14 +87,41 @@ typedef struct st_fold_filter {
 	uint64_t from_ns, to_ns;	/* 0 = open */
 	int with_pid, with_tid;		/* comm-PID / comm-PID/TID first frames */
 	int kernel;			/* kernel frames get "_[k]" */
+	int any_order;			/* lines may come unsorted and a text more
+					   than once (the caller adds them up) */
 } st_fold_filter;
 
 /* One call per distinct folded stack, in the order stackcollapse-perf
  * prints them (sorted bytewise): `line` is "comm;outer;...;leaf" (comm as
  * with_pid/with_tid ask), with no ';' inside a frame. */
 typedef int (*st_fold_cb)(void *ctx, const char *line, uint64_t samples, uint64_t period);
-/* 1 = no such profile or not ready. */
+/* 1 = no such profile or not ready. Without a time range the answer comes
+ * from the profile's aggregate (kept in memory); a time range reads the
+ * sample blocks it overlaps. */
 int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx);
+
+/* The flame graph of what st_fold would print, as a tree handed out depth
+ * first: enter() for a node (the root is "all", then comms, then frames
+ * outermost first; children in bytewise name order), then its children,
+ * then leave(). A node's value is the sum of its lines' samples or period.
+ * 1 = not ready. Built from the stack tree, no folded text in between. */
+typedef struct st_tree_cb {
+	int (*enter)(void *ctx, const char *name, size_t len, uint64_t value);
+	int (*leave)(void *ctx);
+} st_tree_cb;
+int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
+	     const st_tree_cb *cb, void *ctx);
+
+/* /top: [{"name", "dso", "self", "total"}] per function (frame name, with
+ * "_[k]" under f->kernel), unsorted; self counts the leaf frame, total each
+ * stack once per function on it. Filters as st_fold (with_pid/with_tid are
+ * ignored). NULL and *notfound = 1 when not ready. */
+json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
+		    int *notfound);
+
+/* 0 and the profile's generation while it is ready (it changes with every
+ * parse, so answers cached under it stay right); 1 = not ready. */
+int st_profile_generation(st_store *st, int64_t id, int64_t *gen);
 
 /* ---- per-profile and cross-profile aggregates ---------------------------- */
 
@@ -147,7 +174,11 @@ typedef struct st_sample {
 	uint32_t stack;		/* leaf stack node (0 = empty stack) */
 	uint32_t comm;		/* string id of the thread's comm then */
 } st_sample;
+/* Samples are kept in compressed blocks of a few thousand, and counted per
+ * (event, pid, tid, comm, stack) for the aggregate written at the end. */
 int st_writer_sample(st_writer *w, const st_sample *s);
+/* A file offset seen for an unresolved frame (kept for symbolizing later). */
+int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off);
 int st_writer_comm(st_writer *w, uint32_t pid, uint32_t tid, uint64_t time, const char *comm);
 int st_writer_mmap(st_writer *w, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		   const char *filename, const char *build_id_hex, uint64_t time);
@@ -169,5 +200,36 @@ typedef struct st_summary {
 int st_writer_finish(st_writer *w, const st_summary *s);
 /* Rolls back and frees w. */
 void st_writer_abort(st_writer *w);
+
+/* ---- debuginfo index and re-symbolization -------------------------------- */
+
+/* Creates the debuginfo tables when missing (idempotent; they are added
+ * beside the profile schema, whatever its migration level). */
+int st_debuginfo_init(st_store *st);
+/* Indexes a stored file: `kind` "elf", "debug" or "kallsyms"; `symbols`
+ * whether names can come from it (.symtab, a debug file, kallsyms). */
+int st_debuginfo_put(st_store *st, const char *build_id, const char *kind, const char *path,
+		     uint64_t size, int symbols, const char *source);
+/* The file to serve for a build-id, the one with symbols first. OUT:
+ * malloc'ed path and kind, size. 1 = none. */
+int st_debuginfo_get(st_store *st, const char *build_id, char **path, char **kind,
+		     uint64_t *size);
+/* 1 when a file with symbols is indexed for it, 0 when not, -1 on error. */
+int st_debuginfo_has_symbols(st_store *st, const char *build_id);
+
+/* 1 when a file with symbols for it was uploaded (not fetched) in a second
+ * after `since` (unix seconds), 0 when not, -1 on error. */
+int st_debuginfo_added_since(st_store *st, const char *build_id, int64_t since);
+
+/* What a parse left unresolved: per build-id (hex) and dso path, the
+ * frames without a name. Replaces the profile's earlier rows. */
+int st_profile_dsos_set(st_store *st, int64_t id, size_t n, const char *const *build_ids,
+			const char *const *paths, const uint64_t *unresolved);
+/* Ready profiles with unresolved frames in that build-id. OUT: malloc'ed ids. */
+int st_profiles_unresolved_in(st_store *st, const char *build_id, int64_t **ids, size_t *n);
+/* A ready profile goes back to the queue to be parsed again with the
+ * symbols the server has now (the parse replaces its rows).
+ * 0 queued; 1 no such profile; 2 already queued or parsing; 3 failed. */
+int st_profile_resymbolize(st_store *st, int64_t id);
 
 #endif

@@ -63,7 +63,7 @@ struct pd_dso {
 	char *path;
 	uint8_t build_id[20];
 	size_t build_id_size;
-	char *symfs, *buildid_dir, *debug_dir;
+	char *symfs, *buildid_dir, *debug_dir, *debuginfo_dir;
 	long refs;		/* under the cache lock */
 	pthread_mutex_t lock;	/* serialises the one load */
 	int loaded;		/* atomically published after the load */
@@ -90,6 +90,8 @@ struct pd_dso_cache {
 	pthread_mutex_t lock;
 	pd_dso *list;
 	size_t bytes, max_bytes;
+	pd_dso_fetch_fn fetch;	/* set before use, read-only after */
+	void *fetch_ctx;
 };
 
 /* ---- names ------------------------------------------------------------- */
@@ -222,8 +224,7 @@ static void finish_table(pd_dso *d, int kallsyms)
 	for (i = 0; i + 1 < d->nr_syms; i++) {
 		dso_sym *p = &d->syms[i], *c = &d->syms[i + 1];
 
-		/* perf leaves unsized labels (untyped) at their one address */
-		if (p->end != p->start || p->type == STT_NOTYPE)
+		if (p->end != p->start)
 			continue;
 		if (kallsyms && (!strchr(d->names + p->name, '[')) !=
 				(!strchr(d->names + c->name, '[')))
@@ -244,6 +245,19 @@ static void finish_table(pd_dso *d, int kallsyms)
 		d->syms[++o] = d->syms[i];
 	}
 	d->nr_syms = o + 1;
+	/* the tables grew by doubling: give back what is not used (they live
+	 * as long as the dso is held, up to half of them was slack) */
+	{
+		dso_sym *v = realloc(d->syms, d->nr_syms * sizeof(*v));
+		char *nm = realloc(d->names, d->names_len ? d->names_len : 1);
+
+		if (v)
+			d->syms = v;
+		if (nm) {
+			d->names = nm;
+			d->names_cap = d->names_len ? d->names_len : 1;
+		}
+	}
 	/* kallsyms' "\t[module]" suffix is not part of the name */
 	for (i = 0; kallsyms && i < d->nr_syms; i++) {
 		char *n = d->names + d->syms[i].name;
@@ -553,6 +567,11 @@ static void load_elf(pd_dso *d)
 	sfmt(home_debug, sizeof(home_debug), "%s/.debug", home ? home : "/root");
 	bdir = dir_or(d->buildid_dir, home_debug);
 	hex_build_id(d, hex);
+	/* files uploaded for this build-id come before anything local */
+	for (i = 0; d->build_id_size && d->debuginfo_dir && i < 2 && !done; i++) {
+		sfmt(cand, sizeof(cand), cache_forms[i], d->debuginfo_dir, hex, hex + 2);
+		done = try_candidate(d, cand, &sym, &run, &mismatch);
+	}
 	/* perf's order: its build-id cache, debug files by build-id, the
 	 * binary itself, debug files by path and by .gnu_debuglink */
 	for (i = 0; d->build_id_size && i < 4 && !done; i++) {
@@ -609,6 +628,11 @@ static void load_elf(pd_dso *d)
 			}
 		}
 	}
+	/* nothing local: the cache's fetcher (debuginfod in the daemon) */
+	if (!sym.e && d->build_id_size && d->cache->fetch &&
+	    d->cache->fetch(d->cache->fetch_ctx, d->build_id, d->build_id_size, cand,
+			    sizeof(cand)) == 0)
+		done = try_candidate(d, cand, &sym, &run, &mismatch);
 	/* the binary itself for PLT slots when a debug file had the names */
 	if (sym.e && !run.e) {
 		elf_file f;
@@ -825,6 +849,7 @@ static void dso_free(pd_dso *d)
 	free(d->symfs);
 	free(d->buildid_dir);
 	free(d->debug_dir);
+	free(d->debuginfo_dir);
 	free(d->syms);
 	free(d->names);
 	free(d->segs);
@@ -882,14 +907,16 @@ pd_dso *pd_dso_get(pd_dso_cache *c, int kind, const char *path,
 		stat(path, &st);
 	klen = strlen(path) + 256 + (paths->symfs ? strlen(paths->symfs) : 0) +
 	       (paths->buildid_dir ? strlen(paths->buildid_dir) : 0) +
-	       (paths->debug_dir ? strlen(paths->debug_dir) : 0);
+	       (paths->debug_dir ? strlen(paths->debug_dir) : 0) +
+	       (paths->debuginfo_dir ? strlen(paths->debuginfo_dir) : 0);
 	key = malloc(klen);
 	if (!key)
 		return NULL;
-	sfmt(key, klen, "%d|%s|%s|%lld.%ld|%lld|%s|%s|%s", kind, path, hex,
+	sfmt(key, klen, "%d|%s|%s|%lld.%ld|%lld|%s|%s|%s|%s", kind, path, hex,
 		 (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, (long long)st.st_size,
 		 paths->symfs ? paths->symfs : "", paths->buildid_dir ? paths->buildid_dir : "",
-		 paths->debug_dir ? paths->debug_dir : "");
+		 paths->debug_dir ? paths->debug_dir : "",
+		 paths->debuginfo_dir ? paths->debuginfo_dir : "");
 	pthread_mutex_lock(&c->lock);
 	for (d = c->list; d; d = d->next)
 		if (!strcmp(d->key, key))
@@ -913,6 +940,7 @@ pd_dso *pd_dso_get(pd_dso_cache *c, int kind, const char *path,
 	d->symfs = dup_or_null(paths->symfs);
 	d->buildid_dir = dup_or_null(paths->buildid_dir);
 	d->debug_dir = dup_or_null(paths->debug_dir);
+	d->debuginfo_dir = dup_or_null(paths->debuginfo_dir);
 	d->refs = 1;
 	d->cache = c;
 	if (!d->path) {
@@ -944,6 +972,43 @@ void pd_dso_put(pd_dso_cache *c, pd_dso *d)
 		if (x->refs == 0 && x->loaded) {
 			*pp = x->next;
 			c->bytes -= x->bytes;
+			dso_free(x);
+			continue;
+		}
+		pp = &x->next;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+void pd_dso_cache_set_fetch(pd_dso_cache *c, pd_dso_fetch_fn fn, void *ctx)
+{
+	pthread_mutex_lock(&c->lock);
+	c->fetch = fn;
+	c->fetch_ctx = ctx;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void pd_dso_cache_forget(pd_dso_cache *c, const uint8_t *build_id, size_t build_id_size)
+{
+	pd_dso **pp;
+
+	if (build_id_size > 20)
+		build_id_size = 20;
+	pthread_mutex_lock(&c->lock);
+	for (pp = &c->list; *pp;) {
+		pd_dso *x = *pp;
+
+		if (!x->build_id_size || x->build_id_size != build_id_size ||
+		    memcmp(x->build_id, build_id, build_id_size)) {
+			pp = &x->next;
+			continue;
+		}
+		/* a key no lookup can match: free once no one holds it */
+		x->key[0] = '\0';
+		if (x->refs == 0) {
+			*pp = x->next;
+			if (x->loaded)
+				c->bytes -= x->bytes;
 			dso_free(x);
 			continue;
 		}

@@ -29,11 +29,25 @@ typedef struct pd_dso_paths {
 	const char *symfs;	/* root prefixed to recorded paths; NULL = "" */
 	const char *buildid_dir;/* perf's build-id cache; NULL = $HOME/.debug */
 	const char *debug_dir;	/* separate debug files; NULL = /usr/lib/debug */
+	const char *debuginfo_dir;/* files uploaded by build-id, tried first:
+				     DIR/.build-id/xx/rest/{elf,debug}; NULL = none */
 } pd_dso_paths;
 
 /* max_bytes bounds the memory of symbol tables no one holds; 0 = default. */
 pd_dso_cache *pd_dso_cache_new(size_t max_bytes);
 void pd_dso_cache_free(pd_dso_cache *c);
+
+/* Last resort for an ELF dso with a build-id that no local file matched
+ * (the daemon asks debuginfod): write the path of a file to try into
+ * `path` and return 0, or return -1. Called from the thread that loads the
+ * table, once per dso; it may block (the caller bounds the time). */
+typedef int (*pd_dso_fetch_fn)(void *ctx, const uint8_t *build_id, size_t build_id_size,
+			       char *path, size_t pathlen);
+void pd_dso_cache_set_fetch(pd_dso_cache *c, pd_dso_fetch_fn fn, void *ctx);
+
+/* Debuginfo for this build-id arrived: dsos loaded before are forgotten so
+ * the next pd_dso_get() looks again (held references stay valid). */
+void pd_dso_cache_forget(pd_dso_cache *c, const uint8_t *build_id, size_t build_id_size);
 
 /* Find or add the dso; a reference the caller returns with pd_dso_put().
  * build_id may be NULL (unknown). NULL only when out of memory. */

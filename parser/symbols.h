@@ -40,12 +40,15 @@ typedef struct pd_sym_options {
 	const char *debug_dir;	 /* NULL = /usr/lib/debug */
 	const char *kallsyms;	 /* kernel symbols file; NULL = the recording's
 				    kcore_dir/kallsyms, or /proc/kallsyms when
-				    its os_release is the running kernel's */
+				    its os_release is the running kernel's
+				    and no symfs is given (as perf) */
 	const char *recording;	 /* path of the recording (finds kcore_dir) */
 	const char *jit_dir;	 /* where perf-PID.map files are; NULL = /tmp */
 	int no_kernel_symbols;	 /* never read the running kernel's symbols */
 	unsigned max_stack;	 /* frames per stack; 0 = 127 as perf script */
 	int no_unwind;		 /* use the callchain even for dwarf samples */
+	const char *debuginfo_dir; /* files by build-id, looked at first:
+				      DIR/.build-id/xx/rest/{elf,debug} */
 } pd_sym_options;
 
 /* `f` gives the header facts (build-ids, os_release, arch); it must stay
@@ -63,6 +66,12 @@ int pd_symbolizer_record(pd_symbolizer *s, const pd_record *r);
  * symbolized under one generation stay right while it lasts (callers may
  * cache them by raw callchain). */
 uint64_t pd_symbolizer_generation(const pd_symbolizer *s);
+
+/* The generation of the last record that changed what a stack of thread
+ * pid/tid can fold to: its comm, its process's maps, the kernel's maps,
+ * build-ids. A stack symbolized at generation G is still right while this
+ * stays <= G, whatever other threads did meanwhile. */
+uint64_t pd_symbolizer_stamp(pd_symbolizer *s, uint32_t pid, uint32_t tid);
 
 typedef struct pd_frame {
 	uint64_t ip;

@@ -22,3 +22,6 @@ dist_doc_DATA += docs/service.md
 
 # distcheck installs as a user under its own prefix: keep the units there.
 AM_DISTCHECK_CONFIGURE_FLAGS = --with-systemdsystemunitdir=$$dc_install_base/lib/systemd/system
+
+# Man pages (tests/service-man.py checks them against --help).
+dist_man_MANS += doc/perfhubd.8 doc/perfhub.1

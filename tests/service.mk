@@ -1,5 +1,10 @@
 # tests/service.mk: tests of the systemd units and of perfhubd run as a
 # service (readiness, SIGTERM, the example config; skipped until
-# daemon/perfhubd is built), including socket activation (LISTEN_FDS).
-TESTS += tests/service-units.sh tests/service-daemon.py tests/service-activation.py
-EXTRA_DIST += tests/service-units.sh tests/service-daemon.py tests/service-activation.py
+# daemon/perfhubd is built), including socket activation (LISTEN_FDS),
+# retention, shutdown under load, --backup and --vacuum, configuration
+# errors and logging, and man pages that agree with --help.
+SERVICE_TESTS = tests/service-units.sh tests/service-daemon.py tests/service-activation.py \
+	tests/service-retention.py tests/service-shutdown.py tests/service-config.py \
+	tests/service-man.py
+TESTS += $(SERVICE_TESTS)
+EXTRA_DIST += $(SERVICE_TESTS)

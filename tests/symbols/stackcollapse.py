@@ -141,7 +141,8 @@ def main():
                 p = {}
                 for k, v in d.items():
                     parts = k.split(';')
-                    kept = [f for f in parts[1:] if any(f == n or f.startswith(n + '<') for n in names)]
+                    kept = [f for f in parts[1:] if any(f == n or f.startswith(n + '<') or f.startswith(n + '::<')
+                                                         for n in names)]
                     key = ';'.join([parts[0]] + kept)
                     p[key] = p.get(key, 0) + v
                 return p

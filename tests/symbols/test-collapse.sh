@@ -141,6 +141,28 @@ if record "$T/sys.data" -a -g -- "$PROGS/calls" 0.4; then
 fi
 if record "$T/tp.data" -g -e sched:sched_switch -a -- "$PROGS/forker"; then
 	compare tracepoint "$T/tp.data" 97 -- -- --
+	# a dying task samples with pid/tid -1; perf script prints "-1", which
+	# the stackcollapse rules cannot parse, so the pipeline drops it: make
+	# one such sample by rewriting the first sample's pid/tid
+	perf report -D -i "$T/tp.data" 2>/dev/null |
+		sed -n 's/^[0-9]* [0-9]* \(0x[0-9a-f]*\) \[\(0x[0-9a-f]*\)\]: PERF_RECORD_SAMPLE([^)]*): \([0-9]*\)\/\([0-9]*\):.*/\1 \2 \3 \4/p' |
+		head -1 >"$T/tp.first"
+	if [ -s "$T/tp.first" ] && python3 - "$T/tp.data" "$T/tp-dying.data" $(cat "$T/tp.first") <<'PY'
+import struct, sys
+src, dst, off, size, pid, tid = sys.argv[1], sys.argv[2], int(sys.argv[3], 16), int(sys.argv[4], 16), int(sys.argv[5]), int(sys.argv[6])
+data = bytearray(open(src, 'rb').read())
+at = data.find(struct.pack('<II', pid, tid), off + 8, off + size)
+if at < 0:
+    sys.exit(1)
+data[at:at + 8] = b'\xff' * 8
+open(dst, 'wb').write(data)
+PY
+	then
+		compare tracepoint-dying "$T/tp-dying.data" 97 -- -- --
+		if grep -q '^:-1' "$T/tracepoint-dying.ours"; then
+			echo "FAIL tracepoint-dying: a pid -1 sample is folded"; fail=1
+		fi
+	fi
 fi
 
 # a binary replaced after recording (different build-id): no wrong names

@@ -1,0 +1,111 @@
+"""debuginfo_common - a program built and recorded now, for the debuginfo
+tests: compile it, `perf record -g` it (no build-id cache, a private HOME so
+nothing can be found later by accident), fold `perf script` output with the
+stackcollapse-perf rules while the binary is in place, then move it away."""
+import os
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from perfhubd_harness import SKIP, have_perf_record, tmpdir  # noqa: E402
+
+PROG = r"""
+#include <stdlib.h>
+#include <time.h>
+volatile unsigned long sink;
+__attribute__((noinline)) void dbg_leaf(unsigned long n)
+{ for (unsigned long i = 0; i < n; i++) sink += i ^ (sink >> 3); }
+__attribute__((noinline)) void dbg_middle(unsigned long n) { dbg_leaf(n); }
+__attribute__((noinline)) void dbg_outer_a(unsigned long n) { dbg_middle(n); }
+__attribute__((noinline)) void dbg_deep(int d, unsigned long n)
+{ if (d > 0) dbg_deep(d - 1, n); else dbg_leaf(n); sink++; }
+__attribute__((noinline)) void dbg_outer_b(unsigned long n) { dbg_deep(4, n); }
+int main(int argc, char **argv)
+{
+	double secs = argc > 1 ? atof(argv[1]) : 0.5;
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		dbg_outer_a(20000);
+		dbg_outer_b(30000);
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) + (t.tv_nsec - t0.tv_nsec) / 1e9 < secs);
+	return VARIANT;
+}
+"""
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FOLD = os.path.join(HERE, "symbols", "stackcollapse.py")
+
+
+def build(path, variant=0, extra=()):
+    src = path + ".c"
+    with open(src, "w") as f:
+        f.write(PROG)
+    subprocess.run(["cc", "-O1", "-g", "-fno-omit-frame-pointer", "-fno-inline",
+                    "-Wl,--build-id=sha1", "-DVARIANT=%d" % variant, "-o", path, src] +
+                   list(extra), check=True)
+    return path
+
+
+def build_id(path):
+    out = subprocess.run(["readelf", "-n", path], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if "Build ID:" in line:
+            return line.split("Build ID:")[1].strip()
+    raise AssertionError("no build-id in " + path)
+
+
+class Recording:
+    """work/bin/NAME recorded into work/p.data; expected = folded perf script."""
+
+    def __init__(self, name="dbgprog", secs="0.6", buildid_cache=False):
+        if not have_perf_record() or not shutil.which("cc"):
+            print("perf record or a C compiler is unavailable here")
+            sys.exit(SKIP)
+        self.work = tmpdir("debuginfo-")
+        self.home = os.path.join(self.work, "home")
+        os.makedirs(self.home)
+        self.bindir = os.path.join(self.work, "bin")
+        os.makedirs(self.bindir)
+        self.binary = build(os.path.join(self.bindir, name))
+        self.name = name
+        self.build_id = build_id(self.binary)
+        self.data = os.path.join(self.work, "p.data")
+        env = dict(os.environ, HOME=self.home)
+        cache = [] if buildid_cache else ["--no-buildid-cache"]
+        subprocess.run(["perf", "record", "-q"] + cache + ["-g", "-o", self.data,
+                        "--", self.binary, secs], check=True, env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
+        script = subprocess.run(["perf", "script", "-i", self.data], capture_output=True,
+                                env=env, timeout=120).stdout
+        self.expected = os.path.join(self.work, "expected.folded")
+        with open(self.expected, "wb") as f:
+            f.write(subprocess.run([sys.executable, FOLD, "fold"], input=script,
+                                   capture_output=True, check=True).stdout)
+        with open(self.expected) as f:
+            text = f.read()
+        if "dbg_leaf" not in text:
+            raise AssertionError("perf script did not name the program's frames:\n" +
+                                 text[:2000])
+        # the server must not find it: away with the binary and its source
+        self.moved = os.path.join(self.work, "moved")
+        os.rename(self.bindir, self.moved)
+        self.binary = os.path.join(self.moved, name)
+
+    def daemon_env(self):
+        """HOME for perfhubd: an empty one (no ~/.debug with the binary)."""
+        return self.home
+
+    def agreement(self, folded_text, label, minimum=99.0):
+        ours = os.path.join(self.work, label + ".ours")
+        with open(ours, "w") as f:
+            f.write(folded_text)
+        r = subprocess.run([sys.executable, FOLD, "compare", ours, self.expected, "--min",
+                            str(minimum), "--label", label], capture_output=True, text=True)
+        sys.stdout.write(r.stdout + r.stderr)
+        return r.returncode == 0
+
+    def cleanup(self):
+        shutil.rmtree(self.work, ignore_errors=True)

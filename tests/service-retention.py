@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""Retention: perfhubd prunes exactly the profiles it should, rows and
+spooled originals, and nothing else.
+
+Five recordings of the corpus are uploaded; their uploaded_at times are
+then set by hand in the database (perfhubd keeps no copy of them), so the
+order by age differs from the order of upload. The limits come from a
+--config file and are changed live with SIGHUP:
+
+1. retain-days = 7: exactly the two profiles older than 7 days go.
+2. max-db-size = (bytes in use now) - 1: exactly the oldest remaining
+   profile goes (one is enough to get under the limit).
+3. max-db-size = 1: every profile but the newest upload goes (the last
+   upload is never pruned for size).
+4. an upload: the pass after its ingest removes the previous newest.
+
+After each step the list, the spool directory (<sha256>.<kind> files) and
+the log ("retention: profile deleted") must agree. Skips (77) when
+perfhubd is not built or the corpus is missing."""
+import os
+import signal
+import sqlite3
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import perfhubd_harness as H  # noqa: E402
+
+FILES = ["lnt-fib2-aarch64.perf_data", "perfparser-vector_static_clang-perf.data",
+         "quipper-perf.data.callgraph-3.8", "quipper-perf.data.forkexit-3.8",
+         "mstange-fibo.compressed2.pipe.data", "perfparser-cpp-inlining.perf.data"]
+DAY = 86400
+failures = []
+
+
+def check(cond, msg):
+    if not cond:
+        failures.append(msg)
+        print("FAIL: " + msg)
+    return cond
+
+
+def listed(d):
+    st, lst = d.json("GET", "/api/v1/profiles?limit=100")
+    assert st == 200, "list: %d" % st
+    return {p["id"]: p for p in lst["profiles"]}
+
+
+def spooled(state):
+    return {f.split(".", 1)[0] for f in os.listdir(os.path.join(state, "spool"))
+            if len(f.split(".", 1)[0]) == 64}
+
+
+def used_bytes(db):
+    c = sqlite3.connect(db, timeout=30)
+    try:
+        pages = c.execute("PRAGMA page_count").fetchone()[0]
+        free = c.execute("PRAGMA freelist_count").fetchone()[0]
+        size = c.execute("PRAGMA page_size").fetchone()[0]
+        return (pages - free) * size
+    finally:
+        c.close()
+
+
+def wait_for(d, want_ids, timeout=20):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if set(listed(d)) == set(want_ids):
+            break
+        time.sleep(0.1)
+    return listed(d)
+
+
+def expect(d, state, want, shas, step):
+    got = wait_for(d, want)
+    check(set(got) == set(want), "%s: profiles left %s, expected %s" %
+          (step, sorted(got), sorted(want)))
+    want_sha = {shas[i] for i in want}
+    sp = spooled(state)
+    check(sp == want_sha, "%s: spool holds %d originals, expected %d (extra %s, missing %s)" %
+          (step, len(sp), len(want_sha), sorted(sp - want_sha)[:3], sorted(want_sha - sp)[:3]))
+    if set(got) == set(want) and sp == want_sha:
+        print("ok: %s: %s remain, spool matches" % (step, sorted(want)))
+
+
+def reconfigure(d, conf, text):
+    with open(conf, "w") as f:
+        f.write(text)
+    d.proc.send_signal(signal.SIGHUP)
+
+
+def main():
+    if not os.access(os.path.join(H.builddir(), "daemon", "perfhubd"), os.X_OK):
+        print("SKIP: perfhubd not built")
+        return H.SKIP
+    paths = [H.corpus(f) for f in FILES]
+    if not all(os.path.exists(p) for p in paths):
+        print("SKIP: corpus missing")
+        return H.SKIP
+    state = H.tmpdir("service-retention.")
+    conf = os.path.join(state, "perfhubd.conf")
+    with open(conf, "w") as f:
+        f.write("# no retention yet\n")
+    db = os.path.join(state, "perfhub.db")
+    with H.Daemon(state=state, args=["--config", conf, "--retention-interval", "3600"],
+                  workers=1) as d:
+        ids, shas = [], {}
+        for p in paths[:5]:
+            st, r = d.upload(p)
+            assert st in (200, 201, 202), "upload %s: %d %r" % (p, st, r)
+            ids.append(r["id"])
+        for i in ids:
+            p = d.wait(i)
+            shas[i] = p["sha256"]
+        check(len(set(ids)) == 5, "five distinct profiles: %r" % ids)
+        p1, p2, p3, p4, p5 = ids
+        # ages: p2 10 days, p3 8 days, p1 3 days, p5 2 days, p4 1 hour
+        now = int(time.time())
+        ages = {p1: 3 * DAY, p2: 10 * DAY, p3: 8 * DAY, p4: 3600, p5: 2 * DAY}
+        c = sqlite3.connect(db, timeout=30)
+        for i, age in ages.items():
+            c.execute("UPDATE profiles SET uploaded_at = ? WHERE id = ?", (now - age, i))
+        c.commit()
+        c.close()
+        expect(d, state, ids, shas, "no limits")
+
+        reconfigure(d, conf, "retain-days = 7\n")
+        expect(d, state, [p1, p4, p5], shas, "retain-days = 7")
+        check("key=retain-days old=0 new=7" in d.read_log(), "SIGHUP did not log the change")
+
+        used = used_bytes(db)
+        reconfigure(d, conf, "retain-days = 7\nmax-db-size = %d\n" % (used - 1))
+        expect(d, state, [p4, p5], shas, "max-db-size = in use - 1")
+
+        reconfigure(d, conf, "retain-days = 7\nmax-db-size = 1\n")
+        expect(d, state, [p4], shas, "max-db-size = 1")
+
+        st, r = d.upload(paths[5])
+        assert st in (200, 201, 202), "upload: %d %r" % (st, r)
+        p6 = r["id"]
+        shas[p6] = d.wait(p6)["sha256"]
+        expect(d, state, [p6], shas, "after an ingest, max-db-size = 1")
+
+        log = d.read_log()
+        deleted = sorted(int(x) for x in
+                         __import__("re").findall(r'retention: profile deleted" id=(\d+)', log))
+        check(deleted == sorted([p1, p2, p3, p4, p5]),
+              "log names deleted profiles %r, expected %r" % (deleted, sorted([p1, p2, p3, p4, p5])))
+    if failures:
+        return 1
+    print("ok: retention pruned exactly the expected profiles")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
