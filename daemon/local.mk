@@ -14,10 +14,11 @@ daemon_libperfhubd_a_SOURCES = \
 	daemon/tokens.c daemon/tokens.h \
 	daemon/qcache.c daemon/qcache.h \
 	daemon/api.c daemon/api.h
-DAEMON_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(ZSTD_CFLAGS) $(SQLITE_CFLAGS)
+DAEMON_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(ZSTD_CFLAGS) $(SQLITE_CFLAGS) \
+	$(NETTLE_CFLAGS)
 daemon_libperfhubd_a_CFLAGS = $(DAEMON_CFLAGS)
 DAEMON_LIBS = daemon/libperfhubd.a $(PARSER_LIBS) $(MHD_LIBS) $(SQLITE_LIBS) $(JANSSON_LIBS) \
-	$(ZSTD_LIBS) -lpthread
+	$(ZSTD_LIBS) $(NETTLE_LIBS) -lpthread
 
 sbin_PROGRAMS += daemon/perfhubd
 daemon_perfhubd_SOURCES = daemon/main.c

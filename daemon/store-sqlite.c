@@ -1085,6 +1085,8 @@ struct st_writer {
 	uint8_t *raw, *zbuf;
 	size_t zcap;
 	agg_map agg;		/* (event, pid, tid, comm, stack) -> counts */
+	agg_map foffs;		/* (frame, offset) pairs written: pid = frame,
+				   tid:comm = the offset */
 	int failed;
 };
 
@@ -1165,6 +1167,7 @@ static void writer_free(st_writer *w)
 	free(w->zbuf);
 	ZSTD_freeCCtx(w->zc);
 	agg_free(&w->agg);
+	agg_free(&w->foffs);
 	free(w);
 }
 
@@ -1353,7 +1356,17 @@ int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off)
 {
 	sqlite3_stmt *s = w->stmt[W_FOFF];
 
+	agg_row *seen;
+
 	if (!frame || w->nr_frame_offsets >= ST_MAX_FRAME_OFFSETS)
+		return 0;
+	/* each pair once: the same frames come back with every new stack */
+	seen = agg_get(&w->foffs, 0, frame, (uint32_t)(dso_off >> 32), (uint32_t)dso_off, 0);
+	if (!seen) {
+		w->failed = 1;
+		return -1;
+	}
+	if (seen->samples++)
 		return 0;
 	w->nr_frame_offsets++;
 	sqlite3_bind_int64(s, 1, w->id);
