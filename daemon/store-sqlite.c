@@ -1090,6 +1090,18 @@ struct st_writer {
 	int failed;
 };
 
+/* Ends the open transaction and opens the next (deferred: the write lock is
+ * taken by the next row, so other workers write in between). */
+static int w_commit(st_writer *w)
+{
+	if (exec(w->db, "COMMIT") < 0 || exec(w->db, "BEGIN") < 0) {
+		w->failed = 1;
+		return -1;
+	}
+	w->rows = 0;
+	return 0;
+}
+
 static int w_step(st_writer *w, int which)
 {
 	sqlite3_stmt *s = w->stmt[which];
@@ -1103,13 +1115,8 @@ static int w_step(st_writer *w, int which)
 		return -1;
 	}
 	/* batched transactions: bounded WAL, other writers get their turn */
-	if (++w->rows >= ST_BATCH_ROWS) {
-		if (exec(w->db, "COMMIT") < 0 || exec(w->db, "BEGIN") < 0) {
-			w->failed = 1;
-			return -1;
-		}
-		w->rows = 0;
-	}
+	if (++w->rows >= ST_BATCH_ROWS)
+		return w_commit(w);
 	return 0;
 }
 
@@ -1318,7 +1325,11 @@ static int flush_block(st_writer *w)
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)hi);
 	sqlite3_bind_blob(s, 6, w->zbuf, (int)z, SQLITE_STATIC);
 	b->n = 0;
-	return w_step(w, W_BLOCK);
+	if (w_step(w, W_BLOCK) < 0)
+		return -1;
+	/* a transaction per block: no worker holds the write lock for longer
+	 * than it takes to parse one block's samples */
+	return w->rows ? w_commit(w) : 0;
 }
 
 int st_writer_sample(st_writer *w, const st_sample *x)
