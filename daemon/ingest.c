@@ -655,7 +655,6 @@ out:
 	dsos_free(&in);
 	chain_cache_free(&in);
 	if (in.frames) {
-		size_t i;
 		for (i = 0; i < ING_FRAME_SLOTS; i++) {
 			free(in.frames[i].sym);
 			free(in.frames[i].dso);
