@@ -17,8 +17,10 @@
 #include "symbols.h"
 
 /* Recently folded stacks by raw callchain: the same ips in the same thread
- * under the same symbolizer generation fold to the same line, so most
- * samples skip symbolizing. Direct-mapped, bounded. */
+ * fold to the same line while nothing that thread's stacks depend on has
+ * changed (pd_symbolizer_stamp), so most samples skip symbolizing and
+ * folding and just add to the stack's count by its id. Direct-mapped,
+ * bounded. */
 #define RAW_CACHE_SLOTS 8192
 
 typedef struct raw_entry {
@@ -27,8 +29,8 @@ typedef struct raw_entry {
 	uint16_t misc;
 	const pd_event *event;
 	uint64_t *ips;
-	char *line;
-	size_t len;
+	size_t cap;		/* ips allocated */
+	size_t id;		/* the folded stack (pd_fold_last_id) */
 } raw_entry;
 
 static uint64_t raw_hash(const pd_sample *s, uint16_t misc)
@@ -43,12 +45,14 @@ static uint64_t raw_hash(const pd_sample *s, uint16_t misc)
 	return h;
 }
 
+/* The entry for this callchain when it is still right: stored at a
+ * generation no older than the thread's last relevant change. */
 static raw_entry *raw_find(raw_entry *cache, const pd_sample *s, uint16_t misc,
-			   uint64_t gen, uint64_t h)
+			   uint64_t stamp, uint64_t h)
 {
 	raw_entry *e = &cache[h & (RAW_CACHE_SLOTS - 1)];
 
-	if (e->line && e->hash == h && e->gen == gen && e->pid == s->pid &&
+	if (e->ips && e->hash == h && e->gen >= stamp && e->pid == s->pid &&
 	    e->tid == s->tid && e->misc == misc && e->event == s->event &&
 	    e->nr == s->nr_callchain &&
 	    !memcmp(e->ips, s->callchain, s->nr_callchain * sizeof(uint64_t)))
@@ -57,25 +61,23 @@ static raw_entry *raw_find(raw_entry *cache, const pd_sample *s, uint16_t misc,
 }
 
 static void raw_store(raw_entry *cache, const pd_sample *s, uint16_t misc,
-		      uint64_t gen, uint64_t h, const char *line, size_t len)
+		      uint64_t gen, uint64_t h, size_t id)
 {
 	raw_entry *e = &cache[h & (RAW_CACHE_SLOTS - 1)];
-	uint64_t *ips = malloc(s->nr_callchain ? s->nr_callchain * sizeof(uint64_t) : 1);
-	char *l = malloc(len + 1);
+	uint64_t *ips = e->ips;
+	size_t cap = e->cap;
 
-	if (!ips || !l) {
-		free(ips);
-		free(l);
-		return;
+	if (!ips || cap < s->nr_callchain) {
+		cap = s->nr_callchain > 16 ? s->nr_callchain : 16;
+		ips = malloc(cap * sizeof(uint64_t));
+		if (!ips)
+			return;
+		free(e->ips);
 	}
-	free(e->ips);
-	free(e->line);
 	memcpy(ips, s->callchain, s->nr_callchain * sizeof(uint64_t));
-	memcpy(l, line, len);
-	l[len] = '\0';
 	*e = (raw_entry){ .hash = h, .gen = gen, .nr = s->nr_callchain, .pid = s->pid,
 			  .tid = s->tid, .misc = misc, .event = s->event, .ips = ips,
-			  .line = l, .len = len };
+			  .cap = cap, .id = id };
 }
 
 static void usage(FILE *fp)
@@ -218,13 +220,12 @@ int cmd_collapse(int argc, char **argv)
 		    (s->event->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) !=
 		    (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) {
 			uint16_t misc = r.misc & PD_MISC_CPUMODE_MASK;
-			uint64_t gen = pd_symbolizer_generation(sym), h = raw_hash(s, misc);
-			raw_entry *e = raw_find(cache, s, misc, gen, h);
-			const char *line;
-			size_t len;
+			uint64_t h = raw_hash(s, misc);
+			raw_entry *e = raw_find(cache, s, misc,
+						pd_symbolizer_stamp(sym, s->pid, s->tid), h);
 
 			if (e) {
-				if (pd_fold_add_line(fold, e->line, e->len, w) < 0)
+				if (pd_fold_add_id(fold, e->id, w) < 0)
 					goto too_many;
 				continue;
 			}
@@ -232,8 +233,8 @@ int cmd_collapse(int argc, char **argv)
 				goto nomem;
 			if (pd_fold_add(fold, &st, w) < 0)
 				goto too_many;
-			line = pd_fold_last(fold, &len);
-			raw_store(cache, s, misc, gen, h, line, len);
+			raw_store(cache, s, misc, pd_symbolizer_generation(sym), h,
+				  pd_fold_last_id(fold));
 			continue;
 		}
 		if (pd_symbolize(sym, &r, &st) < 0)
@@ -270,10 +271,8 @@ too_many:
 parse_error:
 	fprintf(stderr, "perfhub collapse: %s: %s\n", path, pd_strerror(&err, ebuf, sizeof(ebuf)));
 out:
-	for (i = 0; cache && i < RAW_CACHE_SLOTS; i++) {
+	for (i = 0; cache && i < RAW_CACHE_SLOTS; i++)
 		free(cache[i].ips);
-		free(cache[i].line);
-	}
 	free(cache);
 	pd_fold_free(fold);
 	pd_symbolizer_free(sym);

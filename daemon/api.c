@@ -23,6 +23,7 @@
 #include "api.h"
 #include "api-debuginfo.h"
 #include "log.h"
+#include "qcache.h"
 #include "spool.h"
 #include "tokens.h"
 
@@ -33,6 +34,8 @@
  * otherwise hold a thread and a spool file forever, never being idle. */
 #define API_MIN_UPLOAD_RATE 1024
 #define API_PREFIX "/api/v1/profiles"
+#define API_QCACHE_BYTES ((size_t)256 << 20)	/* query answers kept */
+#define API_KEY_LEN 1024
 
 #if MHD_VERSION < 0x00097002
 typedef int MHD_Result_t;
@@ -51,6 +54,7 @@ struct api {
 	apid *dbg;		/* /api/v1/debuginfo/..., .../resymbolize */
 	atomic_ullong uploads, duplicates, rejected;
 	atomic_ullong by_status[6];	/* 2xx 3xx 4xx 5xx other */
+	qcache *qc;		/* answers of per-profile queries (NULL: none) */
 };
 
 enum req_kind { REQ_PLAIN, REQ_UPLOAD, REQ_DEBUGINFO };
@@ -104,6 +108,21 @@ static MHD_Result_t reply_json(api *a, struct MHD_Connection *conn, unsigned sta
 		return reply(a, conn, 500, strdup("{\"error\":\"out of memory\"}"), 25,
 			     "application/json");
 	return reply(a, conn, status, s, strlen(s), "application/json");
+}
+
+/* reply_json for a 200 answer that is also kept under key (if any). */
+static MHD_Result_t reply_json_keep(api *a, struct MHD_Connection *conn, json_t *j,
+				    const char *key)
+{
+	char *s = j ? json_dumps(j, JSON_COMPACT) : NULL;
+
+	json_decref(j);
+	if (!s)
+		return reply(a, conn, 500, strdup("{\"error\":\"out of memory\"}"), 25,
+			     "application/json");
+	if (key)
+		qc_put(a->qc, key, s, strlen(s));
+	return reply(a, conn, 200, s, strlen(s), "application/json");
 }
 
 static MHD_Result_t reply_error(api *a, struct MHD_Connection *conn, unsigned status,
@@ -299,8 +318,11 @@ static MHD_Result_t upload_data(api *a, struct MHD_Connection *conn, req *r, con
 	}
 	/* after a failure the rest of the body is read and dropped:
 	 * this MHD cannot answer in the middle of an upload */
-	if (!r->failed)
-		r->failed = sp_write(r->up, data, *data_size);
+	if (!r->failed && (r->failed = sp_write(r->up, data, *data_size)) != SP_OK) {
+		/* the partial file goes now, not when the connection ends */
+		sp_abort(r->up);
+		r->up = NULL;
+	}
 	*data_size = 0;
 	return MHD_YES;
 }
@@ -458,6 +480,49 @@ static int parse_fold_args(api *a, struct MHD_Connection *conn, fold_args *fa,
 	return 0;
 }
 
+/*
+ * Per-profile answers are kept under a key naming the endpoint, the profile,
+ * its generation (a new parse makes new keys) and every parameter. OUT: key;
+ * returns 0, or 1 when the profile is not ready (nothing is cached then).
+ */
+static int answer_key(api *a, const char *endpoint, int64_t id, const fold_args *fa,
+		      int64_t extra, char key[API_KEY_LEN])
+{
+	int64_t gen;
+	const char *ev = fa && fa->f.event ? fa->f.event : "";
+	const char *comm = fa && fa->f.comm ? fa->f.comm : "";
+	int n;
+
+	if (!a->qc || st_profile_generation(a->st, id, &gen) != 0)
+		return 1;
+	if (!fa) {
+		n = snprintf(key, API_KEY_LEN, "%s|%lld|%lld|%lld", endpoint, (long long)id,
+			     (long long)gen, (long long)extra);
+	} else {
+		/* strings with their lengths: no two parameter sets share a key */
+		n = snprintf(key, API_KEY_LEN, "%s|%lld|%lld|%lld|%zu:%s|%zu:%s|%lld|%lld|%llu|%llu|"
+			     "%d%d%d%d", endpoint, (long long)id, (long long)gen, (long long)extra,
+			     strlen(ev), ev, strlen(comm), comm, (long long)fa->f.pid,
+			     (long long)fa->f.tid, (unsigned long long)fa->f.from_ns,
+			     (unsigned long long)fa->f.to_ns, fa->by_samples, fa->f.with_pid,
+			     fa->f.with_tid, fa->f.kernel);
+	}
+	return n < 0 || n >= API_KEY_LEN;
+}
+
+/* The kept answer for key, queued; 0 when there is none. */
+static int reply_kept(api *a, struct MHD_Connection *conn, const char *key, const char *type,
+		      MHD_Result_t *ret)
+{
+	size_t len = 0;
+	char *body = qc_get(a->qc, key, &len);
+
+	if (!body)
+		return 0;
+	*ret = reply(a, conn, 200, body, len, type);
+	return 1;
+}
+
 typedef struct textbuf {
 	char *p;
 	size_t len, cap;
@@ -497,7 +562,13 @@ static MHD_Result_t get_collapsed(api *a, struct MHD_Connection *conn, int64_t i
 
 	MHD_Result_t ret;
 
+	char key[API_KEY_LEN];
+	int keep;
+
 	if (parse_fold_args(a, conn, &fa, "period", &ret) < 0)
+		return ret;
+	keep = answer_key(a, "collapsed", id, &fa, 0, key) == 0;
+	if (keep && reply_kept(a, conn, key, "text/plain; charset=utf-8", &ret))
 		return ret;
 	b.by_samples = fa.by_samples;
 	rc = st_fold(a->st, id, &fa.f, collapsed_line, &b);
@@ -511,112 +582,155 @@ static MHD_Result_t get_collapsed(api *a, struct MHD_Connection *conn, int64_t i
 	}
 	if (!b.p)
 		b.p = strdup("");
+	if (keep && b.p)
+		qc_put(a->qc, key, b.p, b.len);
 	return reply(a, conn, 200, b.p, b.len, "text/plain; charset=utf-8");
 }
 
-typedef struct tree_builder {
-	json_t *root;
-	json_t *path[8192];	/* current path of nodes, root at 0 */
-	size_t depth;
-	int by_samples;
-} tree_builder;
+typedef struct obuf {
+	char *p;
+	size_t len, cap;
+	int oom;
+} obuf;
 
-static json_t *new_node(const char *name, size_t len)
+static void ob_add(obuf *b, const char *s, size_t n)
 {
-	return json_pack("{s:s%,s:I,s:[]}", "name", name, len, "value", (json_int_t)0, "children");
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t ncap = b->cap ? b->cap : 65536;
+		char *p;
+		while (ncap < b->len + n + 1)
+			ncap *= 2;
+		if (!(p = realloc(b->p, ncap))) {
+			b->oom = 1;
+			return;
+		}
+		b->p = p;
+		b->cap = ncap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
 }
 
-static json_t *child_named(json_t *parent, const char *name, size_t len)
+/* Length of the valid UTF-8 sequence at s (of at most n bytes), 0 if none. */
+static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	json_t *kids = json_object_get(parent, "children"), *k;
-	size_t i, n = json_array_size(kids);
+	size_t k, i;
+	uint32_t c;
 
-	/* sorted input: the wanted child is nearly always the last one */
-	for (i = n; i--;) {
-		const char *kn;
-		k = json_array_get(kids, i);
-		kn = json_string_value(json_object_get(k, "name"));
-		if (kn && strlen(kn) == len && !memcmp(kn, name, len))
-			return k;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		k = 2, c = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		k = 3, c = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		k = 4, c = s[0] & 0x07;
+	else
+		return 0;
+	if (k > n)
+		return 0;
+	for (i = 1; i < k; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (s[i] & 0x3f);
 	}
-	k = new_node(name, len);
-	json_array_append_new(kids, k);
+	if ((k == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
+	    (k == 4 && (c < 0x10000 || c > 0x10ffff)))
+		return 0;
 	return k;
 }
 
-static void add_value(json_t *node, uint64_t v)
+/* A JSON string; bytes that are not UTF-8 become U+FFFD. */
+static void ob_json_str(obuf *b, const char *s, size_t n)
 {
-	json_t *val = json_object_get(node, "value");
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, run = 0;
 
-	json_integer_set(val, json_integer_value(val) + (json_int_t)v);
+	ob_add(b, "\"", 1);
+	while (i < n) {
+		size_t k = utf8_len(u + i, n - i);
+		if (k && u[i] >= 0x20 && u[i] != '"' && u[i] != '\\') {
+			i += k;
+			run += k;
+			continue;
+		}
+		ob_add(b, s + i - run, run);
+		run = 0;
+		if (!k) {
+			ob_add(b, "\\ufffd", 6);
+		} else if (u[i] == '"' || u[i] == '\\') {
+			char e[2] = { '\\', (char)u[i] };
+			ob_add(b, e, 2);
+		} else {
+			char e[8];
+			snprintf(e, sizeof(e), "\\u%04x", u[i]);
+			ob_add(b, e, 6);
+		}
+		i += k ? k : 1;
+	}
+	ob_add(b, s + i - run, run);
+	ob_add(b, "\"", 1);
 }
 
-static int tree_line(void *ctx, const char *line, uint64_t samples, uint64_t period)
+/* The store's depth-first tree as JSON text. */
+typedef struct fg_writer {
+	obuf b;
+	int comma;		/* a sibling was written before */
+} fg_writer;
+
+static int fg_enter(void *ctx, const char *name, size_t len, uint64_t value)
 {
-	tree_builder *t = ctx;
-	uint64_t v = t->by_samples ? samples : period;
-	const char *p = line;
-	size_t d = 1;
+	fg_writer *w = ctx;
+	char num[48];
+	int k;
 
-	add_value(t->root, v);
-	while (*p && d < sizeof(t->path) / sizeof(t->path[0])) {
-		size_t len = strcspn(p, ";");
-		json_t *node;
+	if (w->comma)
+		ob_add(&w->b, ",", 1);
+	ob_add(&w->b, "{\"name\":", 8);
+	ob_json_str(&w->b, name, len);
+	k = snprintf(num, sizeof(num), ",\"value\":%llu,\"children\":[", (unsigned long long)value);
+	ob_add(&w->b, num, (size_t)k);
+	w->comma = 0;
+	return w->b.oom ? -1 : 0;
+}
 
-		/* reuse the current path while the prefix agrees */
-		if (d < t->depth) {
-			const char *kn = json_string_value(json_object_get(t->path[d], "name"));
-			if (kn && strlen(kn) == len && !memcmp(kn, p, len))
-				node = t->path[d];
-			else {
-				node = child_named(t->path[d - 1], p, len);
-				t->depth = d;
-			}
-		} else {
-			node = child_named(t->path[d - 1], p, len);
-		}
-		t->path[d] = node;
-		if (t->depth <= d)
-			t->depth = d + 1;
-		add_value(node, v);
-		d++;
-		p += len;
-		if (*p == ';')
-			p++;
-	}
-	t->depth = d;
-	return 0;
+static int fg_leave(void *ctx)
+{
+	fg_writer *w = ctx;
+
+	ob_add(&w->b, "]}", 2);
+	w->comma = 1;
+	return w->b.oom ? -1 : 0;
 }
 
 static MHD_Result_t get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id)
 {
+	static const st_tree_cb cb = { fg_enter, fg_leave };
 	fold_args fa;
-	tree_builder *t;
+	fg_writer w;
 	MHD_Result_t ret;
-	int rc;
+	char key[API_KEY_LEN];
+	int keep, rc;
 
 	if (parse_fold_args(a, conn, &fa, "period", &ret) < 0)
 		return ret;
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return reply_error(a, conn, 500, "out of memory");
-	t->by_samples = fa.by_samples;
-	t->root = new_node("all", 3);
-	t->path[0] = t->root;
-	t->depth = 1;
-	rc = st_fold(a->st, id, &fa.f, tree_line, t);
-	if (rc != 0) {
-		json_decref(t->root);
-		free(t);
+	keep = answer_key(a, "flamegraph", id, &fa, 0, key) == 0;
+	if (keep && reply_kept(a, conn, key, "application/json", &ret))
+		return ret;
+	memset(&w, 0, sizeof(w));
+	rc = st_flame(a->st, id, &fa.f, fa.by_samples, &cb, &w);
+	if (rc != 0 || w.b.oom || !w.b.p) {
+		free(w.b.p);
 		if (rc == 1)
 			return reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
-		return reply_error(a, conn, 500, "storage error");
+		return reply_error(a, conn, 500, rc < 0 ? "storage error" : "out of memory");
 	}
-	{
-		json_t *root = t->root;
-		free(t);
-		return reply_json(a, conn, 200, root);
-	}
+	w.b.p[w.b.len] = 0;
+	if (keep)
+		qc_put(a->qc, key, w.b.p, w.b.len);
+	return reply(a, conn, 200, w.b.p, w.b.len, "application/json");
 }
 
 
@@ -625,13 +739,19 @@ static MHD_Result_t get_flamegraph(api *a, struct MHD_Connection *conn, int64_t 
 static MHD_Result_t get_threads(api *a, struct MHD_Connection *conn, int64_t id)
 {
 	int notfound = 0;
-	json_t *o = st_threads_json(a->st, id, &notfound);
+	char key[API_KEY_LEN];
+	int keep = answer_key(a, "threads", id, NULL, 0, key) == 0;
+	MHD_Result_t ret;
+	json_t *o;
 
+	if (keep && reply_kept(a, conn, key, "application/json", &ret))
+		return ret;
+	o = st_threads_json(a->st, id, &notfound);
 	if (notfound)
 		return reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
 	if (!o)
 		return reply_error(a, conn, 500, "storage error");
-	return reply_json(a, conn, 200, o);
+	return reply_json_keep(a, conn, o, keep ? key : NULL);
 }
 
 #define API_MAX_BUCKETS 100000
@@ -642,8 +762,18 @@ static MHD_Result_t get_timeline(api *a, struct MHD_Connection *conn, int64_t id
 	int notfound = 0;
 	json_t *o;
 
+	char key[API_KEY_LEN];
+	fold_args ev_only;
+	MHD_Result_t ret;
+	int keep;
+
 	if (arg_i64(conn, "bucket_ms", 1, 86400000, &bucket_ms) < 0)
 		return reply_error(a, conn, 400, "bad parameter 'bucket_ms' (1..86400000)");
+	memset(&ev_only, 0, sizeof(ev_only));
+	ev_only.f.event = arg(conn, "event");
+	keep = answer_key(a, "timeline", id, &ev_only, bucket_ms, key) == 0;
+	if (keep && reply_kept(a, conn, key, "application/json", &ret))
+		return ret;
 	o = st_timeline_json(a->st, id, arg(conn, "event"), (uint64_t)bucket_ms * 1000000,
 			     &notfound);
 	if (notfound)
@@ -656,59 +786,11 @@ static MHD_Result_t get_timeline(api *a, struct MHD_Connection *conn, int64_t id
 				   API_MAX_BUCKETS);
 	}
 	json_object_set_new(o, "bucket_ms", json_integer(bucket_ms));
-	return reply_json(a, conn, 200, o);
+	return reply_json_keep(a, conn, o, keep ? key : NULL);
 }
 
 /* /top: self (leaf) and total (anywhere on the stack, once per stack) per
- * function, from the same folded stacks /collapsed serves */
-typedef struct top_acc {
-	json_t *fns;		/* name -> [self, total] */
-	int by_samples;
-} top_acc;
-
-static void top_add(json_t *fns, const char *name, size_t len, uint64_t v, int self)
-{
-	char key[4096];
-	json_t *e;
-
-	snprintf(key, sizeof(key), "%.*s", (int)len, name);
-	e = json_object_get(fns, key);
-	if (!e) {
-		e = json_pack("[I,I]", (json_int_t)0, (json_int_t)0);
-		json_object_set_new(fns, key, e);
-	}
-	json_integer_set(json_array_get(e, self ? 0 : 1),
-			 json_integer_value(json_array_get(e, self ? 0 : 1)) + (json_int_t)v);
-}
-
-static int top_line(void *ctx, const char *line, uint64_t samples, uint64_t period)
-{
-	top_acc *t = ctx;
-	uint64_t v = t->by_samples ? samples : period;
-	const char *p = strchr(line, ';'), *leaf = NULL;
-	size_t leaf_len = 0;
-	json_t *seen = json_object();
-
-	/* frames after the comm */
-	while (p && *p == ';') {
-		const char *f = p + 1;
-		size_t len = strcspn(f, ";");
-		char key[4096];
-		snprintf(key, sizeof(key), "%.*s", (int)len, f);
-		if (!json_object_get(seen, key)) {
-			json_object_set_new(seen, key, json_true());
-			top_add(t->fns, f, len, v, 0);
-		}
-		leaf = f;
-		leaf_len = len;
-		p = f + len;
-	}
-	if (leaf)
-		top_add(t->fns, leaf, leaf_len, v, 1);
-	json_decref(seen);
-	return 0;
-}
-
+ * function with its DSO, computed by the store from the stack tree */
 static int cmp_self(const void *x, const void *y)
 {
 	json_int_t a = json_integer_value(json_object_get(*(json_t *const *)x, "self"));
@@ -723,47 +805,42 @@ static int cmp_self(const void *x, const void *y)
 static MHD_Result_t get_top(api *a, struct MHD_Connection *conn, int64_t id)
 {
 	fold_args fa;
-	top_acc t;
 	MHD_Result_t ret;
 	int64_t limit = 100;
-	const char *name;
-	json_t *v, **rows, *arr;
-	size_t n = 0, i;
-	int rc;
+	json_t **rows, *arr, *all;
+	char key[API_KEY_LEN];
+	size_t n, i;
+	int keep, notfound = 0;
 
 	if (parse_fold_args(a, conn, &fa, "samples", &ret) < 0)
 		return ret;
 	if (arg_i64(conn, "limit", 1, 100000, &limit) < 0)
 		return reply_error(a, conn, 400, "bad parameter 'limit' (1..100000)");
-	t.fns = json_object();
-	t.by_samples = fa.by_samples;
-	rc = st_fold(a->st, id, &fa.f, top_line, &t);
-	if (rc != 0) {
-		json_decref(t.fns);
-		if (rc == 1)
-			return reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
+	keep = answer_key(a, "top", id, &fa, limit, key) == 0;
+	if (keep && reply_kept(a, conn, key, "application/json", &ret))
+		return ret;
+	all = st_top_json(a->st, id, &fa.f, fa.by_samples, &notfound);
+	if (notfound)
+		return reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
+	if (!all)
 		return reply_error(a, conn, 500, "storage error");
-	}
-	rows = malloc((json_object_size(t.fns) + 1) * sizeof(*rows));
+	n = json_array_size(all);
+	rows = malloc((n + 1) * sizeof(*rows));
 	if (!rows) {
-		json_decref(t.fns);
+		json_decref(all);
 		return reply_error(a, conn, 500, "out of memory");
 	}
-	json_object_foreach(t.fns, name, v)
-		rows[n++] = json_pack("{s:s,s:O,s:O}", "name", name, "self", json_array_get(v, 0),
-				      "total", json_array_get(v, 1));
+	for (i = 0; i < n; i++)
+		rows[i] = json_array_get(all, i);
 	qsort(rows, n, sizeof(*rows), cmp_self);
 	arr = json_array();
-	for (i = 0; i < n; i++) {
-		if ((int64_t)i < limit)
-			json_array_append(arr, rows[i]);
-		json_decref(rows[i]);
-	}
+	for (i = 0; i < n && (int64_t)i < limit; i++)
+		json_array_append(arr, rows[i]);
 	free(rows);
-	json_decref(t.fns);
-	return reply_json(a, conn, 200, json_pack("{s:s,s:o}", "weight",
+	json_decref(all);
+	return reply_json_keep(a, conn, json_pack("{s:s,s:o}", "weight",
 						   fa.by_samples ? "samples" : "period",
-						   "functions", arr));
+						   "functions", arr), keep ? key : NULL);
 }
 
 /* /diff: both profiles folded into one tree, each node with base and target */
@@ -1186,6 +1263,18 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	log_warn("msg=\"http\" detail=\"%s\"", msg);
 }
 
+/* URL and argument decoding. A "%00" would decode to a NUL that silently
+ * cuts the string ("/index.html%00.png" became "/index.html"): such a
+ * string is left encoded, so it matches no file, route or number. */
+static size_t unescape_no_nul(void *cls, struct MHD_Connection *conn, char *s)
+{
+	(void)cls;
+	(void)conn;
+	if (strstr(s, "%00"))
+		return strlen(s);
+	return MHD_http_unescape(s);
+}
+
 /* systemd socket activation (perfhubd.socket): the first fd passed in
  * LISTEN_FDS, when LISTEN_PID names this process; else -1. The variables
  * are cleared so that nothing started later takes them for its own. */
@@ -1220,10 +1309,12 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 	a->c = c;
 	a->st = st;
 	a->j = j;
+	a->qc = qc_new(API_QCACHE_BYTES);	/* NULL: answers are not kept */
 	pthread_rwlock_init(&a->tok_lock, NULL);
 	a->dbg = apid_new(c, st, j);
 	if (!a->dbg || api_reload_tokens(a) < 0) {
 		apid_free(a->dbg);
+		qc_free(a->qc);
 		free(a);
 		return NULL;
 	}
@@ -1258,6 +1349,7 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 		log_info("msg=\"socket activation\" fd=%d", listen_fd);
 		a->d = MHD_start_daemon(flags & ~(unsigned)MHD_USE_IPv6, 0, NULL, NULL, on_request, a,
 					MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+					MHD_OPTION_UNESCAPE_CALLBACK, unescape_no_nul, NULL,
 					MHD_OPTION_LISTEN_SOCKET, listen_fd,
 					MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
 					MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
@@ -1267,6 +1359,7 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 	} else
 	a->d = MHD_start_daemon(flags, (uint16_t)c->listen_port, NULL, NULL, on_request, a,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_UNESCAPE_CALLBACK, unescape_no_nul, NULL,
 				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
 				MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
@@ -1277,6 +1370,7 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 		log_warn("msg=\"cannot listen\" addr=%s port=%u error=\"%s\"", c->listen_addr,
 			 c->listen_port, strerror(errno));
 		apid_free(a->dbg);
+		qc_free(a->qc);
 		free(a);
 		return NULL;
 	}
@@ -1286,6 +1380,7 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 bad_addr:
 	log_warn("msg=\"bad listen address\" addr=\"%s\"", c->listen_addr);
 	apid_free(a->dbg);
+	qc_free(a->qc);
 	free(a);
 	return NULL;
 }
@@ -1325,5 +1420,6 @@ void api_stop(api *a)
 	apid_free(a->dbg);
 	tok_free(a->tok);
 	pthread_rwlock_destroy(&a->tok_lock);
+	qc_free(a->qc);
 	free(a);
 }

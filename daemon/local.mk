@@ -12,6 +12,7 @@ daemon_libperfhubd_a_SOURCES = \
 	daemon/jobs.c daemon/jobs.h \
 	daemon/watch.c daemon/watch.h \
 	daemon/tokens.c daemon/tokens.h \
+	daemon/qcache.c daemon/qcache.h \
 	daemon/api.c daemon/api.h \
 	daemon/store-admin.c daemon/store-admin.h \
 	daemon/retention.c daemon/retention.h \

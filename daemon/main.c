@@ -205,6 +205,10 @@ static void reload(cfg *c, int argc, char **argv, api *a, retention *ret)
 	RESTART("queue-size", n.queue_size != c->queue_size)
 	RESTART("max-upload", n.max_upload != c->max_upload)
 	RESTART("max-connections", n.max_connections != c->max_connections)
+	RESTART("connection-timeout", n.connection_timeout != c->connection_timeout)
+	RESTART("max-debuginfo", n.max_debuginfo != c->max_debuginfo)
+	RESTART("debuginfod", (n.debuginfod || c->debuginfod) &&
+			      (!n.debuginfod || !c->debuginfod || strcmp(n.debuginfod, c->debuginfod)))
 	RESTART("watch", n.nr_watch != c->nr_watch || n.watch_remove != c->watch_remove)
 #undef RESTART
 	cfg_free(&n);
@@ -233,15 +237,19 @@ int main(int argc, char **argv)
 	mallopt(M_ARENA_MAX, 4);
 
 	rc = cfg_load(&c, argc, argv);
-	if (rc > 0)
+	if (rc > 0) {
+		cfg_free(&c);
 		return 0;
+	}
 	if (c.action == CFG_CHECK) {
 		rc = check_config(&c, rc);
 		cfg_free(&c);
 		return rc;
 	}
-	if (rc != 0)
+	if (rc != 0) {
+		cfg_free(&c);
 		return 2;
+	}
 	if (c.action != CFG_RUN) {
 		rc = run_action(&c);
 		cfg_free(&c);

@@ -2068,6 +2068,15 @@ static int emit_lines(const pcache *pc, const st_fold_filter *f, const agg_map *
 			goto out;
 		nr++;
 	}
+	if (f->any_order) {
+		/* no sort: long common prefixes make it the dearest step */
+		rc = 0;
+		for (i = 0; i < nr && rc == 0; i++)
+			rc = cb(ctx, lines[i].text, lines[i].samples, lines[i].period);
+		if (rc > 0)
+			rc = 0;
+		goto out;
+	}
 	qsort(lines, nr, sizeof(*lines), cmp_line);
 	rc = 0;
 	for (i = 0; i < nr && rc == 0; ) {
@@ -2133,25 +2142,452 @@ out:
 	return rc;
 }
 
-int st_frame_dsos(st_store *st, int64_t id, st_dso_cb cb, void *ctx)
+/* ---- the flame graph from the stack tree ---------------------------------- */
+
+typedef struct tnode {
+	uint64_t key;		/* name string id * 2 + "_[k]" mark; comms: see below */
+	uint32_t parent, first_child, next;
+	uint64_t value;
+} tnode;
+
+#define TKEY_COMM (1ULL << 63)	/* comm nodes: TKEY_COMM | comm text id */
+
+typedef struct ttree {
+	tnode *n;
+	size_t nr, cap;
+	uint32_t *slots;	/* (parent, key) -> node + 1 */
+	size_t nr_slots;
+	u64map memo;		/* comm node << 32 | stack node -> tree node */
+	uint32_t next_memo;	/* unused by u64map callers here */
+} ttree;
+
+static size_t tslot(const ttree *t, uint32_t parent, uint64_t key)
+{
+	return mix64(key ^ ((uint64_t)parent << 40 | parent)) & (t->nr_slots - 1);
+}
+
+static int tgrow(ttree *t)
+{
+	size_t ns = t->nr_slots ? 2 * t->nr_slots : 8192, i;
+	uint32_t *sl = calloc(ns, sizeof(*sl));
+
+	if (!sl)
+		return -1;
+	free(t->slots);
+	t->slots = sl;
+	t->nr_slots = ns;
+	for (i = 1; i < t->nr; i++) {
+		size_t j = tslot(t, t->n[i].parent, t->n[i].key);
+		while (t->slots[j])
+			j = (j + 1) & (ns - 1);
+		t->slots[j] = (uint32_t)i + 1;
+	}
+	return 0;
+}
+
+/* The child of parent with key, added when missing; 0 out of memory. */
+static uint32_t tchild(ttree *t, uint32_t parent, uint64_t key)
+{
+	size_t j;
+	uint32_t id;
+
+	for (j = tslot(t, parent, key); t->slots[j]; j = (j + 1) & (t->nr_slots - 1)) {
+		const tnode *c = &t->n[t->slots[j] - 1];
+		if (c->key == key && c->parent == parent)
+			return t->slots[j] - 1;
+	}
+	if (t->nr == t->cap) {
+		size_t ncap = t->cap ? 2 * t->cap : 8192;
+		tnode *p = realloc(t->n, ncap * sizeof(*p));
+		if (!p)
+			return 0;
+		t->n = p;
+		t->cap = ncap;
+	}
+	if (t->nr >= ST_MAX_STACK_NODES)
+		return 0;
+	id = (uint32_t)t->nr++;
+	memset(&t->n[id], 0, sizeof(tnode));
+	t->n[id].key = key;
+	t->n[id].parent = parent;
+	t->n[id].next = t->n[parent].first_child;
+	t->n[parent].first_child = id;
+	if (2 * t->nr > t->nr_slots)
+		return tgrow(t) < 0 ? 0 : id;
+	j = tslot(t, parent, key);
+	while (t->slots[j])
+		j = (j + 1) & (t->nr_slots - 1);
+	t->slots[j] = id + 1;
+	return id;
+}
+
+typedef struct tname_ctx {
+	const pcache *pc;
+	const strmap *comms;
+	char **comm_text;	/* by comm text id */
+} tname_ctx;
+
+static const char *tname(const tname_ctx *c, const tnode *n, size_t *len, char *buf,
+			 size_t buflen)
+{
+	const char *s;
+
+	if (n->key & TKEY_COMM) {
+		s = c->comm_text[n->key & ~TKEY_COMM];
+		*len = strlen(s);
+		return s;
+	}
+	s = pc_str(c->pc, (uint32_t)(n->key >> 1));
+	if (!s)
+		s = "[unknown]";
+	if (n->key & 1) {
+		snprintf(buf, buflen, "%s_[k]", s);
+		s = buf;
+	}
+	*len = strlen(s);
+	return s;
+}
+
+typedef struct tsort_ctx {
+	const tname_ctx *nc;
+	const ttree *t;
+} tsort_ctx;
+
+static int cmp_tchild(const void *x, const void *y, void *arg)
+{
+	const tsort_ctx *c = arg;
+	char ba[4096], bb[4096];
+	size_t la, lb;
+	const char *a = tname(c->nc, &c->t->n[*(const uint32_t *)x], &la, ba, sizeof(ba));
+	const char *b = tname(c->nc, &c->t->n[*(const uint32_t *)y], &lb, bb, sizeof(bb));
+	int r = memcmp(a, b, la < lb ? la : lb);
+
+	if (r)
+		return r;
+	return la < lb ? -1 : la > lb;
+}
+
+int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
+	     const st_tree_cb *cb, void *ctx)
 {
 	sqlite3 *db;
 	pcache *pc;
-	size_t i;
+	agg_map blocks = { 0 }, groups = { 0 };
+	unsigned char *set = NULL;
+	ttree t;
+	strmap comms = { 0 };
+	char **comm_text = NULL;
+	size_t nr_comm_text = 0, i;
+	uint32_t *path = NULL, *kids = NULL, *stack = NULL;
+	tname_ctx nc;
+	const char *ev;
+	sbuf b = { 0 };
 	int rc = open_profile(st, id, &db, &pc);
 
 	if (rc)
 		return rc;
+	rc = -1;
+	memset(&t, 0, sizeof(t));
+	if (tgrow(&t) < 0 || u64map_grow(&t.memo) < 0 || strmap_grow(&comms) < 0)
+		goto out;
+	/* the root, "all" */
+	t.n = calloc(1, sizeof(tnode));
+	if (!t.n)
+		goto out;
+	t.nr = t.cap = 1;
+	ev = fold_event(pc, f->event);
+	if (ev) {
+		if (!(set = event_set(pc, ev)))
+			goto out;
+		if (f->from_ns || f->to_ns) {
+			if (fold_blocks(db, pc, set, f, &blocks) < 0 ||
+			    group_rows(pc, f, blocks.rows, blocks.n, NULL, &groups) < 0)
+				goto out;
+		} else if (group_rows(pc, f, pc->agg, pc->nr_agg, set, &groups) < 0) {
+			goto out;
+		}
+	}
 	exec(db, "COMMIT");
 	conn_put(st, db);
-	for (i = 1; i < pc->nr_frames && rc == 0; i++) {
-		const char *name = pc_str(pc, pc->frame_name[i]);
-		const char *dso = pc_str(pc, pc->frame_dso[i]);
-		if (name && dso)
-			rc = cb(ctx, name, dso);
+	db = NULL;
+	path = malloc(ST_MAX_DEPTH_FOLD * sizeof(*path));
+	if (!path)
+		goto out;
+	for (i = 0; i < groups.n; i++) {
+		const agg_row *r = &groups.rows[i];
+		const char *cs = pc_str(pc, r->comm);
+		uint64_t v = by_samples ? r->samples : r->period, h;
+		uint32_t cid, cnode, node, tn;
+		size_t depth = 0, k, j;
+		char num[64];
+		int found;
+
+		/* the first level: comm as stackcollapse-perf writes it */
+		b.len = 0;
+		for (k = 0; cs && cs[k]; k++) {
+			char c = cs[k] == ' ' ? '_' : cs[k];
+			if (sbuf_add(&b, &c, 1) < 0)
+				goto out;
+		}
+		if (f->with_tid)
+			snprintf(num, sizeof(num), "-%lu/%lu", (unsigned long)r->pid,
+				 (unsigned long)r->tid);
+		else if (f->with_pid)
+			snprintf(num, sizeof(num), "-%lu", (unsigned long)r->pid);
+		else
+			num[0] = 0;
+		if (sbuf_add(&b, num, strlen(num)) < 0)
+			goto out;
+		h = hash_str(b.p);
+		for (j = h & (comms.cap - 1); comms.strs[j]; j = (j + 1) & (comms.cap - 1))
+			if (comms.hashes[j] == h && !strcmp(comms.strs[j], b.p))
+				break;
+		if (comms.strs[j]) {
+			cid = comms.ids[j];
+		} else {
+			char **p;
+			if (2 * (comms.n + 1) > comms.cap) {
+				if (strmap_grow(&comms) < 0)
+					goto out;
+				for (j = h & (comms.cap - 1); comms.strs[j]; j = (j + 1) & (comms.cap - 1))
+					;
+			}
+			p = realloc(comm_text, (nr_comm_text + 1) * sizeof(*p));
+			if (!p || !(comms.strs[j] = strdup(b.p)))
+				goto out;
+			comm_text = p;
+			comms.hashes[j] = h;
+			cid = comms.ids[j] = (uint32_t)nr_comm_text;
+			comm_text[nr_comm_text++] = comms.strs[j];
+			comms.n++;
+		}
+		cnode = tchild(&t, 0, TKEY_COMM | cid);
+		if (!cnode)
+			goto out;
+		/* up the stack tree to a node already placed, then down again */
+		node = r->stack;
+		tn = cnode;
+		while (node && node < pc->nr_stacks && depth < ST_MAX_DEPTH_FOLD) {
+			size_t slot;
+			if (2 * (t.memo.n + 1) > t.memo.cap && u64map_grow(&t.memo) < 0)
+				goto out;
+			slot = u64map_slot(&t.memo, (uint64_t)cnode << 32 | node, &found);
+			if (found) {
+				tn = t.memo.vals[slot];
+				break;
+			}
+			path[depth++] = node;
+			if (pc->stack_parent[node] >= node)
+				break;
+			node = pc->stack_parent[node];
+		}
+		while (depth--) {
+			uint32_t sn = path[depth], fr = pc->stack_frame[sn];
+			uint64_t key;
+			size_t slot;
+			uint32_t nm = fr < pc->nr_frames ? pc->frame_name[fr] : 0;
+			key = (uint64_t)nm << 1 | (uint64_t)(f->kernel && fr < pc->nr_frames &&
+							    pc->frame_kernel[fr]);
+			tn = tchild(&t, tn, key);
+			if (!tn)
+				goto out;
+			if (2 * (t.memo.n + 1) > t.memo.cap && u64map_grow(&t.memo) < 0)
+				goto out;
+			slot = u64map_slot(&t.memo, (uint64_t)cnode << 32 | sn, &found);
+			t.memo.keys[slot] = (uint64_t)cnode << 32 | sn;
+			t.memo.vals[slot] = tn;
+			t.memo.n++;
+		}
+		t.n[tn].value += v;
 	}
-	close_profile(st, NULL, pc);
-	return rc < 0 ? -1 : 0;
+	/* subtree sums: children always come after their parent */
+	for (i = t.nr; i-- > 1;)
+		t.n[t.n[i].parent].value += t.n[i].value;
+	/* children by name, then out depth first */
+	nc.pc = pc;
+	nc.comms = &comms;
+	nc.comm_text = comm_text;
+	kids = malloc(t.nr * sizeof(*kids) + 1);
+	stack = malloc((ST_MAX_DEPTH_FOLD + 2) * sizeof(*stack));
+	if (!kids || !stack)
+		goto out;
+	{
+		tsort_ctx sc = { &nc, &t };
+		for (i = 0; i < t.nr; i++) {
+			size_t k = 0, j;
+			uint32_t c;
+			for (c = t.n[i].first_child; c; c = t.n[c].next)
+				kids[k++] = c;
+			if (k < 2)
+				continue;
+			qsort_r(kids, k, sizeof(*kids), cmp_tchild, &sc);
+			t.n[i].first_child = kids[0];
+			for (j = 0; j + 1 < k; j++)
+				t.n[kids[j]].next = kids[j + 1];
+			t.n[kids[k - 1]].next = 0;
+		}
+	}
+	{
+		size_t sp = 0;
+		uint32_t node = 0;
+		char buf[4096];
+		rc = 0;
+		for (;;) {
+			size_t len;
+			const char *name = node ? tname(&nc, &t.n[node], &len, buf, sizeof(buf)) : "all";
+			if (!node)
+				len = 3;
+			if ((rc = cb->enter(ctx, name, len, t.n[node].value)) != 0)
+				break;
+			if (t.n[node].first_child && sp < ST_MAX_DEPTH_FOLD + 1) {
+				stack[sp++] = node;
+				node = t.n[node].first_child;
+				continue;
+			}
+			for (;;) {
+				if ((rc = cb->leave(ctx)) != 0)
+					goto emitted;
+				if (!sp)
+					goto emitted;
+				if (t.n[node].next) {
+					node = t.n[node].next;
+					break;
+				}
+				node = stack[--sp];
+			}
+		}
+emitted:
+		if (rc > 0)
+			rc = 0;
+	}
+out:
+	free(set);
+	agg_free(&blocks);
+	agg_free(&groups);
+	free(t.n);
+	free(t.slots);
+	free(t.memo.keys);
+	free(t.memo.vals);
+	strmap_free(&comms);
+	free(comm_text);
+	free(path);
+	free(kids);
+	free(stack);
+	free(b.p);
+	close_profile(st, db, pc);
+	return rc;
+}
+
+/* /top from the stack tree: per (name string, "_[k]" mark) the self and
+ * total counts, with no folded text built. */
+json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
+		    int *notfound)
+{
+	sqlite3 *db;
+	pcache *pc;
+	agg_map blocks = { 0 }, groups = { 0 };
+	st_fold_filter gf = *f;
+	unsigned char *set = NULL;
+	uint64_t *self = NULL, *total = NULL, *seen = NULL;
+	uint32_t *dso = NULL, *path = NULL;
+	size_t nkeys, i;
+	const char *ev;
+	json_t *arr = NULL;
+	int rc = open_profile(st, id, &db, &pc);
+
+	*notfound = rc == 1;
+	if (rc)
+		return NULL;
+	gf.with_pid = gf.with_tid = 0;
+	arr = json_array();
+	ev = fold_event(pc, f->event);
+	if (!ev || !arr)
+		goto out;
+	if (!(set = event_set(pc, ev)))
+		goto fail;
+	if (f->from_ns || f->to_ns) {
+		if (fold_blocks(db, pc, set, f, &blocks) < 0 ||
+		    group_rows(pc, &gf, blocks.rows, blocks.n, NULL, &groups) < 0)
+			goto fail;
+	} else if (group_rows(pc, &gf, pc->agg, pc->nr_agg, set, &groups) < 0) {
+		goto fail;
+	}
+	exec(db, "COMMIT");
+	conn_put(st, db);
+	db = NULL;
+	/* key = name string id * 2 + kernel mark */
+	nkeys = 2 * (pc->nr_strs + 1);
+	self = calloc(nkeys, sizeof(*self));
+	total = calloc(nkeys, sizeof(*total));
+	seen = calloc(nkeys, sizeof(*seen));	/* the row that last counted it, + 1 */
+	dso = calloc(nkeys, sizeof(*dso));
+	path = malloc(ST_MAX_DEPTH_FOLD * sizeof(*path));
+	if (!self || !total || !seen || !dso || !path)
+		goto fail;
+	/* a function's DSO: that of its first frame */
+	for (i = pc->nr_frames; i-- > 1;) {
+		uint32_t nm = pc->frame_name[i];
+		int mark = f->kernel && pc->frame_kernel[i];
+		if (nm < pc->nr_strs && pc->frame_dso[i])
+			dso[2 * (size_t)nm + (size_t)mark] = pc->frame_dso[i];
+	}
+	for (i = 0; i < groups.n; i++) {
+		const agg_row *r = &groups.rows[i];
+		uint64_t v = by_samples ? r->samples : r->period;
+		uint32_t node = r->stack;
+		size_t depth = 0, leaf = SIZE_MAX;
+		while (node && node < pc->nr_stacks && depth < ST_MAX_DEPTH_FOLD) {
+			uint32_t fr = pc->stack_frame[node];
+			size_t key;
+			if (fr < pc->nr_frames && pc->frame_name[fr] < pc->nr_strs) {
+				key = 2 * (size_t)pc->frame_name[fr] +
+				      (size_t)(f->kernel && pc->frame_kernel[fr]);
+				if (leaf == SIZE_MAX)
+					leaf = key;
+				if (seen[key] != i + 1) {
+					seen[key] = i + 1;
+					total[key] += v;
+				}
+			}
+			depth++;
+			if (pc->stack_parent[node] >= node)
+				break;
+			node = pc->stack_parent[node];
+		}
+		if (leaf != SIZE_MAX)
+			self[leaf] += v;
+	}
+	for (i = 0; i < nkeys; i++) {
+		const char *name = pc_str(pc, (uint32_t)(i / 2)), *d;
+		char buf[4096];
+		if (!total[i] && !self[i])
+			continue;
+		if (!name)
+			continue;
+		if (i & 1) {
+			snprintf(buf, sizeof(buf), "%s_[k]", name);
+			name = buf;
+		}
+		d = dso[i] ? pc_str(pc, dso[i]) : NULL;
+		json_array_append_new(arr, json_pack("{s:s,s:s?,s:I,s:I}", "name", name, "dso", d,
+						     "self", (json_int_t)self[i],
+						     "total", (json_int_t)total[i]));
+	}
+	goto out;
+fail:
+	json_decref(arr);
+	arr = NULL;
+out:
+	free(set);
+	free(self);
+	free(total);
+	free(seen);
+	free(dso);
+	free(path);
+	agg_free(&blocks);
+	agg_free(&groups);
+	close_profile(st, db, pc);
+	return arr;
 }
 
 /* ---- aggregates --------------------------------------------------------------- */
@@ -2356,64 +2792,238 @@ out:
 	return out;
 }
 
+/* ---- aggregates across profiles ----------------------------------------- */
+
+typedef struct agg_key {
+	char *key;		/* NULL: the SQL NULL key (a profile without hostname) */
+	uint64_t samples, period, profiles;
+	int64_t last_profile;	/* counts each profile once */
+} agg_key;
+
+typedef struct keymap {
+	strmap idx;		/* key -> index + 1 */
+	agg_key *keys;
+	size_t n, cap;
+	agg_key null_key;	/* for NULL */
+	int has_null;
+} keymap;
+
+static agg_key *keymap_get(keymap *m, const char *k)
+{
+	strmap *sm = &m->idx;
+	uint64_t h;
+	size_t j;
+
+	if (!k) {
+		m->has_null = 1;
+		return &m->null_key;
+	}
+	h = hash_str(k);
+	for (j = h & (sm->cap - 1); sm->strs[j]; j = (j + 1) & (sm->cap - 1))
+		if (sm->hashes[j] == h && !strcmp(sm->strs[j], k))
+			return &m->keys[sm->ids[j] - 1];
+	if (2 * (sm->n + 1) > sm->cap) {
+		if (strmap_grow(sm) < 0)
+			return NULL;
+		for (j = h & (sm->cap - 1); sm->strs[j]; j = (j + 1) & (sm->cap - 1))
+			;
+	}
+	if (m->n == m->cap) {
+		size_t ncap = m->cap ? 2 * m->cap : 256;
+		agg_key *p = realloc(m->keys, ncap * sizeof(*p));
+		if (!p)
+			return NULL;
+		m->keys = p;
+		m->cap = ncap;
+	}
+	if (!(sm->strs[j] = strdup(k)))
+		return NULL;
+	sm->hashes[j] = h;
+	sm->ids[j] = (uint32_t)++m->n;
+	sm->n++;
+	memset(&m->keys[m->n - 1], 0, sizeof(agg_key));
+	m->keys[m->n - 1].key = sm->strs[j];
+	m->keys[m->n - 1].last_profile = -1;
+	return &m->keys[m->n - 1];
+}
+
+static int cmp_agg_key(const void *x, const void *y)
+{
+	const agg_key *a = x, *b = y;
+
+	if (a->samples != b->samples)
+		return a->samples > b->samples ? -1 : 1;
+	/* NULL first, as SQL orders it */
+	if (!a->key || !b->key)
+		return !a->key ? (b->key ? -1 : 0) : 1;
+	return strcmp(a->key, b->key);
+}
+
+enum { G_COMM, G_EVENT, G_HOSTNAME, G_SYMBOL, G_DSO };
+
+/* The group key of one aggregate row; `skip` when the row has none. */
+static const char *group_key(const pcache *pc, int g, const agg_row *r, const char *host,
+			     int *skip)
+{
+	uint32_t fr;
+
+	*skip = 0;
+	switch (g) {
+	case G_COMM:
+		*skip = !pc_str(pc, r->comm);
+		return pc_str(pc, r->comm);
+	case G_EVENT:
+		*skip = !(r->event < pc->nr_events && pc->event_names[r->event]);
+		return *skip ? NULL : pc->event_names[r->event];
+	case G_HOSTNAME:
+		return host;
+	default:
+		/* of the leaf frame */
+		if (!r->stack || r->stack >= pc->nr_stacks) {
+			*skip = 1;
+			return NULL;
+		}
+		fr = pc->stack_frame[r->stack];
+		if (fr >= pc->nr_frames) {
+			*skip = 1;
+			return NULL;
+		}
+		{
+			const char *k = pc_str(pc, g == G_SYMBOL ? pc->frame_name[fr] :
+						       pc->frame_dso[fr]);
+			*skip = !k;
+			return k;
+		}
+	}
+}
+
 json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad)
 {
-	static const struct { const char *name, *key, *join; } groups[] = {
-		{ "comm", "k.text", "JOIN strings k ON k.profile_id = s.profile_id AND k.id = s.comm" },
-		{ "event", "e.name", "JOIN events e ON e.profile_id = s.profile_id AND e.idx = s.event" },
-		{ "hostname", "p.hostname", "" },
-		{ "symbol", "k.text", "JOIN stacks n ON n.profile_id = s.profile_id AND n.id = s.stack"
-		  " JOIN frames fr ON fr.profile_id = s.profile_id AND fr.id = n.frame"
-		  " JOIN strings k ON k.profile_id = s.profile_id AND k.id = fr.name" },
-		{ "dso", "k.text", "JOIN stacks n ON n.profile_id = s.profile_id AND n.id = s.stack"
-		  " JOIN frames fr ON fr.profile_id = s.profile_id AND fr.id = n.frame"
-		  " JOIN strings k ON k.profile_id = s.profile_id AND k.id = fr.dso" },
-	};
+	static const char *const groups[] = { "comm", "event", "hostname", "symbol", "dso" };
 	sqlite3 *db;
-	sqlite3_stmt *s;
+	sqlite3_stmt *s = NULL;
 	json_t *rows, *out = NULL;
-	char sql[2048];
-	size_t g;
+	keymap km;
+	int64_t *ids = NULL;
+	char **hosts = NULL;
+	size_t nr_ids = 0, cap = 0, i, g, k;
+	agg_key *sorted = NULL;
+	int failed = 0;
 
 	*bad = 0;
 	for (g = 0; g < sizeof(groups) / sizeof(groups[0]); g++)
-		if (f->group_by && !strcmp(f->group_by, groups[g].name))
+		if (f->group_by && !strcmp(f->group_by, groups[g]))
 			break;
 	if (g == sizeof(groups) / sizeof(groups[0])) {
 		*bad = 1;
 		return NULL;
 	}
-	db = conn_get(st);
-	if (!db)
+	memset(&km, 0, sizeof(km));
+	km.null_key.last_profile = -1;
+	if (strmap_grow(&km.idx) < 0)
 		return NULL;
-	snprintf(sql, sizeof(sql),
-		 "SELECT %s AS key, sum(s.samples) AS n, sum(s.period), count(DISTINCT s.profile_id)"
-		 " FROM profiles p JOIN sample_agg s ON s.profile_id = p.id %s"
-		 " WHERE p.status = 2 AND (?1 IS NULL OR p.hostname = ?1)"
-		 " AND (?2 IS NULL OR EXISTS (SELECT 1 FROM tags t WHERE t.profile_id = p.id"
-		 " AND t.key = ?2 AND t.value = ?3))"
-		 " AND (?4 = 0 OR p.uploaded_at >= ?4) AND (?5 = 0 OR p.uploaded_at < ?5)"
-		 " GROUP BY key ORDER BY n DESC, key LIMIT ?6",
-		 groups[g].key, groups[g].join);
-	s = prep(db, sql);
-	if (s) {
-		sqlite3_bind_text(s, 1, f->hostname, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 2, f->tag_key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 3, f->tag_value, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 4, f->since);
-		sqlite3_bind_int64(s, 5, f->until);
-		sqlite3_bind_int64(s, 6, f->limit);
-		rows = json_array();
-		while (sqlite3_step(s) == SQLITE_ROW)
-			json_array_append_new(rows, json_pack("{s:s?,s:I,s:I,s:I}", "key",
-				(const char *)sqlite3_column_text(s, 0),
-				"samples", (json_int_t)sqlite3_column_int64(s, 1),
-				"period", (json_int_t)sqlite3_column_int64(s, 2),
-				"profiles", (json_int_t)sqlite3_column_int64(s, 3)));
-		out = json_pack("{s:s,s:o}", "group_by", groups[g].name, "rows", rows);
+	db = conn_get(st);
+	if (!db) {
+		strmap_free(&km.idx);
+		return NULL;
+	}
+	/* the profiles, then each one's aggregate (from memory when cached) */
+	s = prep(db, "SELECT id, hostname FROM profiles p WHERE status = 2"
+		     " AND (?1 IS NULL OR hostname = ?1)"
+		     " AND (?2 IS NULL OR EXISTS (SELECT 1 FROM tags t WHERE t.profile_id = p.id"
+		     " AND t.key = ?2 AND t.value = ?3))"
+		     " AND (?4 = 0 OR uploaded_at >= ?4) AND (?5 = 0 OR uploaded_at < ?5)"
+		     " ORDER BY id");
+	if (!s)
+		goto out;
+	sqlite3_bind_text(s, 1, f->hostname, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 2, f->tag_key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, f->tag_value, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 4, f->since);
+	sqlite3_bind_int64(s, 5, f->until);
+	while (sqlite3_step(s) == SQLITE_ROW) {
+		const char *h = (const char *)sqlite3_column_text(s, 1);
+		if (nr_ids == cap) {
+			size_t ncap = cap ? 2 * cap : 64;
+			int64_t *ni = realloc(ids, ncap * sizeof(*ni));
+			char **nh;
+			if (ni)
+				ids = ni;
+			nh = ni ? realloc(hosts, ncap * sizeof(*nh)) : NULL;
+			if (!nh) {
+				failed = 1;
+				break;
+			}
+			hosts = nh;
+			cap = ncap;
+		}
+		ids[nr_ids] = sqlite3_column_int64(s, 0);
+		hosts[nr_ids++] = h ? strdup(h) : NULL;
 	}
 	sqlite3_finalize(s);
+	s = NULL;
 	conn_put(st, db);
+	db = NULL;
+	if (failed)
+		goto out;
+	for (i = 0; i < nr_ids && !failed; i++) {
+		sqlite3 *pdb;
+		pcache *pc;
+		int rc = open_profile(st, ids[i], &pdb, &pc);
+		if (rc == 1)
+			continue;	/* deleted or parsed again meanwhile */
+		if (rc < 0) {
+			failed = 1;
+			break;
+		}
+		close_profile(st, pdb, NULL);
+		for (k = 0; k < pc->nr_agg; k++) {
+			const agg_row *r = &pc->agg[k];
+			int skip;
+			const char *key = group_key(pc, (int)g, r, hosts[i], &skip);
+			agg_key *e;
+			if (skip)
+				continue;
+			if (!(e = keymap_get(&km, key))) {
+				failed = 1;
+				break;
+			}
+			e->samples += r->samples;
+			e->period += r->period;
+			if (e->last_profile != ids[i]) {
+				e->last_profile = ids[i];
+				e->profiles++;
+			}
+		}
+		pcache_release(st, pc);
+	}
+	if (failed)
+		goto out;
+	sorted = malloc((km.n + 1) * sizeof(*sorted));
+	if (!sorted)
+		goto out;
+	memcpy(sorted, km.keys, km.n * sizeof(*sorted));
+	k = km.n;
+	if (km.has_null)
+		sorted[k++] = km.null_key;
+	qsort(sorted, k, sizeof(*sorted), cmp_agg_key);
+	rows = json_array();
+	for (i = 0; i < k && (f->limit < 0 || (int64_t)i < f->limit); i++)
+		json_array_append_new(rows, json_pack("{s:s?,s:I,s:I,s:I}", "key", sorted[i].key,
+			"samples", (json_int_t)sorted[i].samples,
+			"period", (json_int_t)sorted[i].period,
+			"profiles", (json_int_t)sorted[i].profiles));
+	out = json_pack("{s:s,s:o}", "group_by", groups[g], "rows", rows);
+out:
+	sqlite3_finalize(s);
+	conn_put(st, db);
+	for (i = 0; i < nr_ids; i++)
+		free(hosts[i]);
+	free(hosts);
+	free(ids);
+	free(sorted);
+	free(km.keys);
+	strmap_free(&km.idx);
 	return out;
 }
 

@@ -87,6 +87,8 @@ typedef struct st_fold_filter {
 	uint64_t from_ns, to_ns;	/* 0 = open */
 	int with_pid, with_tid;		/* comm-PID / comm-PID/TID first frames */
 	int kernel;			/* kernel frames get "_[k]" */
+	int any_order;			/* lines may come unsorted and a text more
+					   than once (the caller adds them up) */
 } st_fold_filter;
 
 /* One call per distinct folded stack, in the order stackcollapse-perf
@@ -98,10 +100,24 @@ typedef int (*st_fold_cb)(void *ctx, const char *line, uint64_t samples, uint64_
  * sample blocks it overlaps. */
 int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx);
 
-/* Every named frame of the profile with its DSO (frames without one are
- * left out); a frame name may come more than once. 1 = not ready. */
-typedef int (*st_dso_cb)(void *ctx, const char *name, const char *dso);
-int st_frame_dsos(st_store *st, int64_t id, st_dso_cb cb, void *ctx);
+/* The flame graph of what st_fold would print, as a tree handed out depth
+ * first: enter() for a node (the root is "all", then comms, then frames
+ * outermost first; children in bytewise name order), then its children,
+ * then leave(). A node's value is the sum of its lines' samples or period.
+ * 1 = not ready. Built from the stack tree, no folded text in between. */
+typedef struct st_tree_cb {
+	int (*enter)(void *ctx, const char *name, size_t len, uint64_t value);
+	int (*leave)(void *ctx);
+} st_tree_cb;
+int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
+	     const st_tree_cb *cb, void *ctx);
+
+/* /top: [{"name", "dso", "self", "total"}] per function (frame name, with
+ * "_[k]" under f->kernel), unsorted; self counts the leaf frame, total each
+ * stack once per function on it. Filters as st_fold (with_pid/with_tid are
+ * ignored). NULL and *notfound = 1 when not ready. */
+json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
+		    int *notfound);
 
 /* 0 and the profile's generation while it is ready (it changes with every
  * parse, so answers cached under it stay right); 1 = not ready. */

@@ -245,6 +245,19 @@ static void finish_table(pd_dso *d, int kallsyms)
 		d->syms[++o] = d->syms[i];
 	}
 	d->nr_syms = o + 1;
+	/* the tables grew by doubling: give back what is not used (they live
+	 * as long as the dso is held, up to half of them was slack) */
+	{
+		dso_sym *v = realloc(d->syms, d->nr_syms * sizeof(*v));
+		char *nm = realloc(d->names, d->names_len ? d->names_len : 1);
+
+		if (v)
+			d->syms = v;
+		if (nm) {
+			d->names = nm;
+			d->names_cap = d->names_len ? d->names_len : 1;
+		}
+	}
 	/* kallsyms' "\t[module]" suffix is not part of the name */
 	for (i = 0; kallsyms && i < d->nr_syms; i++) {
 		char *n = d->names + d->syms[i].name;

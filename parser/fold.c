@@ -1,5 +1,7 @@
 /*
- * fold.c - stacks to folded lines, in a hash table keyed by the line.
+ * fold.c - stacks to folded lines: the lines in an array whose indexes stay
+ * (callers may keep them, pd_fold_last_id), found by an open-addressing
+ * hash table of indexes keyed by the line.
  */
 #include "fold.h"
 
@@ -34,8 +36,11 @@ struct pd_fold {
 	unsigned flags;
 	memo_entry *memo;
 	size_t memo_n;
-	fold_entry *slots;
-	size_t cap, n;
+	fold_entry *ents;	/* the distinct lines, in the order first seen */
+	size_t n, ents_cap;
+	uint32_t *slots;	/* index + 1 into ents; 0 = free */
+	size_t cap;
+	size_t last_id;		/* the entry the last add went to */
 	uint64_t total;
 	char *buf;		/* the line being built */
 	size_t buf_cap, last_len;
@@ -50,7 +55,11 @@ pd_fold *pd_fold_new(unsigned flags)
 	f->flags = flags;
 	f->cap = 1024;
 	f->slots = calloc(f->cap, sizeof(*f->slots));
-	if (!f->slots) {
+	f->ents_cap = f->cap / 2;
+	f->ents = malloc(f->ents_cap * sizeof(*f->ents));
+	if (!f->slots || !f->ents) {
+		free(f->slots);
+		free(f->ents);
 		free(f);
 		return NULL;
 	}
@@ -63,8 +72,9 @@ void pd_fold_free(pd_fold *f)
 
 	if (!f)
 		return;
-	for (i = 0; i < f->cap; i++)
-		free(f->slots[i].key);
+	for (i = 0; i < f->n; i++)
+		free(f->ents[i].key);
+	free(f->ents);
 	for (i = 0; f->memo && i < MEMO_CAP; i++) {
 		free(f->memo[i].sym);
 		free(f->memo[i].dso);
@@ -283,28 +293,24 @@ static uint64_t hash_bytes(const char *s, size_t n)
 	return h ? h : 1;
 }
 
+/* Twice the slots (the entries stay where they are), rehashed. */
 static int grow(pd_fold *f)
 {
-	fold_entry *old = f->slots;
-	size_t ocap = f->cap, i;
+	uint32_t *slots = calloc(f->cap * 2, sizeof(*slots));
+	size_t cap = f->cap * 2, i;
 
-	f->slots = calloc(ocap * 2, sizeof(*f->slots));
-	if (!f->slots) {
-		f->slots = old;
+	if (!slots)
 		return -1;
-	}
-	f->cap = ocap * 2;
-	for (i = 0; i < ocap; i++) {
-		size_t h;
+	for (i = 0; i < f->n; i++) {
+		size_t h = f->ents[i].hash & (cap - 1);
 
-		if (!old[i].key)
-			continue;
-		h = old[i].hash & (f->cap - 1);
-		while (f->slots[h].key)
-			h = (h + 1) & (f->cap - 1);
-		f->slots[h] = old[i];
+		while (slots[h])
+			h = (h + 1) & (cap - 1);
+		slots[h] = (uint32_t)i + 1;
 	}
-	free(old);
+	free(f->slots);
+	f->slots = slots;
+	f->cap = cap;
 	return 0;
 }
 
@@ -373,30 +379,58 @@ int pd_fold_add_line(pd_fold *f, const char *line, size_t o, uint64_t weight)
 {
 	uint64_t hv = hash_bytes(line, o);
 	size_t h = hv & (f->cap - 1);
+	fold_entry *e;
 
-	while (f->slots[h].key) {
-		if (f->slots[h].hash == hv && f->slots[h].len == o &&
-		    !memcmp(f->slots[h].key, line, o)) {
-			f->slots[h].count += weight;
+	while (f->slots[h]) {
+		e = &f->ents[f->slots[h] - 1];
+		if (e->hash == hv && e->len == o && !memcmp(e->key, line, o)) {
+			e->count += weight;
 			f->total += weight;
+			f->last_id = f->slots[h] - 1;
 			return 0;
 		}
 		h = (h + 1) & (f->cap - 1);
 	}
 	if (f->n >= FOLD_MAX_STACKS)
 		return -1;
-	f->slots[h].key = malloc(o + 1);
-	if (!f->slots[h].key)
+	if (f->n == f->ents_cap) {
+		fold_entry *v = realloc(f->ents, 2 * f->ents_cap * sizeof(*v));
+
+		if (!v)
+			return -1;
+		f->ents = v;
+		f->ents_cap *= 2;
+	}
+	e = &f->ents[f->n];
+	e->key = malloc(o + 1);
+	if (!e->key)
 		return -1;
-	memcpy(f->slots[h].key, line, o);
-	f->slots[h].key[o] = '\0';
-	f->slots[h].len = o;
-	f->slots[h].hash = hv;
-	f->slots[h].count = weight;
+	memcpy(e->key, line, o);
+	e->key[o] = '\0';
+	e->len = o;
+	e->hash = hv;
+	e->count = weight;
+	f->slots[h] = (uint32_t)f->n + 1;
+	f->last_id = f->n;
 	f->n++;
 	f->total += weight;
 	if (f->n * 2 > f->cap && grow(f) < 0)
 		return -1;
+	return 0;
+}
+
+size_t pd_fold_last_id(const pd_fold *f)
+{
+	return f->last_id;
+}
+
+int pd_fold_add_id(pd_fold *f, size_t id, uint64_t weight)
+{
+	if (id >= f->n)
+		return -1;
+	f->ents[id].count += weight;
+	f->total += weight;
+	f->last_id = id;
 	return 0;
 }
 
@@ -425,9 +459,8 @@ static fold_entry **sorted(const pd_fold *f)
 
 	if (!v)
 		return NULL;
-	for (i = 0; i < f->cap; i++)
-		if (f->slots[i].key)
-			v[k++] = &f->slots[i];
+	for (i = 0; i < f->n; i++)
+		v[k++] = &f->ents[i];
 	qsort(v, k, sizeof(*v), entry_cmp);
 	return v;
 }

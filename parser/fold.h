@@ -35,6 +35,12 @@ int pd_fold_add(pd_fold *f, const pd_stack *st, uint64_t weight);
 int pd_fold_add_line(pd_fold *f, const char *line, size_t len, uint64_t weight);
 /* The line the last pd_fold_add() folded (valid until the next add). */
 const char *pd_fold_last(const pd_fold *f, size_t *len);
+/* The distinct stack the last add counted, as an id that stays valid for
+ * the life of the fold; pd_fold_add_id() adds weight to it again without
+ * building or hashing the line (callers caching stacks by raw callchain).
+ * pd_fold_add_id returns -1 for an id the fold never gave. */
+size_t pd_fold_last_id(const pd_fold *f);
+int pd_fold_add_id(pd_fold *f, size_t id, uint64_t weight);
 
 /* One frame's name as stackcollapse-perf.pl writes it, into buf (always
  * terminated). Returns 0 when the frame is dropped (a name starting "("). */

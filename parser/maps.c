@@ -10,6 +10,7 @@
 
 struct pd_maps {
 	long refs;
+	uint64_t stamp;		/* set by the symbolizer: its last change */
 	pd_dso_cache *cache;
 	pd_map *v;
 	size_t n, cap;
@@ -200,4 +201,14 @@ const pd_map *pd_maps_find(const pd_maps *m, uint64_t addr)
 size_t pd_maps_count(const pd_maps *m)
 {
 	return m->n;
+}
+
+uint64_t pd_maps_stamp(const pd_maps *m)
+{
+	return m->stamp;
+}
+
+void pd_maps_set_stamp(pd_maps *m, uint64_t stamp)
+{
+	m->stamp = stamp;
 }

@@ -34,6 +34,10 @@ int pd_maps_insert(pd_maps *m, const pd_map *map);
 /* Remove the map starting at start (KSYMBOL unregister). */
 void pd_maps_remove(pd_maps *m, uint64_t start);
 const pd_map *pd_maps_find(const pd_maps *m, uint64_t addr);
+/* The symbolizer's generation of the last change (0 for none, and for a
+ * new or cloned set until it is stamped). */
+uint64_t pd_maps_stamp(const pd_maps *m);
+void pd_maps_set_stamp(pd_maps *m, uint64_t stamp);
 size_t pd_maps_count(const pd_maps *m);
 
 #endif

@@ -57,6 +57,9 @@ struct pd_symbolizer {
 	pd_frame *frames;
 	size_t cap_frames;
 	uint64_t generation;
+	/* generations of the last change that reaches every thread's stacks:
+	 * kernel maps, and everything else (build-ids) */
+	uint64_t kernel_stamp, global_stamp;
 	int no_unwind;
 	unwinder *unwinder;	/* made at the first dwarf sample */
 	int unwind_failed;
@@ -415,6 +418,62 @@ uint64_t pd_symbolizer_generation(const pd_symbolizer *s)
 	return s->generation;
 }
 
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+	return a > b ? a : b;
+}
+
+uint64_t pd_symbolizer_stamp(pd_symbolizer *s, uint32_t pid, uint32_t tid)
+{
+	const pd_thread *th = pd_threads_find(s->threads, tid);
+
+	if (!th || th->pid != pid)
+		return s->generation;	/* not seen yet: as if changed now */
+	return max_u64(max_u64(th->stamp, pd_maps_stamp(th->maps)),
+		       max_u64(s->kernel_stamp, s->global_stamp));
+}
+
+/* Stamp what a record just changed with the current generation. */
+static void stamp_change(pd_symbolizer *s, const pd_record *r)
+{
+	pd_thread *th;
+
+	switch (r->type) {
+	case PD_RECORD_COMM:
+	case PD_RECORD_FORK:
+		th = pd_threads_find(s->threads, r->type == PD_RECORD_COMM ?
+				     r->u.comm.tid : r->u.task.tid);
+		if (th) {
+			th->stamp = s->generation;
+			pd_maps_set_stamp(th->maps, s->generation);	/* a new copy on fork */
+		} else {
+			s->global_stamp = s->generation;
+		}
+		break;
+	case PD_RECORD_EXIT:
+		break;	/* the thread keeps its comm and maps */
+	case PD_RECORD_MMAP:
+	case PD_RECORD_MMAP2:
+		if (r->u.mmap.pid == (uint32_t)-1 ||
+		    (r->misc & PD_MISC_CPUMODE_MASK) == PD_MISC_KERNEL) {
+			s->kernel_stamp = s->generation;
+			break;
+		}
+		th = pd_threads_find(s->threads, r->u.mmap.tid);
+		if (th)
+			pd_maps_set_stamp(th->maps, s->generation);
+		else
+			s->global_stamp = s->generation;
+		break;
+	case PD_RECORD_KSYMBOL:
+		s->kernel_stamp = s->generation;
+		break;
+	default:
+		s->global_stamp = s->generation;
+		break;
+	}
+}
+
 int pd_symbolizer_record(pd_symbolizer *s, const pd_record *r)
 {
 	int rc = 0;
@@ -466,6 +525,19 @@ int pd_symbolizer_record(pd_symbolizer *s, const pd_record *r)
 	}
 	if (rc < 0)
 		warn(s, "symbolizer: out of memory or over a limit; some frames stay unresolved");
+	switch (r->type) {
+	case PD_RECORD_COMM:
+	case PD_RECORD_FORK:
+	case PD_RECORD_EXIT:
+	case PD_RECORD_MMAP:
+	case PD_RECORD_MMAP2:
+	case PD_RECORD_KSYMBOL:
+	case PD_RECORD_HEADER_BUILD_ID:
+		stamp_change(s, r);
+		break;
+	default:
+		break;
+	}
 	return rc;
 }
 
@@ -612,8 +684,10 @@ int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out)
 	out->pid = smp->pid;
 	out->tid = smp->tid;
 	if (th) {
-		if (th->tid == 0 && !strcmp(th->comm, ":0"))
+		if (th->tid == 0 && !strcmp(th->comm, ":0")) {
 			pd_threads_comm(s->threads, th->pid, 0, "swapper");
+			th->stamp = s->generation;
+		}
 		out->comm = th->comm;
 	} else {
 		out->comm = "[unknown]";

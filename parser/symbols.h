@@ -67,6 +67,12 @@ int pd_symbolizer_record(pd_symbolizer *s, const pd_record *r);
  * cache them by raw callchain). */
 uint64_t pd_symbolizer_generation(const pd_symbolizer *s);
 
+/* The generation of the last record that changed what a stack of thread
+ * pid/tid can fold to: its comm, its process's maps, the kernel's maps,
+ * build-ids. A stack symbolized at generation G is still right while this
+ * stays <= G, whatever other threads did meanwhile. */
+uint64_t pd_symbolizer_stamp(pd_symbolizer *s, uint32_t pid, uint32_t tid);
+
 typedef struct pd_frame {
 	uint64_t ip;
 	const char *sym;	/* demangled symbol, NULL when unresolved */

@@ -114,6 +114,11 @@ static pd_thread *create(pd_threads *t, uint32_t pid, uint32_t tid, pd_maps *map
 	return th;
 }
 
+pd_thread *pd_threads_find(pd_threads *t, uint32_t tid)
+{
+	return lookup(t, tid);
+}
+
 pd_thread *pd_threads_findnew(pd_threads *t, uint32_t pid, uint32_t tid)
 {
 	pd_thread *th = lookup(t, tid), *leader;

@@ -14,6 +14,8 @@ typedef struct pd_thread {
 	char *comm;		/* perf's ":TID" until a COMM is seen */
 	pd_maps *maps;		/* shared by the threads of a process */
 	int exited;
+	uint64_t stamp;		/* symbolizer generation of its last comm
+				   change or fork (0: none since created) */
 } pd_thread;
 
 typedef struct pd_threads pd_threads;
@@ -24,6 +26,8 @@ void pd_threads_free(pd_threads *t);
 /* The thread, created (with its process's maps) when new; NULL when out of
  * memory or over the thread limit. */
 pd_thread *pd_threads_findnew(pd_threads *t, uint32_t pid, uint32_t tid);
+/* The thread, or NULL when unknown (nothing is created). */
+pd_thread *pd_threads_find(pd_threads *t, uint32_t tid);
 
 int pd_threads_comm(pd_threads *t, uint32_t pid, uint32_t tid, const char *comm);
 /* A new thread or process: it inherits the parent's comm; a new process

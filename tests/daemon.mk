@@ -9,10 +9,12 @@ DAEMON_TESTS = \
 	tests/daemon-watch.py \
 	tests/daemon-client.py \
 	tests/daemon-query.py \
-	tests/daemon-access.py
+	tests/daemon-access.py \
+	tests/daemon-migrate.py \
+	tests/daemon-flame.py
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS)
 
 # make bench: the ingest benchmark (prints figures; not a test)
-BENCHES += tests/bench-ingest
-EXTRA_DIST += tests/bench-ingest tests/bench_ingest.py
+BENCHES += tests/bench-ingest tests/bench-query
+EXTRA_DIST += tests/bench-ingest tests/bench_ingest.py tests/bench-query tests/bench_query.py

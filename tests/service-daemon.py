@@ -3,7 +3,7 @@
 
 - readiness (this test): a datagram socket as $NOTIFY_SOCKET; perfhubd
   must send READY=1, then serve GET / (the page, from --web-root) and
-  /healthz; on SIGTERM it must exit 0 (sending STOPPING=1 on the way).
+  /healthz; on SIGTERM it must send STOPPING=1 and exit 0.
   Then the example configuration, every setting uncommented, must be
   accepted by perfhubd.
 - socket activation (tests/service-activation.py runs this file with
@@ -106,7 +106,10 @@ def readiness(work):
         if rc != 0:
             print("FAIL: SIGTERM: exit status %d" % rc)
             return False
-        print("ok: SIGTERM: exit 0" + (", STOPPING=1 sent" if any("STOPPING=1" in m for m in got) else ""))
+        if not any("STOPPING=1" in m for m in got):
+            print("FAIL: SIGTERM: no STOPPING=1 on NOTIFY_SOCKET (got %r)" % got)
+            return False
+        print("ok: SIGTERM: STOPPING=1 sent, exit 0")
         return True
     finally:
         if p.poll() is None:

@@ -7,6 +7,13 @@ tests_symbols_test_fold_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(ELF_CFLAGS) -g
 tests_symbols_test_fold_LDADD = $(PARSER_LIBS)
 TESTS += tests/symbols/test-fold
 
+# time-ordered delivery through the queue's blocks, rounds held back and merged, the cap
+check_PROGRAMS += tests/symbols/test-ordered
+tests_symbols_test_ordered_SOURCES = tests/symbols/test-ordered.c tests/pdwrite.c tests/pdwrite.h
+tests_symbols_test_ordered_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) -I$(srcdir)/tests
+tests_symbols_test_ordered_LDADD = $(PARSER_LIBS)
+TESTS += tests/symbols/test-ordered
+
 # real recordings of the programs below against perf script | stackcollapse
 TESTS += tests/symbols/test-collapse.sh
 EXTRA_DIST += tests/symbols/test-collapse.sh tests/symbols/stackcollapse.py

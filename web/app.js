@@ -590,6 +590,9 @@
 
     show(id, params, prev) {
       const f = $('#fg-filter').elements;
+      /* every field as the URL says, or a submit would bring back a
+       * filter the URL dropped (back button, edited link) */
+      if (f.event.options.length) f.event.value = params.event || f.event.options[0].value;
       f.comm.value = params.comm || '';
       f.pid.value = params.pid || '';
       f.tid.value = params.tid || '';

@@ -26,4 +26,14 @@ module.exports = [
     languageOptions: { ecmaVersion: 2022, sourceType: 'commonjs', globals: node },
     rules: { 'no-unused-vars': ['error', { args: 'none', caughtErrors: 'none' }], eqeqeq: 'error' },
   },
+  {
+    /* the browser test: node, plus the functions it hands to the page */
+    files: ['tests/web-e2e.js'],
+    languageOptions: {
+      globals: Object.assign({}, node, browser, {
+        MutationObserver: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
+        DataTransfer: 'readonly', File: 'readonly',
+      }),
+    },
+  },
 ];

@@ -1,0 +1,702 @@
+/* The page in a real browser: Debian's chromium, driven by playwright-core,
+ * against a perfhubd started here, with recordings made here by
+ * `perf record -g` of tests/web/hotspot (a warm-up phase, then alpha_hot()
+ * or beta_hot()). Every expected value comes from perfhubd's API, read
+ * here independently of the page's own model; what the page shows comes
+ * from the DOM and from the canvases' test hook, window.PerfhubPage
+ * (docs/web.md). It checks: the list (name, host, status, samples); the
+ * flame graph's frames, labels and kinds against /flamegraph; the hover
+ * tooltip; click zoom, breadcrumbs and reset; the keyboard; search and its
+ * share; flame/icicle; weight; event, comm and thread filters; a drag on
+ * the heat map against /flamegraph?from_ns&to_ns; the top table; compare
+ * against /diff (the changed function leads the regressions); upload by
+ * file picker (progress, live status) and by drag and drop (a corrupt
+ * file, shown failed with the parser's message), delete; and that each
+ * view's URL, opened in a fresh browser context, draws the same view.
+ * Screenshots of every view go to tests/web-e2e.out/ in the build dir.
+ * Usage: node tests/web-e2e.js PERFHUBD HOTSPOT CHROMIUM */
+'use strict';
+const path = require('path');
+const fs = require('fs');
+const net = require('net');
+const { spawn, execFileSync } = require('child_process');
+const top = path.resolve(process.env.top_srcdir || path.join(__dirname, '..'));
+const bld = path.resolve(process.env.top_builddir || '.');
+const { chromium } = require(path.join(top, 'tests', 'web', 'node_modules', 'playwright-core'));
+
+const [daemon, hotspot, browserPath] = process.argv.slice(2).map((p) => path.resolve(p));
+const tmp = path.join(process.env.PERFHUB_TEST_TMP || '/tmp', 'web-e2e');
+const shots = path.join(bld, 'tests', 'web-e2e.out');
+const corpus = path.join(process.env.PERFHUB_SHARED || path.join(top, '..', 'shared'), 'corpus', 'external');
+const VIEWPORT = { width: 1280, height: 1000 };
+const HIGHLIGHT = 'rgb(220,40,220)';
+const t0 = Date.now();
+
+let checks = 0;
+function ok(cond, what) {
+  checks++;
+  if (!cond) throw new Error('FAIL: ' + what);
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const near = (a, b, tol) => Math.abs(a - b) <= tol;
+function log(msg) { console.log('[' + ((Date.now() - t0) / 1000).toFixed(1) + ' s] ' + msg); }
+
+function freePort() {
+  return new Promise((resolve) => {
+    const s = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => resolve(p));
+    });
+  });
+}
+
+/* ---- the API, read without the page's model ---------------------------- */
+
+let base = null;
+async function api(p) {
+  const r = await fetch(base + '/api/v1/' + p);
+  if (!r.ok) throw new Error('FAIL: GET ' + p + ': HTTP ' + r.status);
+  return r.json();
+}
+
+/* {path ("comm;f1;f2"): {value, base, target}} of an API tree; '' is the root */
+function pathValues(tree) {
+  const m = new Map();
+  const stack = [[tree, null]];
+  while (stack.length) {
+    const [n, p] = stack.pop();
+    const key = p === null ? '' : p ? p + ';' + n.name : n.name;
+    m.set(key, { value: n.value || 0, base: n.base || 0, target: n.target || 0 });
+    for (const k of n.children || []) stack.push([k, p === null ? '' : key]);
+  }
+  return m;
+}
+
+/* the paths (plain names) of kernel frames in a kernel=1 tree */
+function kernelPaths(tree) {
+  const s = new Set();
+  const stack = [[tree, null]];
+  while (stack.length) {
+    const [n, p] = stack.pop();
+    const plain = n.name.replace(/_\[k\]$/, '');
+    const key = p === null ? '' : p ? p + ';' + plain : plain;
+    if (p !== null && plain !== n.name) s.add(key);
+    for (const k of n.children || []) stack.push([k, p === null ? '' : key]);
+  }
+  return s;
+}
+
+/* "12.3 k" -> 12300 (the page abbreviates large counts) */
+function parseCount(s) {
+  const m = /^([\d.]+)\s*([kMG]?)$/.exec(s.trim());
+  if (!m) return NaN;
+  return +m[1] * ({ '': 1, k: 1e3, M: 1e6, G: 1e9 })[m[2]];
+}
+const countNear = (shown, v) => near(parseCount(shown), v, Math.max(0.5, v * 0.006));
+
+/* ---- the page -------------------------------------------------------------- */
+
+const frames = (page, which) => page.evaluate((w) => window.PerfhubPage.frames(w), which || 'profile');
+const canvasOf = (which) => (which === 'compare' ? '#cmp-fg' : '#fg');
+
+/* waits until the canvas shows the current URL's state */
+async function drawn(page, sel) {
+  await page.waitForFunction((s) => {
+    const c = document.querySelector(s);
+    return c && c.dataset.hash === location.hash && !c.closest('[hidden]');
+  }, sel, { timeout: 20000 });
+  checks++;
+}
+
+async function hashParams(page) {
+  return page.evaluate(() => Object.fromEntries(new URLSearchParams(location.hash.split('?')[1] || '')));
+}
+
+/* viewport coordinates of a point on a canvas, scrolled into view */
+async function pointOn(page, sel, x, y) {
+  return page.evaluate(([s, px, py]) => {
+    const c = document.querySelector(s);
+    let b = c.getBoundingClientRect();
+    if (b.top + py < 40 || b.top + py > window.innerHeight - 40) {
+      window.scrollBy(0, b.top + py - window.innerHeight / 2);
+      b = c.getBoundingClientRect();
+    }
+    return { x: b.left + px, y: b.top + py };
+  }, [sel, x, y]);
+}
+const centre = (page, which, f) => pointOn(page, canvasOf(which), f.x + Math.min(f.w / 2, 200), f.y + f.h / 2);
+
+let shotNo = 0;
+async function shot(page, name) {
+  const file = path.join(shots, String(++shotNo).padStart(2, '0') + '-' + name + '.png');
+  await page.screenshot({ path: file, fullPage: true });
+  ok(fs.statSync(file).size > 5000, 'screenshot ' + name);
+}
+
+/* The drawn frames against an API tree: every frame is a node of the tree
+ * with its value (or base and target); every node at least 1 px wide is
+ * drawn; labels are the name or its start with an ellipsis. */
+function checkFrames(fr, apiTree, what, opts) {
+  const o = opts || {};
+  const vals = pathValues(apiTree);
+  const field = o.diff ? 'target' : 'value';
+  ok(fr.length > 3, what + ': frames drawn (' + fr.length + ')');
+  for (const f of fr) {
+    const v = vals.get(f.path);
+    ok(v !== undefined, what + ': frame ' + f.path + ' is a node the API gave');
+    if (o.diff) ok(v.base === f.base && v.target === f.target, what + ': ' + f.path + ' base/target ' + f.base + '/' + f.target + ' = API ' + v.base + '/' + v.target);
+    else ok(v.value === f.value, what + ': ' + f.path + ' value ' + f.value + ' = API ' + v.value);
+    ok(f.label === '' || f.label === f.name || (f.label.endsWith('\u2026') && f.name.startsWith(f.label.slice(0, -1))),
+      what + ': label "' + f.label + '" of ' + f.name);
+  }
+  /* completeness: wide nodes under the focus are drawn with the right width */
+  const rootF = fr.find((f) => f.path === (o.focus || ''));
+  ok(rootF, what + ': focus frame drawn');
+  const width = rootF.w, fv = vals.get(o.focus || '')[field];
+  const drawnPaths = new Set(fr.map((f) => f.path));
+  const prefix = o.focus ? o.focus + ';' : '';
+  let wide = 0;
+  for (const [p, v] of vals) {
+    if (p === '' || (o.focus && !p.startsWith(prefix))) continue;
+    const w = (v[field] / fv) * width;
+    if (w < 1) continue;
+    wide++;
+    ok(drawnPaths.has(p), what + ': node ' + p + ' (' + w.toFixed(1) + ' px) drawn');
+  }
+  for (const f of fr) {
+    if (f.dim || f.path === (o.focus || '')) continue;
+    ok(near(f.w, (vals.get(f.path)[field] / fv) * width, 0.01), what + ': width of ' + f.path);
+  }
+  return wide;
+}
+
+let proc = null, browser = null; /* killed on every way out */
+
+async function main() {
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp, { recursive: true });
+  fs.rmSync(shots, { recursive: true, force: true });
+  fs.mkdirSync(shots, { recursive: true });
+
+  /* ---- recordings: same program, the hot function differs ---- */
+  const rec = (name, args) => {
+    const out = path.join(tmp, name);
+    execFileSync('perf', ['record', '-q', '-g', '-o', out].concat(args), { stdio: 'ignore', timeout: 120000 });
+    return out;
+  };
+  const aFile = rec('alpha.data', ['-e', 'cpu-clock', '-e', 'task-clock', '--', hotspot, 'alpha', '1200']);
+  const bFile = rec('beta.data', ['-e', 'cpu-clock', '--', hotspot, 'beta', '1200']);
+  log('recorded alpha.data and beta.data');
+
+  const port = await freePort();
+  base = 'http://127.0.0.1:' + port;
+  const dlog = fs.openSync(path.join(tmp, 'perfhubd.log'), 'w');
+  /* one worker, as on a busy server: uploads are parsed one at a time */
+  proc = spawn(daemon, ['--listen', '127.0.0.1:' + port, '--db', path.join(tmp, 'perfhub.db'),
+    '--spool', path.join(tmp, 'spool'), '--web-root', path.join(top, 'web'), '--workers', '1'],
+  { stdio: ['ignore', dlog, dlog] });
+  try {
+    const end = Date.now() + 15000;
+    for (;;) {
+      try { if ((await fetch(base + '/healthz')).ok) break; } catch (e) { /* not yet */ }
+      if (Date.now() > end) throw new Error('FAIL: perfhubd did not answer /healthz');
+      await sleep(100);
+    }
+    const post = async (file, q) => {
+      const r = await fetch(base + '/api/v1/profiles' + q, {
+        method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: fs.readFileSync(file),
+      });
+      ok(r.status === 202 || r.status === 200, 'upload ' + file + ': HTTP ' + r.status);
+      return String((await r.json()).id);
+    };
+    const waitReady = async (id) => {
+      const t = Date.now() + 60000;
+      for (;;) {
+        const m = await api('profiles/' + id);
+        if (m.status === 'ready' || m.status === 'failed') return m;
+        if (Date.now() > t) throw new Error('FAIL: profile ' + id + ' still ' + m.status);
+        await sleep(100);
+      }
+    };
+    const aId = await post(aFile, '?name=hot-alpha&tag=run=alpha');
+    const bId = await post(bFile, '?name=hot-beta&tag=run=beta');
+    const aMeta = await waitReady(aId);
+    ok(aMeta.status === 'ready', 'alpha.data parsed: ' + (aMeta.error || ''));
+    ok((await waitReady(bId)).status === 'ready', 'beta.data parsed');
+
+    /* a launch has been seen to stall for minutes on a loaded machine:
+     * give it 40 s, then one more try */
+    const launchT = Date.now();
+    for (let attempt = 1; !browser; attempt++) {
+      try {
+        browser = await chromium.launch({
+          executablePath: browserPath, headless: true, timeout: 40000,
+          args: typeof process.getuid === 'function' && process.getuid() === 0 ? ['--no-sandbox'] : [],
+        });
+      } catch (e) {
+        if (attempt >= 2) throw e;
+        log('chromium did not start (' + String(e.message).split('\n')[0] + '); again');
+      }
+    }
+    log('chromium ' + browser.version() + ' started in ' + ((Date.now() - launchT) / 1000).toFixed(1) + ' s');
+    const ctx = await browser.newContext({ viewport: VIEWPORT });
+    const page = await ctx.newPage();
+    const pageErrors = [];
+    page.on('pageerror', (e) => pageErrors.push(String(e)));
+    page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text() + ' ' + JSON.stringify(m.location())); });
+    page.on('response', (r) => { if (r.status() >= 400) pageErrors.push('HTTP ' + r.status() + ' ' + r.url()); });
+    page.on('dialog', (d) => d.accept());
+
+    /* ---- upload by file picker: name, tags, progress and live status.
+     * The file is the corpus's largest recording, whose parse takes long
+     * enough (a few hundred ms) for the page to see it queued or parsing. ---- */
+    log('upload by file picker');
+    await page.goto(base + '/');
+    await page.waitForSelector('#profiles tbody tr[data-id]');
+    const big = path.join(corpus, 'perfdataconverter-with-callchain.perf.data');
+    if (fs.existsSync(big)) {
+      await page.evaluate(() => {
+        /* what the page showed over time, kept across hash navigation */
+        window.seen = { progress: [], status: [] };
+        const bar = document.querySelector('#upload-progress');
+        new MutationObserver(() => window.seen.progress.push(+bar.value)).observe(bar, { attributes: true });
+        const st = document.querySelector('#p-status');
+        new MutationObserver(() => window.seen.status.push(st.textContent))
+          .observe(st, { childList: true, subtree: true, characterData: true });
+      });
+      await page.fill('#upload-name', 'picked-upload');
+      await page.fill('#upload-tags', 'via=picker, build=2');
+      await page.setInputFiles('#file', big);
+      await page.waitForFunction(() => /queued as \d+/.test(document.querySelector('#upload-status').textContent));
+      const pickedId = /as (\d+)/.exec(await page.textContent('#upload-status'))[1];
+      const pm = await api('profiles/' + pickedId);
+      ok(pm.name === 'picked-upload' && pm.tags.via === 'picker' && pm.tags.build === '2', 'picked file uploaded with name and tags: ' + JSON.stringify(pm.tags));
+      ok(pm.size === fs.statSync(big).size, 'uploaded size = file size');
+      await page.waitForFunction((id) => location.hash === '#/profile/' + id, pickedId);
+      await drawn(page, '#fg');
+      const seen = await page.evaluate(() => window.seen);
+      ok(seen.progress.length > 1 && seen.progress[seen.progress.length - 1] === 100, 'progress bar went to 100%: ' + seen.progress.slice(-5));
+      const states = [...new Set(seen.status.map((x) => x.split(/[ :(\u2026]/)[0]))];
+      ok(states.some((x) => x === 'queued' || x === 'parsing') && seen.status.some((x) => /updating live/.test(x)) &&
+        states[states.length - 1] === 'ready', 'live status: ' + states.join(' -> '));
+      log('upload by file picker: the page showed ' + states.join(' -> ') + ' (parse_ms ' + (await api('profiles/' + pickedId)).parse_ms + ')');
+      await shot(page, 'profile-after-upload');
+    } else {
+      log('no ' + big + ': upload by file picker not tested');
+    }
+
+    /* ---- drag and drop: a corrupt file ---- */
+    log('drag and drop: a corrupt file');
+    await page.goto(base + '/#/');
+    await page.waitForSelector('#profiles tbody tr[data-id]');
+    const dt = await page.evaluateHandle(() => {
+      const d = new DataTransfer();
+      d.items.add(new File([new TextEncoder().encode('PERFILE2 this is not a recording')], 'corrupt.data', { type: 'application/octet-stream' }));
+      return d;
+    });
+    await page.fill('#upload-name', '');
+    await page.fill('#upload-tags', '');
+    await page.dispatchEvent('#drop', 'dragover', { dataTransfer: dt });
+    ok(await page.evaluate(() => document.querySelector('#drop').classList.contains('over')), 'drop zone marked while dragging over');
+    await page.dispatchEvent('#drop', 'drop', { dataTransfer: dt });
+    await page.waitForFunction(() => /^#\/profile\/\d+$/.test(location.hash));
+    const junkId = /(\d+)$/.exec(await page.evaluate(() => location.hash))[1];
+    const junkMeta = await waitReady(junkId);
+    ok(junkMeta.name === 'corrupt.data' && junkMeta.status === 'failed' && junkMeta.error, 'dropped file stored and failed: ' + junkMeta.error);
+    await page.waitForFunction((e) => document.querySelector('#p-status').textContent.includes(e), junkMeta.error);
+    checks++;
+
+    /* ---- the list ---- */
+    log('the list');
+    await page.goto(base + '/#/');
+    const list = await api('profiles?limit=50');
+    await page.waitForFunction((n) => document.querySelectorAll('#profiles tbody tr[data-id]').length === n, list.profiles.length);
+    const rows = await page.$$eval('#profiles tbody tr[data-id]', (trs) => trs.map((tr) => ({
+      id: tr.dataset.id, cells: Array.from(tr.cells).map((c) => c.textContent.trim()),
+    })));
+    ok(rows.map((r) => r.id).join() === list.profiles.map((p) => String(p.id)).join(), 'list rows in the API\'s order');
+    for (let i = 0; i < rows.length; i++) {
+      const p = list.profiles[i], c = rows[i].cells;
+      ok(c[0] === (p.name || String(p.id)), 'list name ' + c[0]);
+      ok(c[1] === ((p.header && p.header.hostname) || p.hostname || ''), 'list host of ' + p.name + ': ' + c[1]);
+      ok(c[3].startsWith(p.status) && (p.status !== 'failed' || c[3].includes(p.error)), 'list status of ' + p.name + ': ' + c[3]);
+      if (typeof p.samples === 'number') ok(countNear(c[4], p.samples), 'list samples of ' + p.name + ': ' + c[4] + ' vs ' + p.samples);
+      for (const [k, v] of Object.entries(p.tags || {})) ok(c[6].includes(k + '=' + v), 'list tag ' + k + '=' + v);
+    }
+    await shot(page, 'list');
+    /* delete the corrupt one */
+    log('delete the corrupt one');
+    await page.click('#profiles tr[data-id="' + junkId + '"] button[aria-label^="delete"]');
+    await page.waitForFunction((id) => !document.querySelector('#profiles tr[data-id="' + id + '"]'), junkId);
+    ok((await fetch(base + '/api/v1/profiles/' + junkId)).status === 404, 'deleted profile gone from the API');
+    /* the list's search filter, and its URL */
+    log('the list\'s search filter, and its URL');
+    await page.fill('#list-filter input[name=q]', 'hot-');
+    await page.click('#list-filter button[type=submit]');
+    await page.waitForFunction(() => document.querySelectorAll('#profiles tbody tr[data-id]').length === 2);
+    const listUrl = await page.evaluate(() => location.hash);
+    ok(/q=hot-/.test(listUrl), 'list filter in the URL');
+    const listRows = await page.$$eval('#profiles tbody tr[data-id]', (trs) => trs.map((tr) => tr.dataset.id).join());
+    ok(listRows === [bId, aId].join(), 'filtered list: the two recordings');
+
+    /* ---- a profile: frames = the API's tree ---- */
+    log('a profile: frames = the API\'s tree');
+    const restore = []; /* [hash, which, frames] to open fresh at the end */
+    await page.goto(base + '/#/profile/' + aId);
+    await drawn(page, '#fg');
+    const whole = await api('profiles/' + aId + '/flamegraph?weight=samples');
+    let fr = await frames(page);
+    const wide = checkFrames(fr, whole, 'profile');
+    ok(fr.find((f) => f.path === '').w > 1000, 'root frame spans the canvas');
+    ok((await page.textContent('#p-header')).includes(aMeta.header.hostname), 'header shows the host');
+    /* kinds and colours: kernel frames as the API's kernel=1 marks say */
+    log('kinds and colours: kernel frames as the API\'s ker');
+    const kset = kernelPaths(await api('profiles/' + aId + '/flamegraph?weight=samples&kernel=1'));
+    const hue = (c) => { const m = /^hsl\((-?\d+),(\d+)%/.exec(c); return m ? [+m[1], +m[2]] : null; };
+    let nk = 0, nu = 0;
+    for (const f of fr) {
+      if (f.depth < 2) { ok(f.kind === (f.depth ? 'comm' : 'root'), 'kind of ' + f.path); continue; }
+      const h = hue(f.color);
+      if (kset.has(f.path)) {
+        nk++;
+        ok(f.kind === 'kernel' && h[0] >= 175 && h[0] <= 200, 'kernel frame ' + f.path + ' aqua: ' + f.color);
+      } else if (/^\[.*\]$/.test(f.name)) {
+        ok(f.kind === 'unresolved' && h[1] === 0, 'unresolved frame ' + f.path + ' grey: ' + f.color);
+      } else {
+        nu++;
+        ok(f.kind === 'user' && h[0] >= 0 && h[0] <= 50, 'user frame ' + f.path + ' red to yellow: ' + f.color);
+      }
+    }
+    ok(nu > 3, 'user frames seen (' + nu + '), kernel frames ' + nk);
+    log('profile: ' + fr.length + ' frames drawn, ' + wide + ' API nodes >= 1 px, all equal; ' + nk + ' kernel, ' + nu + ' user');
+    restore.push([await page.evaluate(() => location.hash), 'profile', fr]);
+    await shot(page, 'profile');
+
+    /* the top table = /top */
+    log('the top table = /top');
+    const topApi = (await api('profiles/' + aId + '/top?weight=samples&limit=500')).functions;
+    const topRows = await page.$$eval('#top tbody tr', (trs) => trs.slice(0, 5).map((tr) => Array.from(tr.cells).map((c) => c.textContent)));
+    for (let i = 0; i < Math.min(5, topApi.length); i++) {
+      ok(topRows[i][0] === topApi[i].name && countNear(topRows[i][1], topApi[i].self) && countNear(topRows[i][3], topApi[i].total),
+        'top row ' + i + ': ' + topRows[i].join(' | ') + ' = API ' + JSON.stringify(topApi[i]));
+    }
+
+    /* hover: name, kind, samples, self, share of all and of the parent */
+    log('hover: name, kind, samples, self, share of all and');
+    const vals = pathValues(whole);
+    const hot = fr.filter((f) => f.depth >= 3 && f.w > 60).sort((a, b) => b.w - a.w)[0];
+    ok(hot, 'a wide frame at depth >= 3');
+    let pt = await centre(page, 'profile', hot);
+    await page.mouse.move(pt.x, pt.y);
+    await page.waitForSelector('#tooltip:not([hidden])');
+    const tip = await page.$$eval('#tooltip > div', (ds) => ds.map((d) => d.textContent));
+    const parentPath = hot.path.split(';').slice(0, -1).join(';');
+    const pctAll = (100 * hot.value) / vals.get('').value, pctPar = (100 * hot.value) / vals.get(parentPath).value;
+    const m2 = /^([\d.]+(?: [kMG])?) samples, self ([\d.]+(?: [kMG])?)$/.exec(tip[2] || '');
+    const m3 = /^([\d.]+)% of all, ([\d.]+)% of parent$/.exec(tip[3] || '');
+    ok(tip.length === 4 && m2 && m3, 'tooltip: name, kind, value, shares: ' + tip.join(' | '));
+    ok(tip[0] === hot.name && tip[1].split(' \u00b7 ')[0] === hot.kind && countNear(m2[1], hot.value) && countNear(m2[2], hot.self),
+      'tooltip name, kind, samples, self: ' + tip.join(' | ') + ' (API: ' + hot.value + ')');
+    ok(near(+m3[1], pctAll, 0.051) && near(+m3[2], pctPar, 0.051), 'tooltip shares ' + m3[1] + '/' + m3[2] + ' = ' + pctAll.toFixed(2) + '/' + pctPar.toFixed(2));
+
+    /* click zooms: the frame fills the width, breadcrumbs name the path */
+    log('click zooms: the frame fills the width, breadcrumb');
+    await page.mouse.click(pt.x, pt.y);
+    await page.waitForFunction((p) => new URLSearchParams(location.hash.split('?')[1]).get('zoom') === p, hot.path);
+    await drawn(page, '#fg');
+    fr = await frames(page);
+    const z = fr.find((f) => f.path === hot.path);
+    ok(z && z.x === 0 && near(z.w, fr.find((f) => f.path === '').w, 0.01) && !z.dim, 'zoomed frame fills the width');
+    ok(fr.filter((f) => f.depth < hot.depth).every((f) => f.dim && f.w === z.w), 'its ancestors span the width, dimmed');
+    checkFrames(fr.filter((f) => !f.dim), whole, 'zoomed', { focus: hot.path });
+    const crumbs = await page.$$eval('#crumbs a, #crumbs strong', (es) => es.map((e) => e.textContent));
+    ok(crumbs.join(';') === 'all;' + hot.path, 'breadcrumbs ' + crumbs.join(' > '));
+    restore.push([await page.evaluate(() => location.hash), 'profile', fr]);
+    await shot(page, 'profile-zoom');
+    /* a breadcrumb zooms out one level; reset goes back to the whole */
+    log('a breadcrumb zooms out one level; reset goes back ');
+    await page.click('#crumbs a:last-of-type');
+    await page.waitForFunction((p) => new URLSearchParams(location.hash.split('?')[1]).get('zoom') === p, parentPath);
+    await page.click('#fg-reset');
+    await page.waitForFunction(() => !new URLSearchParams(location.hash.split('?')[1]).get('zoom'));
+    await drawn(page, '#fg');
+    fr = await frames(page);
+    ok(fr.every((f) => !f.dim) && near(fr.find((f) => f.path === hot.path).w, hot.w, 0.01), 'reset: whole graph again');
+
+    /* keyboard: arrows select (tooltip follows), Enter zooms, Escape resets, / searches */
+    log('keyboard: arrows select (tooltip follows), Enter z');
+    await page.focus('#fg');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('ArrowUp');
+    fr = await frames(page);
+    const sel = fr.find((f) => f.selected);
+    const rootKids = whole.children.slice().sort((a, b) => b.value - a.value);
+    const kid2 = rootKids[0].children.slice().sort((a, b) => b.value - a.value)[0];
+    ok(sel && sel.path === rootKids[0].name + ';' + kid2.name, 'ArrowUp twice selects the largest callee path: ' + (sel && sel.path));
+    ok(!(await page.$('#tooltip[hidden]')) && (await page.textContent('#tooltip')).startsWith(sel.name), 'tooltip follows the selection');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((p) => new URLSearchParams(location.hash.split('?')[1]).get('zoom') === p, sel.path);
+    await drawn(page, '#fg');
+    await page.focus('#fg');
+    await page.keyboard.press('Escape');
+    await page.waitForFunction(() => !new URLSearchParams(location.hash.split('?')[1]).get('zoom'));
+    await page.keyboard.press('/');
+    ok(await page.evaluate(() => document.activeElement.id === 'fg-search'), '/ focuses the search box');
+
+    /* search: matching frames magenta, share = the API tree's */
+    log('search: matching frames magenta, share = the API t');
+    const term = '_HOT'; /* case-insensitive substring: alpha_hot */
+    await page.keyboard.type(term);
+    await page.waitForFunction((t) => new URLSearchParams(location.hash.split('?')[1]).get('q') === t, term);
+    await drawn(page, '#fg');
+    fr = await frames(page);
+    for (const f of fr) {
+      const want = f.depth >= 1 && f.name.toLowerCase().includes(term.toLowerCase());
+      ok(f.match === want && (f.color === HIGHLIGHT) === want, 'search marks ' + f.path + ': ' + f.match);
+    }
+    /* the share: each sample once, the outermost matches */
+    log('the share: each sample once, the outermost matches');
+    let matched = 0;
+    for (const [p, v] of vals) {
+      if (!p) continue;
+      const parts = p.split(';');
+      const i = parts.findIndex((n) => n.toLowerCase().includes(term.toLowerCase()));
+      if (i === parts.length - 1) matched += v.value;
+    }
+    const share = (100 * matched) / vals.get('').value;
+    const mt = await page.textContent('#fg-match');
+    const ms = /matched (\d+) frames, ([\d.]+)% of all/.exec(mt);
+    ok(ms && near(+ms[2], share, 0.051), 'search share ' + mt + ' = ' + share.toFixed(2) + '%');
+    ok(share > 20, 'hot frames are a large share');
+    restore.push([await page.evaluate(() => location.hash), 'profile', fr]);
+    await shot(page, 'profile-search');
+    await page.fill('#fg-search', '');
+    await page.waitForFunction(() => !new URLSearchParams(location.hash.split('?')[1]).get('q'));
+
+    /* a top-table row highlights its function */
+    log('a top-table row highlights its function');
+    const topName = topApi[0].name;
+    await page.click('#top tbody tr:first-child');
+    await page.waitForFunction(() => /^\/\^/.test(new URLSearchParams(location.hash.split('?')[1]).get('q') || ''));
+    await drawn(page, '#fg');
+    fr = await frames(page);
+    ok(fr.some((f) => f.match) && fr.every((f) => f.match === (f.depth >= 1 && f.name === topName)), 'top row highlights exactly ' + topName);
+    await page.click('#fg-reset');
+    await page.waitForFunction(() => !new URLSearchParams(location.hash.split('?')[1]).get('q'));
+
+    /* icicle: the root on top; flame: at the bottom */
+    log('icicle: the root on top; flame: at the bottom');
+    await drawn(page, '#fg');
+    fr = await frames(page);
+    const maxY = Math.max(...fr.map((f) => f.y));
+    ok(fr.find((f) => f.path === '').y === maxY, 'flame: root at the bottom');
+    await page.selectOption('#fg-filter select[name=layout]', 'icicle');
+    await page.waitForFunction(() => /layout=icicle/.test(location.hash));
+    await drawn(page, '#fg');
+    fr = await frames(page);
+    ok(fr.find((f) => f.path === '').y === Math.min(...fr.map((f) => f.y)) && fr.every((f) => f.y === 2 + 17 * f.depth), 'icicle: root on top, depth downwards');
+    restore.push([await page.evaluate(() => location.hash), 'profile', fr]);
+    await shot(page, 'profile-icicle');
+    await page.selectOption('#fg-filter select[name=layout]', 'flame');
+
+    /* weight by period */
+    log('weight by period');
+    await page.selectOption('#fg-filter select[name=weight]', 'period');
+    await page.waitForFunction(() => /weight=period/.test(location.hash));
+    await drawn(page, '#fg');
+    fr = await frames(page);
+    checkFrames(fr, await api('profiles/' + aId + '/flamegraph?weight=period'), 'period');
+    pt = await centre(page, 'profile', fr.find((f) => f.path === hot.path));
+    await page.mouse.move(pt.x, pt.y);
+    ok(/ period, self /.test(await page.textContent('#tooltip')), 'tooltip says period');
+    await page.selectOption('#fg-filter select[name=weight]', 'samples');
+    await page.waitForFunction(() => /weight=samples/.test(location.hash));
+
+    /* event filter: the second event */
+    log('event filter: the second event');
+    const evs = aMeta.events.filter((e) => aMeta.samples_per_event[e.name] > 0).map((e) => e.name);
+    ok(evs.length === 2, 'two events with samples: ' + evs);
+    const evOpts = await page.$$eval('#fg-filter select[name=event] option', (os) => os.map((o) => o.value));
+    ok(evOpts.join() === evs.join(), 'event choices = the API\'s events: ' + evOpts);
+    await page.selectOption('#fg-filter select[name=event]', evs[1]);
+    await page.waitForFunction((e) => new URLSearchParams(location.hash.split('?')[1]).get('event') === e, evs[1]);
+    await drawn(page, '#fg');
+    const evTree = await api('profiles/' + aId + '/flamegraph?weight=samples&event=' + encodeURIComponent(evs[1]));
+    checkFrames(await frames(page), evTree, 'event ' + evs[1]);
+    ok(evTree.value === aMeta.samples_per_event[evs[1]], 'second event tree holds its samples');
+
+    /* comm filter through the form */
+    log('comm filter through the form');
+    await page.goto(base + '/#/profile/' + aId);
+    await drawn(page, '#fg');
+    await page.fill('#fg-filter input[name=comm]', 'hotspot');
+    await page.click('#fg-filter button[type=submit]');
+    await page.waitForFunction(() => /comm=hotspot/.test(location.hash));
+    await drawn(page, '#fg');
+    fr = await frames(page);
+    const cq = await hashParams(page);
+    ok(cq.comm === 'hotspot' && (!cq.event || cq.event === evs[0]) && cq.weight === 'samples' && !cq.pid && !cq.tid,
+      'the form asks for comm=hotspot and nothing else: ' + JSON.stringify(cq));
+    checkFrames(fr, await api('profiles/' + aId + '/flamegraph?weight=samples&comm=hotspot'), 'comm filter');
+    ok(fr.filter((f) => f.depth === 1).every((f) => f.name === 'hotspot'), 'comm filter: only hotspot');
+
+    /* a thread row filters by pid and tid */
+    log('a thread row filters by pid and tid');
+    await page.goto(base + '/#/profile/' + aId);
+    await drawn(page, '#fg');
+    const threads = (await api('profiles/' + aId + '/threads')).threads;
+    const th = threads.slice().sort((a, b) => b.samples - a.samples)[0];
+    await page.click('#p-threads-box summary');
+    await page.click('#p-threads tbody tr:first-child');
+    await page.waitForFunction((t) => {
+      const q = new URLSearchParams(location.hash.split('?')[1]);
+      return q.get('pid') === String(t.pid) && q.get('tid') === String(t.tid);
+    }, th);
+    await drawn(page, '#fg');
+    fr = await frames(page);
+    const thTree = await api('profiles/' + aId + '/flamegraph?weight=samples&pid=' + th.pid + '&tid=' + th.tid);
+    checkFrames(fr, thTree, 'thread filter');
+    restore.push([await page.evaluate(() => location.hash), 'profile', fr]);
+
+    /* ---- the heat map: drag over the first 0.3 s ---- */
+    log('the heat map: drag over the first 0.3 s');
+    await page.goto(base + '/#/profile/' + aId);
+    await drawn(page, '#fg');
+    await drawn(page, '#heat');
+    const heat = await page.evaluate(() => window.PerfhubPage.heat());
+    const tl = await api('profiles/' + aId + '/timeline?bucket_ms=20');
+    ok(heat.startNs === tl.start_ns && heat.bucketNs === tl.bucket_ns && heat.rows === 1e9 / tl.bucket_ns, 'heat map grid from /timeline');
+    for (const b of tl.buckets) ok(heat.counts[Math.round((b.t_ns - tl.start_ns) / tl.bucket_ns)] === b.samples, 'heat cell at ' + b.t_ns);
+    const cell = (i) => [Math.floor(i / heat.rows) * heat.cellW + heat.cellW / 2, (i % heat.rows) * heat.cellH + heat.cellH / 2];
+    const a = 2, b = 14; /* 40..300 ms: the warm-up phase */
+    const p1 = await pointOn(page, '#heat', ...cell(a));
+    const p2 = await pointOn(page, '#heat', ...cell(b));
+    await page.mouse.move(p1.x, p1.y);
+    await page.mouse.down();
+    await page.mouse.move((p1.x + p2.x) / 2, (p1.y + p2.y) / 2, { steps: 3 });
+    await page.mouse.move(p2.x, p2.y, { steps: 3 });
+    await page.mouse.up();
+    const from = tl.start_ns + a * tl.bucket_ns, to = tl.start_ns + (b + 1) * tl.bucket_ns;
+    await page.waitForFunction(() => /from_ns=/.test(location.hash));
+    const hp = await hashParams(page);
+    ok(+hp.from_ns === from && +hp.to_ns === to, 'drag selects ' + from + '..' + to + ': ' + hp.from_ns + '..' + hp.to_ns);
+    await drawn(page, '#fg');
+    fr = await frames(page);
+    const rangeTree = await api('profiles/' + aId + '/flamegraph?weight=samples&from_ns=' + from + '&to_ns=' + to);
+    checkFrames(fr, rangeTree, 'time range');
+    const inRange = tl.buckets.filter((x) => x.t_ns >= from && x.t_ns < to).reduce((s, x) => s + x.samples, 0);
+    ok(rangeTree.value === inRange && rangeTree.value < whole.value, 'range tree holds the range\'s samples: ' + rangeTree.value + ' of ' + whole.value);
+    ok((await page.textContent('#tl-info')).includes('selected'), 'the range is named above the heat map');
+    restore.push([await page.evaluate(() => location.hash), 'profile', fr]);
+    await shot(page, 'profile-range');
+    await page.click('#tl-clear');
+    await page.waitForFunction(() => !/from_ns=/.test(location.hash));
+
+    /* ---- compare: pick B and T in the list ---- */
+    log('compare: pick B and T in the list');
+    await page.goto(base + '/#/');
+    await page.waitForSelector('#profiles tr[data-id="' + bId + '"]');
+    await page.check('#profiles tr[data-id="' + aId + '"] input[name=cmp-base]');
+    await page.check('#profiles tr[data-id="' + bId + '"] input[name=cmp-target]');
+    await page.waitForFunction(() => location.hash.startsWith('#/compare'));
+    const cp = await hashParams(page);
+    ok(cp.base === aId && cp.target === bId, 'compare URL names base and target');
+    await drawn(page, '#cmp-fg');
+    const diffTree = await api('diff?base=' + aId + '&target=' + bId + '&weight=samples');
+    fr = await frames(page, 'compare');
+    checkFrames(fr, diffTree, 'compare', { diff: true });
+    const beta = fr.find((f) => f.name === 'beta_hot'), alpha = fr.find((f) => f.name === 'alpha_hot');
+    ok(beta && beta.base === 0 && /^hsl\(0,/.test(beta.color), 'beta_hot (new in the target) drawn red: ' + (beta && beta.color));
+    ok(!alpha || (alpha.target === 0 && /^hsl\(220,/.test(alpha.color)), 'alpha_hot (gone in the target) blue');
+    const reg = await page.$$eval('#cmp-regressions tbody tr', (trs) => trs.map((tr) => Array.from(tr.cells).map((c) => c.textContent)));
+    ok(reg.length && reg[0][0] === 'beta_hot' && parseFloat(reg[0][3]) > 20, 'largest regression: beta_hot: ' + (reg[0] || []).join(' | '));
+    const alphaRow = reg.find((r) => r[0] === 'alpha_hot');
+    ok(!alphaRow || parseFloat(alphaRow[3]) < 0, 'alpha_hot shrank');
+    /* its share in the target, from /diff */
+    log('its share in the target, from /diff');
+    let betaSelf = 0;
+    (function walk(n) { for (const k of n.children || []) { if (k.name === 'beta_hot') betaSelf += k.target - (k.children || []).reduce((s, c) => s + c.target, 0); walk(k); } })(diffTree);
+    ok(near(parseFloat(reg[0][2]), (100 * betaSelf) / diffTree.target, 0.051), 'beta_hot target self % = /diff: ' + reg[0][2]);
+    restore.push([await page.evaluate(() => location.hash), 'compare', fr]);
+    await shot(page, 'compare');
+    /* a regression row searches its function; zoom in the diff */
+    log('a regression row searches its function; zoom in th');
+    await page.click('#cmp-regressions tbody tr:first-child');
+    await page.waitForFunction(() => /q=/.test(location.hash));
+    await drawn(page, '#cmp-fg');
+    fr = await frames(page, 'compare');
+    ok(fr.filter((f) => f.match).every((f) => f.name === 'beta_hot') && fr.some((f) => f.match), 'regression row highlights beta_hot');
+    pt = await centre(page, 'compare', fr.find((f) => f.name === 'main'));
+    await page.mouse.click(pt.x, pt.y);
+    await page.waitForFunction(() => /zoom=/.test(location.hash));
+    await drawn(page, '#cmp-fg');
+    fr = await frames(page, 'compare');
+    const zm = fr.find((f) => f.name === 'main' && !f.dim);
+    ok(zm && zm.x === 0 && near(zm.w, fr.find((f) => f.path === '').w, 0.01), 'diff zoom: main fills the width');
+    restore.push([await page.evaluate(() => location.hash), 'compare', fr]);
+    await shot(page, 'compare-zoom');
+
+    ok(pageErrors.length === 0, 'no script errors in the page: ' + pageErrors.join('; '));
+
+    /* ---- every URL, opened fresh, draws the same view ---- */
+    log('every URL, opened fresh, draws the same view');
+    const sig = (list) => JSON.stringify(list.map((f) => [f.path, f.value, f.base, f.target, f.x.toFixed(2), f.w.toFixed(2), f.y, f.dim, f.match, f.label, f.color]));
+    /* a new page (a new document, nothing of the old one's state) in
+     * a context of its own, apart from the one that made the URLs */
+    const fresh = await browser.newContext({ viewport: VIEWPORT });
+    const freshPage = async () => {
+      const pg = await fresh.newPage();
+      pg.on('pageerror', (e) => pageErrors.push(String(e)));
+      return pg;
+    };
+    const p2page = await freshPage();
+    await p2page.goto(base + '/' + listUrl);
+    await p2page.waitForFunction((n) => document.querySelectorAll('#profiles tbody tr[data-id]').length === n, 2);
+    ok((await p2page.$$eval('#profiles tbody tr[data-id]', (trs) => trs.map((tr) => tr.dataset.id).join())) === listRows &&
+      (await p2page.inputValue('#list-filter input[name=q]')) === 'hot-', 'list URL restores the filtered list');
+    await shot(p2page, 'restored-list');
+    /* all at once: each on its own page */
+    await Promise.all(restore.map(async ([hash, which, want]) => {
+      const pg = await freshPage();
+      await pg.goto(base + '/' + hash);
+      await drawn(pg, canvasOf(which));
+      const got = await frames(pg, which);
+      ok(sig(got) === sig(want), 'URL ' + hash + ' restores the same ' + which + ' view (' + got.length + ' frames)');
+      const q = new URLSearchParams(hash.split('?')[1] || '');
+      if (which === 'profile') {
+        ok((await pg.inputValue('#fg-search')) === (q.get('q') || ''), 'search box restored');
+        ok((await pg.inputValue('#fg-filter select[name=layout]')) === (q.get('layout') || 'flame'), 'layout restored');
+        if (q.get('zoom')) ok((await pg.$$eval('#crumbs a, #crumbs strong', (es) => es.map((e) => e.textContent).join(';'))) === 'all;' + q.get('zoom'), 'breadcrumbs restored');
+        if (q.get('from_ns')) {
+          const h2 = await pg.evaluate(() => window.PerfhubPage.heat());
+          ok(h2.selected[0] === a && h2.selected[1] === b, 'heat-map selection restored: ' + h2.selected);
+        }
+      } else {
+        ok((await pg.inputValue('#cmp-form select[name=base]')) === aId && (await pg.inputValue('#cmp-form select[name=target]')) === bId, 'compare choices restored');
+        await shot(pg, 'restored-compare' + (q.get('zoom') ? '-zoom' : ''));
+      }
+      await pg.close();
+    }));
+    ok(pageErrors.length === 0, 'no script errors in the fresh pages: ' + pageErrors.join('; '));
+    await fresh.close();
+    await ctx.close();
+    log('ok: ' + checks + ' checks in chromium ' + browser.version() + '; ' + shotNo + ' screenshots in ' + shots);
+  } finally {
+    if (browser) await browser.close().catch(() => {});
+    proc.kill('SIGTERM');
+  }
+}
+
+/* playwright kills the browser it launched when node exits; the daemon
+ * is ours to kill */
+const watchdog = setTimeout(() => {
+  console.error('FAIL: timed out after 150 s');
+  if (proc) proc.kill('SIGKILL');
+  process.exit(1);
+}, 150000);
+main().then(() => { clearTimeout(watchdog); }, (e) => {
+  console.error(e && e.message ? e.message : e);
+  if (e && e.stack) console.error(e.stack.split('\n').slice(1, 4).join('\n'));
+  try { console.error('---- perfhubd log ----\n' + fs.readFileSync(path.join(tmp, 'perfhubd.log'), 'utf8').slice(-3000)); } catch (x) { /* none */ }
+  process.exit(1);
+});

@@ -1,0 +1,57 @@
+/* hotspot.c - the workload the browser tests record: `hotspot WHICH MS`
+ * spins in warmup_spin() for the first 40% of MS milliseconds, then in
+ * alpha_hot() or beta_hot() (WHICH = alpha or beta) for the rest. Two
+ * recordings that differ only in WHICH give a comparison whose changed
+ * function is known; the two phases give a timeline whose ranges have
+ * different flame graphs. Built with frame pointers and no inlining so
+ * that `perf record -g` sees every frame. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+volatile unsigned long sink;
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* Each phase spins in its own body, so that the phase's function has the
+ * self time (a comparison's regressions are by self time). */
+#define SPIN_UNTIL(end)						\
+	do {							\
+		for (unsigned long i = 0; i < 20000; i++)	\
+			sink += i ^ (sink >> 3);		\
+	} while (now_ms() < (end))
+
+__attribute__((noinline)) void warmup_spin(double end)
+{
+	SPIN_UNTIL(end);
+}
+
+__attribute__((noinline)) void alpha_hot(double end)
+{
+	SPIN_UNTIL(end);
+}
+
+__attribute__((noinline)) void beta_hot(double end)
+{
+	SPIN_UNTIL(end);
+}
+
+int main(int argc, char **argv)
+{
+	double ms = argc > 2 ? atof(argv[2]) : 1000;
+	int beta = argc > 1 && strcmp(argv[1], "beta") == 0;
+	double start = now_ms();
+
+	warmup_spin(start + 0.4 * ms);
+	if (beta)
+		beta_hot(start + ms);
+	else
+		alpha_hot(start + ms);
+	return 0;
+}
