@@ -401,7 +401,9 @@ static int on_mmap(ingest *in, const pd_record *r)
 
 	for (i = 0; i < m->build_id_size && i < 20; i++)
 		snprintf(bid + 2 * i, 3, "%02x", m->build_id[i]);
-	note_build_id(in, m->filename, m->build_id, m->build_id_size);
+	/* the kernel's MMAP2 is "[kernel.kallsyms]_text"; frames say "[kernel.kallsyms]" */
+	note_build_id(in, m->filename && !strncmp(m->filename, "[kernel.kallsyms]", 17) ?
+			  "[kernel.kallsyms]" : m->filename, m->build_id, m->build_id_size);
 	return st_writer_mmap(in->w, m->pid, m->start, m->len, m->pgoff,
 			      m->filename ? m->filename : "", bid[0] ? bid : NULL, time);
 }
