@@ -270,16 +270,20 @@ static int recording_build_ids(const char *path, dbg_list *l, char **os_release)
 	pd_file *f = pd_open_path(path, &opt, &err);
 	const pd_header *h;
 	size_t i;
-	int rc;
+	int rc, scan;
 
 	*os_release = NULL;
 	if (!f)
 		return -1;
 	h = pd_get_header(f);
+	scan = !h || !h->nr_build_ids;
 	for (i = 0; h && i < h->nr_build_ids; i++)
 		want_add(l, h->build_ids[i].filename, h->build_ids[i].build_id,
 			 h->build_ids[i].size);
-	while ((rc = pd_next(f, &r, &err)) > 0) {
+	/* perf writes the BUILD_ID feature unless it recorded build-ids in
+	 * MMAP2 (--buildid-mmap) or streams (pipe mode): read the records
+	 * only then, a large file costs seconds */
+	while (scan && (rc = pd_next(f, &r, &err)) > 0) {
 		if (r.type == PD_RECORD_MMAP2 && r.u.mmap.build_id_size)
 			want_add(l, r.u.mmap.filename, r.u.mmap.build_id, r.u.mmap.build_id_size);
 		else if (r.type == PD_RECORD_HEADER_BUILD_ID)
@@ -430,7 +434,7 @@ static void upload_debuginfo(client *c, const char *path)
 		if (!w)
 			continue;
 		nmissing++;
-		if (!strcmp(w->path, "[kernel.kallsyms]")) {
+		if (!strncmp(w->path, "[kernel.kallsyms]", 17)) {	/* MMAP2: "..._text" */
 			if (put_kallsyms(c, hex, os_release) == 0)
 				sent++;
 			continue;

@@ -218,14 +218,18 @@ static int copy_fd(int in, int out)
 	return n < 0 ? -1 : 0;
 }
 
-/* src -> dst without replacing an existing dst: a rename when moving,
- * else a copy to a temporary name, fsynced, then linked into place. */
-static int install(const dbg_store *d, const char *src, int fd, int move, const char *dst)
+/* src -> dst: a rename when moving, else a copy to a temporary name,
+ * fsynced, then put in place. An existing dst is kept (1) unless
+ * `replace`. */
+static int install(const dbg_store *d, const char *src, int fd, int move, const char *dst,
+		   int replace)
 {
 	char tmp[PATH_MAX];
 	int out, rc;
 
 	if (move) {
+		if (replace)
+			return rename(src, dst) < 0 ? -1 : 0;
 		if (link(src, dst) < 0)
 			return errno == EEXIST ? 1 : -1;
 		unlink(src);
@@ -239,10 +243,25 @@ static int install(const dbg_store *d, const char *src, int fd, int move, const 
 	if (rc == 0)
 		rc = fsync(out);
 	close(out);
-	if (rc == 0 && link(tmp, dst) < 0)
+	if (rc == 0 && replace)
+		rc = rename(tmp, dst) < 0 ? -1 : 0;
+	else if (rc == 0 && link(tmp, dst) < 0)
 		rc = errno == EEXIST ? 1 : -1;
 	unlink(tmp);
 	return rc;
+}
+
+/* 1 when the stored file at `path` has no symbols (a stripped binary). */
+static int stored_without_symbols(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	elfid id;
+
+	if (fd < 0)
+		return 0;
+	elfid_of_fd(fd, &id);
+	close(fd);
+	return id.elf && !id.has_symtab;
 }
 
 /* The index row now, or (defer) once dbg_flush_index() runs. */
@@ -355,7 +374,8 @@ static int add_file(dbg_store *d, const char *src, int move, const char *key, co
 		rc = DBG_ERR_IO;
 		goto close_drop;
 	}
-	rc = install(d, src, fd, move, dst);
+	/* a binary with .symtab replaces a stripped one of the same build-id */
+	rc = install(d, src, fd, move, dst, symbols && stored_without_symbols(dst));
 	close(fd);
 	if (rc < 0) {
 		snprintf(msg, msglen, "%s: %s", dst, strerror(errno));

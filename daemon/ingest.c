@@ -56,8 +56,25 @@ typedef struct chain_slot {
 	int all_named;
 } chain_slot;
 
+/*
+ * Frame memo: a frame's name depends on its symbol, DSO and kernel context
+ * only, so (symbol, DSO) pointers from the symbol cache find the interned
+ * frame without naming it again; the strings are kept and compared too, as
+ * a pointer may be reused once the cache drops a table.
+ */
+#define ING_FRAME_SLOTS 16384	/* a power of 2 */
+
+typedef struct frame_slot {
+	const char *symp, *dsop;
+	char *sym, *dso;	/* copies */
+	int kernel;
+	int used;
+	uint32_t id;		/* 0 = the frame is dropped */
+} frame_slot;
+
 typedef struct ingest {
 	st_writer *w;
+	frame_slot *frames;	/* ING_FRAME_SLOTS, direct mapped; NULL = no memo */
 	pd_symbolizer *sym;
 	uint64_t samples, resolved_samples;
 	ing_dso *dsos;
@@ -252,22 +269,56 @@ static void dsos_free(ingest *in)
 
 /* The frame as stackcollapse-perf names it (pd_fold_frame_name, the one
  * implementation `perfhub collapse` uses too), interned; 0 = dropped. */
+static int same_str(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
 static uint32_t store_frame(ingest *in, const pd_frame *fr, int *failed)
 {
 	char name[PD_FOLD_NAME_LEN], kname[PD_FOLD_NAME_LEN];
 	uint32_t id;
 	int kernel;
+	frame_slot *m = NULL;
 
-	if (!pd_fold_frame_name(fr, 0, name, sizeof(name)))
-		return 0;
+	if (in->frames) {
+		uint64_t h = ((uint64_t)(uintptr_t)fr->sym * 0x9e3779b97f4a7c15ULL) ^
+			     ((uint64_t)(uintptr_t)fr->dso * 0xc2b2ae3d27d4eb4fULL) ^ (uint64_t)!!fr->kernel;
+		m = &in->frames[(h ^ (h >> 29)) & (ING_FRAME_SLOTS - 1)];
+		if (m->used && m->symp == fr->sym && m->dsop == fr->dso && m->kernel == !!fr->kernel &&
+		    same_str(m->sym, fr->sym) && same_str(m->dso, fr->dso)) {
+			id = m->id;
+			goto known;
+		}
+	}
+	if (!pd_fold_frame_name(fr, 0, name, sizeof(name))) {
+		id = 0;
+		goto remember;
+	}
 	/* whether --kernel would mark it "_[k]" */
 	pd_fold_frame_name(fr, PD_FOLD_KERNEL, kname, sizeof(kname));
 	kernel = strcmp(name, kname) != 0;
 	id = st_writer_frame(in->w, name, fr->dso, fr->sym != NULL, kernel);
-	if (!id)
+	if (!id) {
 		*failed = 1;
+		return 0;
+	}
+remember:
+	if (m) {
+		char *s = fr->sym ? strdup(fr->sym) : NULL, *d = fr->dso ? strdup(fr->dso) : NULL;
+		free(m->sym);
+		free(m->dso);
+		m->used = (!fr->sym || s) && (!fr->dso || d);
+		m->symp = fr->sym;
+		m->dsop = fr->dso;
+		m->sym = s;
+		m->dso = d;
+		m->kernel = !!fr->kernel;
+		m->id = id;
+	}
+known:
 	/* the offset lets a later pass symbolize what is unresolved now */
-	else if (!fr->sym && fr->dso && st_writer_frame_offset(in->w, id, fr->dso_off) < 0)
+	if (id && !fr->sym && fr->dso && st_writer_frame_offset(in->w, id, fr->dso_off) < 0)
 		*failed = 1;
 	return id;
 }
@@ -350,7 +401,9 @@ static int on_mmap(ingest *in, const pd_record *r)
 
 	for (i = 0; i < m->build_id_size && i < 20; i++)
 		snprintf(bid + 2 * i, 3, "%02x", m->build_id[i]);
-	note_build_id(in, m->filename, m->build_id, m->build_id_size);
+	/* the kernel's MMAP2 is "[kernel.kallsyms]_text"; frames say "[kernel.kallsyms]" */
+	note_build_id(in, m->filename && !strncmp(m->filename, "[kernel.kallsyms]", 17) ?
+			  "[kernel.kallsyms]" : m->filename, m->build_id, m->build_id_size);
 	return st_writer_mmap(in->w, m->pid, m->start, m->len, m->pgoff,
 			      m->filename ? m->filename : "", bid[0] ? bid : NULL, time);
 }
@@ -543,6 +596,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	if (dbg)
 		so.debuginfo_dir = dbg_dir(dbg);
 	in.chains = calloc(ING_CHAIN_SLOTS, sizeof(*in.chains));	/* NULL: no cache */
+	in.frames = calloc(ING_FRAME_SLOTS, sizeof(*in.frames));	/* NULL: no memo */
 	in.sym = pd_symbolizer_new(f, cache, &so);
 	if (!in.sym) {
 		snprintf(res->msg, sizeof(res->msg), "out of memory for the symbolizer");
@@ -602,4 +656,11 @@ out:
 	pd_symbolizer_free(in.sym);
 	dsos_free(&in);
 	chain_cache_free(&in);
+	if (in.frames) {
+		for (i = 0; i < ING_FRAME_SLOTS; i++) {
+			free(in.frames[i].sym);
+			free(in.frames[i].dso);
+		}
+		free(in.frames);
+	}
 }

@@ -20,10 +20,12 @@ daemon_libperfhubd_a_SOURCES = \
 	daemon/debuginfo.c daemon/debuginfo.h \
 	daemon/api-debuginfo.c daemon/api-debuginfo.h
 DAEMON_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS) \
-	$(SQLITE_CFLAGS) $(SYSTEMD_CFLAGS) $(ELF_CFLAGS) $(DEBUGINFOD_CFLAGS) $(LIBARCHIVE_CFLAGS)
+	$(SQLITE_CFLAGS) $(SYSTEMD_CFLAGS) $(ELF_CFLAGS) $(DEBUGINFOD_CFLAGS) $(LIBARCHIVE_CFLAGS) \
+	$(NETTLE_CFLAGS)
 daemon_libperfhubd_a_CFLAGS = $(DAEMON_CFLAGS)
 DAEMON_LIBS = daemon/libperfhubd.a $(PARSER_LIBS) $(MHD_LIBS) $(SQLITE_LIBS) $(JANSSON_LIBS) \
-	$(ZSTD_LIBS) $(ZLIB_LIBS) $(SYSTEMD_LIBS) $(DEBUGINFOD_LIBS) $(LIBARCHIVE_LIBS) -lpthread
+	$(ZSTD_LIBS) $(ZLIB_LIBS) $(SYSTEMD_LIBS) $(DEBUGINFOD_LIBS) $(LIBARCHIVE_LIBS) \
+	$(NETTLE_LIBS) -lpthread
 
 sbin_PROGRAMS += daemon/perfhubd
 daemon_perfhubd_SOURCES = daemon/main.c

@@ -1,15 +1,13 @@
-/* sha256.h - FIPS 180-4 SHA-256, incremental (uploads are hashed as they stream). */
+/* sha256.h - SHA-256, incremental (uploads are hashed as they stream);
+ * nettle does the work (with the CPU's SHA instructions where present). */
 #ifndef PERFHUB_DAEMON_SHA256_H
 #define PERFHUB_DAEMON_SHA256_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct sha256_ctx {
-	uint32_t h[8];
-	uint64_t total;		/* bytes hashed */
-	uint8_t buf[64];
-	size_t fill;
+typedef struct ph_sha256_ctx {
+	uint64_t space[20];	/* the library's context (checked in sha256.c) */
 } sha256_ctx;
 
 void sha256_init(sha256_ctx *c);

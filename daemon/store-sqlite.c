@@ -1085,8 +1085,22 @@ struct st_writer {
 	uint8_t *raw, *zbuf;
 	size_t zcap;
 	agg_map agg;		/* (event, pid, tid, comm, stack) -> counts */
+	agg_map foffs;		/* (frame, offset) pairs written: pid = frame,
+				   tid:comm = the offset */
 	int failed;
 };
+
+/* Ends the open transaction and opens the next (deferred: the write lock is
+ * taken by the next row, so other workers write in between). */
+static int w_commit(st_writer *w)
+{
+	if (exec(w->db, "COMMIT") < 0 || exec(w->db, "BEGIN") < 0) {
+		w->failed = 1;
+		return -1;
+	}
+	w->rows = 0;
+	return 0;
+}
 
 static int w_step(st_writer *w, int which)
 {
@@ -1101,13 +1115,8 @@ static int w_step(st_writer *w, int which)
 		return -1;
 	}
 	/* batched transactions: bounded WAL, other writers get their turn */
-	if (++w->rows >= ST_BATCH_ROWS) {
-		if (exec(w->db, "COMMIT") < 0 || exec(w->db, "BEGIN") < 0) {
-			w->failed = 1;
-			return -1;
-		}
-		w->rows = 0;
-	}
+	if (++w->rows >= ST_BATCH_ROWS)
+		return w_commit(w);
 	return 0;
 }
 
@@ -1165,6 +1174,7 @@ static void writer_free(st_writer *w)
 	free(w->zbuf);
 	ZSTD_freeCCtx(w->zc);
 	agg_free(&w->agg);
+	agg_free(&w->foffs);
 	free(w);
 }
 
@@ -1315,7 +1325,11 @@ static int flush_block(st_writer *w)
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)hi);
 	sqlite3_bind_blob(s, 6, w->zbuf, (int)z, SQLITE_STATIC);
 	b->n = 0;
-	return w_step(w, W_BLOCK);
+	if (w_step(w, W_BLOCK) < 0)
+		return -1;
+	/* a transaction per block: no worker holds the write lock for longer
+	 * than it takes to parse one block's samples */
+	return w->rows ? w_commit(w) : 0;
 }
 
 int st_writer_sample(st_writer *w, const st_sample *x)
@@ -1353,7 +1367,17 @@ int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off)
 {
 	sqlite3_stmt *s = w->stmt[W_FOFF];
 
+	agg_row *seen;
+
 	if (!frame || w->nr_frame_offsets >= ST_MAX_FRAME_OFFSETS)
+		return 0;
+	/* each pair once: the same frames come back with every new stack */
+	seen = agg_get(&w->foffs, 0, frame, (uint32_t)(dso_off >> 32), (uint32_t)dso_off, 0);
+	if (!seen) {
+		w->failed = 1;
+		return -1;
+	}
+	if (seen->samples++)
 		return 0;
 	w->nr_frame_offsets++;
 	sqlite3_bind_int64(s, 1, w->id);

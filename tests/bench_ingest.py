@@ -1,5 +1,6 @@
 """The ingest benchmark behind tests/bench-ingest (prints figures)."""
 import os
+import shutil
 import sys
 import threading
 import time
@@ -7,7 +8,18 @@ import time
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
 from perfhubd_harness import Daemon, have_perf_record, perf_record, tmpdir
 
-SECONDS = float(os.environ.get("PERFHUB_BENCH_SECONDS", "10"))
+SECONDS = float(os.environ.get("PERFHUB_BENCH_SECONDS", "60"))
+# existing recordings to use instead of recording (space separated; the
+# first is used with 1 worker, all with 2)
+FILES = os.environ.get("PERFHUB_BENCH_FILES", "").split()
+MIN_BYTES = 200 * 1000 * 1000
+
+
+def cpu_seconds(pid):
+    """user + system CPU seconds of a process so far."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_kb(pid, field):
@@ -31,6 +43,7 @@ def query_ms(d, path, n=5):
 
 def run(files, workers):
     with Daemon(workers=workers) as d:
+        cpu0 = cpu_seconds(d.proc.pid)
         t0 = time.perf_counter()
         ids = []
         lock = threading.Lock()
@@ -49,6 +62,7 @@ def run(files, workers):
         t_up = time.perf_counter() - t0
         profiles = [d.wait(i, timeout=3600) for i in ids]
         t_ready = time.perf_counter() - t0
+        cpu = cpu_seconds(d.proc.pid) - cpu0
         assert all(p["status"] == "ready" for p in profiles), [p.get("error") for p in profiles]
         samples = sum(p["samples"] for p in profiles)
         size = sum(os.path.getsize(f) for f in files)
@@ -59,6 +73,8 @@ def run(files, workers):
         print("  upload (to 202): %.2f s; upload to ready: %.2f s; parse_ms: %s" %
               (t_up, t_ready, [p["parse_ms"] for p in profiles]))
         print("  end to end: %.0f samples/s, %.1f MB/s" % (samples / t_ready, size / 1e6 / t_ready))
+        print("  perfhubd CPU: %.1f s (user+sys) = %.0f samples per CPU second; load average "
+              "%s" % (cpu, samples / max(cpu, 1e-9), " ".join(open("/proc/loadavg").read().split()[:3])))
         print("  database: %.1f MB (+ WAL %.1f MB), %.1f bytes/sample, %.1f%% of perf.data" %
               (db / 1e6, (os.path.getsize(wal) if os.path.exists(wal) else 0) / 1e6,
                db / max(samples, 1), 100.0 * db / size))
@@ -80,17 +96,26 @@ def main():
     if not have_perf_record():
         print("bench-ingest: perf record does not work here; nothing measured")
         return 0
-    work = tmpdir("bench-")
-    files = []
-    for i in range(2):
-        f = os.path.join(work, "g%d.data" % i)
-        perf_record(f, ["-g", "-a", "-F", "20000", "-e", "cpu-clock"],
-                    ["sh", "-c", "end=$(($(date +%%s)+%d)); while [ $(date +%%s) -lt $end ]; "
-                     "do :; done & while [ $(date +%%s) -lt $(($(date +%%s)+0)) ]; do :; done; "
-                     "wait" % int(SECONDS)])
-        files.append(f)
+    files = FILES
+    work = None
+    if not files:
+        # system-wide at a high rate: >= 200 MB of -g samples in about a minute
+        work = tmpdir("bench-")
+        for i in range(2):
+            f = os.path.join(work, "g%d.data" % i)
+            perf_record(f, ["-g", "-a", "-F", "30000", "-e", "cpu-clock"],
+                        ["sh", "-c", "end=$(($(date +%%s)+%d)); while [ $(date +%%s) -lt $end ]; "
+                         "do :; done & while [ $(date +%%s) -lt $end ]; do :; done; "
+                         "wait" % int(SECONDS)])
+            files.append(f)
+    for f in files:
+        if os.path.getsize(f) < MIN_BYTES:
+            print("note: %s is %.1f MB, less than the 200 MB the goal asks for" %
+                  (f, os.path.getsize(f) / 1e6))
     run(files[:1], 1)
     run(files, 2)
+    if work:
+        shutil.rmtree(work, ignore_errors=True)
     return 0
 
 

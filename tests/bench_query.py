@@ -19,6 +19,9 @@ from perfhubd_harness import Daemon, have_perf_record, perf_record, tmpdir
 MIN_SAMPLES = 2000000
 DATA = os.environ.get("PERFHUB_BENCH_DATA")
 RECORD_SECONDS = float(os.environ.get("PERFHUB_BENCH_SECONDS", "80"))
+# requests per measurement, as a share of the defaults (a busy system-wide
+# recording can have a flame graph of tens of MB)
+SCALE = float(os.environ.get("PERFHUB_BENCH_SCALE", "1"))
 
 BUSY = ("import time,json,re\n"
         "end=time.time()+%f\n"
@@ -78,6 +81,7 @@ def run(port, paths, clients):
 
 def report(name, port, make_paths, n1=20, n16=160):
     for clients, n in ((1, n1), (16, n16)):
+        n = max(clients, int(n * SCALE))
         lat, secs = run(port, make_paths(n), clients)
         print("  %-34s %2d client%s: p50 %8.1f ms  p99 %8.1f ms  %7.1f req/s (%d requests)" %
               (name, clients, "s" if clients > 1 else " ", pct(lat, 50), pct(lat, 99),

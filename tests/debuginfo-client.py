@@ -126,6 +126,29 @@ def main():
         check(rec.agreement(text, "client-stripped"), "re-symbolized vs perf script")
         shutil.rmtree(rec.bindir)
 
+    # 3. build-ids only in MMAP2 records (perf record --buildid-mmap)
+    try:
+        mrec = Recording(record_args=["--buildid-mmap"])
+    except subprocess.CalledProcessError:
+        mrec = None
+        print("perf record --buildid-mmap does not work here: part 3 not checked")
+    if mrec:
+        mhome = os.path.join(mrec.work, "client-home")
+        mcache = os.path.join(mhome, ".debug", ".build-id", mrec.build_id[:2],
+                              mrec.build_id[2:])
+        os.makedirs(mcache)
+        shutil.copy(mrec.binary, os.path.join(mcache, "elf"))
+        with Daemon() as d:
+            r = perfhub(["upload", mrec.data, "--wait"], mhome, d)
+            sys.stdout.write(r.stderr)
+            check(r.returncode == 0 and "debuginfo %s sent" % mrec.build_id in r.stderr,
+                  "--buildid-mmap: the binary was not sent: %s" % r.stderr)
+            text = collapsed(d, int(r.stdout.split()[0]))
+            check(bracket not in text, "--buildid-mmap: %s frames" % bracket)
+            check(mrec.agreement(text, "client-buildid-mmap"), "--buildid-mmap vs perf script")
+        if not failures:
+            mrec.cleanup()
+
     if failures:
         print("%d failure(s)" % len(failures))
         return 1

@@ -157,6 +157,15 @@ def main():
         print("stripped + debug file: symbolized_pct=%.1f" % p["symbolized_pct"])
         check(bracket not in after, "%s frames remain with the debug file" % bracket)
         check(rec.agreement(after, "resym-debugfile"), "stripped + .debug vs perf script")
+        # the full binary replaces the stripped one; a stripped one never
+        # replaces a binary with symbols
+        st, r = put(d, bid, rec.binary)
+        check(st == 201, "PUT the full binary over the stripped one: %d %r" % (st, r))
+        st, r = put(d, bid, stripped)
+        check(st == 200, "PUT the stripped binary again: %d %r" % (st, r))
+        st, _, body = d.request("GET", "/api/v1/debuginfo/" + bid)
+        with open(rec.binary, "rb") as f:
+            check(st == 200 and body == f.read(), "GET gives the full binary: %d" % st)
 
     if failures:
         print("%d failure(s)" % len(failures))

@@ -60,7 +60,7 @@ def build_id(path):
 class Recording:
     """work/bin/NAME recorded into work/p.data; expected = folded perf script."""
 
-    def __init__(self, name="dbgprog", secs="0.6", buildid_cache=False):
+    def __init__(self, name="dbgprog", secs="0.6", buildid_cache=False, record_args=()):
         if not have_perf_record() or not shutil.which("cc"):
             print("perf record or a C compiler is unavailable here")
             sys.exit(SKIP)
@@ -75,7 +75,7 @@ class Recording:
         self.data = os.path.join(self.work, "p.data")
         env = dict(os.environ, HOME=self.home)
         cache = [] if buildid_cache else ["--no-buildid-cache"]
-        subprocess.run(["perf", "record", "-q"] + cache + ["-g", "-o", self.data,
+        subprocess.run(["perf", "record", "-q"] + cache + list(record_args) + ["-g", "-o", self.data,
                         "--", self.binary, secs], check=True, env=env,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
         script = subprocess.run(["perf", "script", "-i", self.data], capture_output=True,

@@ -46,7 +46,7 @@ def check(cond, msg):
 def record(work):
     big = os.path.join(work, "big.data")
     H.perf_record(big, ["-e", "cpu-clock", "-c", "20000", "-g"],
-                  ["sh", "-c", "i=0; while [ $i -lt 700000 ]; do i=$((i+1)); done"])
+                  ["sh", "-c", "i=0; while [ $i -lt 450000 ]; do i=$((i+1)); done"])
     copies = []
     for k in range(COPIES):
         path = os.path.join(work, "copy%d.data" % k)

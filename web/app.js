@@ -592,7 +592,7 @@
       const f = $('#fg-filter').elements;
       /* every field as the URL says, or a submit would bring back a
        * filter the URL dropped (back button, edited link) */
-      if (f.event.options.length) f.event.value = params.event || f.event.options[0].value;
+      f.event.value = params.event || '';
       f.comm.value = params.comm || '';
       f.pid.value = params.pid || '';
       f.tid.value = params.tid || '';
@@ -690,6 +690,9 @@
       ev.textContent = '';
       const sel = $('#fg-filter').elements.event;
       sel.textContent = '';
+      /* no event in the URL: the server's default (the event of the
+       * recording's first sample); the page never pins one by itself */
+      sel.append(el('option', { value: '' }, '(default)'));
       const spe = m.samples_per_event || {};
       for (const e of m.events || []) {
         const n = spe[e.name] !== undefined ? spe[e.name] : e.samples;
@@ -697,7 +700,6 @@
           el('td', null, e.sample_freq !== undefined ? e.sample_freq + ' Hz' : e.sample_period !== undefined ? 'period ' + e.sample_period : '')));
         if (n) sel.append(el('option', { value: e.name }, e.name));
       }
-      if (!sel.options.length) sel.append(el('option', { value: '' }, '(first)'));
       if (current.params.event) sel.value = current.params.event;
       const rec = $('#p-records tbody');
       rec.textContent = '';

@@ -9,7 +9,7 @@ parser's message, every good one is `ready` with perf's counts, nothing
 escapes the spool. Bit-flipped files may still be valid: they must end
 ready or failed, never stuck.
 
-  hostile.py [--bad N]     (CI: 300; STRESS_SIZE=full: 1000)
+  hostile.py [--bad N]     (CI: 200; STRESS_SIZE=full: 1000)
 """
 import argparse
 import gzip
@@ -164,7 +164,7 @@ class Maker:
 def main():
     full = os.environ.get("STRESS_SIZE") == "full"
     ap = argparse.ArgumentParser()
-    ap.add_argument("--bad", type=int, default=1000 if full else 300)
+    ap.add_argument("--bad", type=int, default=1000 if full else 200)
     ap.add_argument("--good-every", type=int, default=5)
     ap.add_argument("--clients", type=int, default=8)
     a = ap.parse_args()
@@ -280,9 +280,12 @@ def main():
         S.table("hostile uploads (2-core machine shared with other jobs)", rows)
         if problems:
             raise AssertionError("%d problems, first: %s" % (len(problems), problems[:8]))
-        # the short run is still filling malloc arenas at half time
+        # the short run is still filling malloc arenas at half time; under
+        # AddressSanitizer freed memory sits in its quarantine: no bound
         bound = (8 if a.bad >= 1000 else 16) << 20
-        check(growth < bound, "RSS grew by %.1f MiB in the second half" % (growth / 1048576))
+        if not S.daemon_has_asan():
+            check(growth < bound, "RSS grew by %.1f MiB in the second half" %
+                  (growth / 1048576))
     print("ok")
     return 0
 

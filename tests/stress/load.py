@@ -268,7 +268,7 @@ def run(uploads, uploaders, queriers, kills, workers, quiet=False):
 def main(argv=None, kills_default=0):
     full = os.environ.get("STRESS_SIZE") == "full"
     ap = argparse.ArgumentParser()
-    ap.add_argument("--uploads", type=int, default=500 if full else 100)
+    ap.add_argument("--uploads", type=int, default=500 if full else 80)
     ap.add_argument("--uploaders", type=int, default=32)
     ap.add_argument("--queriers", type=int, default=16)
     ap.add_argument("--kills", type=int, default=kills_default)

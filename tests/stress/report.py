@@ -43,7 +43,7 @@ def main():
             elif line and rc == 0 and section is None and \
                     not line.startswith(("ts=", " ", "---", "Traceback")):
                 rows.append((1, line.strip(), ""))
-    w = max(len(k) for i, k, _ in rows if i == 2)
+    w = max([len(k) for i, k, _ in rows if i == 2] or [0])
     print("\nperfhub reliability and load figures (%s, %d CPUs, load average %.1f at the end)"
           % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), os.cpu_count(),
              os.getloadavg()[0]))

@@ -99,6 +99,16 @@ def proc_status(pid, field):
     return 0
 
 
+def daemon_has_asan():
+    """True when perfhubd was built with AddressSanitizer (its RSS then
+    says nothing about the daemon's own memory)."""
+    try:
+        with open(os.path.join(H.builddir(), "daemon", "perfhubd"), "rb") as f:
+            return b"AddressSanitizer" in f.read()
+    except OSError:
+        return False
+
+
 def percentile(values, p):
     if not values:
         return 0.0
