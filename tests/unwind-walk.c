@@ -242,8 +242,12 @@ main(int argc, char **argv)
 		return 2;
 	}
 
+	/* in time order, as perf script reads: in file order a CPU's buffer
+	 * can bring a new thread's first samples before the other CPU's
+	 * COMM (exec) and MMAP2 records that precede them in time */
+	pd_options opt = { .ordered = 1 };
 	pd_error err;
-	pd_file *f = pd_open_path(path, NULL, &err);
+	pd_file *f = pd_open_path(path, &opt, &err);
 	if (f == NULL) {
 		char buf[320];
 		fprintf(stderr, "unwind-walk: %s: %s\n", path,
