@@ -2,7 +2,7 @@
 """perfhubd's shutdown and its administrative actions under load.
 
 A recording big enough to take a while to ingest is made at test time
-(perf record, cpu-clock every 20 us with call chains); four copies of it,
+(perf record, cpu-clock every 20 us with call chains); six copies of it,
 made distinct by a few trailing bytes, are queued on a one-worker daemon.
 
 1. SIGTERM with --shutdown-grace 0 while the first copy is parsing: exit
@@ -19,6 +19,7 @@ made distinct by a few trailing bytes, are queued on a one-worker daemon.
    still served with its counts.
 
 Skips (77) without perf record or a built perfhubd."""
+import concurrent.futures
 import os
 import re
 import shutil
@@ -32,7 +33,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import perfhubd_harness as H  # noqa: E402
 
 DAEMON = os.path.join(H.builddir(), "daemon", "perfhubd")
-COPIES = 4
+COPIES = 6
 failures = []
 
 
@@ -74,12 +75,15 @@ def wait_parsing(d, ids, timeout=60):
 
 
 def queue_copies(d, copies):
-    ids = []
-    for c in copies:
+    # all at once, so that jobs queue up behind the one worker: one at a
+    # time, a fast parse could end before the next upload is fsynced and
+    # no job would ever be seen running
+    def one(c):
         st, r = d.upload(c)
         assert st in (200, 201, 202), "upload: %d %r" % (st, r)
-        ids.append(r["id"])
-    return ids
+        return r["id"]
+    with concurrent.futures.ThreadPoolExecutor(len(copies)) as ex:
+        return list(ex.map(one, copies))
 
 
 def verify_all(d, ids, samples, step):
