@@ -65,12 +65,19 @@ def status_of(d, pid):
 
 
 def wait_parsing(d, ids, timeout=60):
+    # from the daemon's log, not by polling the API: a parse can take less
+    # than a round of status requests; a job started and not yet ended is
+    # running
     deadline = time.time() + timeout
     while time.time() < deadline:
+        log = d.read_log()[d.log_start:]
         for i in ids:
-            if status_of(d, i) == "parsing":
+            if ('msg="parse start" id=%d ' % i) in log and \
+               not re.search(r'msg="parse (done|failed|requeued)" id=%d ' % i, log):
                 return i
-        time.sleep(0.01)
+        if all(('msg="parse done" id=%d ' % i) in log for i in ids):
+            return None
+        time.sleep(0.001)
     return None
 
 
