@@ -141,9 +141,15 @@ def main():
         shas[p6] = d.wait(p6)["sha256"]
         expect(d, state, [p6], shas, "after an ingest, max-db-size = 1")
 
-        log = d.read_log()
-        deleted = sorted(int(x) for x in
-                         __import__("re").findall(r'retention: profile deleted" id=(\d+)', log))
+        # the log line follows the row and the spool file: give it a moment
+        want_deleted = sorted([p1, p2, p3, p4, p5])
+        for _ in range(200):
+            log = d.read_log()
+            deleted = sorted(int(x) for x in
+                             __import__("re").findall(r'retention: profile deleted" id=(\d+)', log))
+            if deleted == want_deleted:
+                break
+            time.sleep(0.02)
         check(deleted == sorted([p1, p2, p3, p4, p5]),
               "log names deleted profiles %r, expected %r" % (deleted, sorted([p1, p2, p3, p4, p5])))
     if failures:
