@@ -680,7 +680,7 @@ typedef struct fg_writer {
 	int comma;		/* a sibling was written before */
 } fg_writer;
 
-static int fg_enter(void *ctx, const char *name, size_t len, uint64_t value)
+static int fg_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value)
 {
 	fg_writer *w = ctx;
 	char num[48];
@@ -690,6 +690,10 @@ static int fg_enter(void *ctx, const char *name, size_t len, uint64_t value)
 		ob_add(&w->b, ",", 1);
 	ob_add(&w->b, "{\"name\":", 8);
 	ob_json_str(&w->b, name, len);
+	if (dso) {
+		ob_add(&w->b, ",\"dso\":", 7);
+		ob_json_str(&w->b, dso, strlen(dso));
+	}
 	k = snprintf(num, sizeof(num), ",\"value\":%llu,\"children\":[", (unsigned long long)value);
 	ob_add(&w->b, num, (size_t)k);
 	w->comma = 0;
@@ -843,58 +847,191 @@ static MHD_Result_t get_top(api *a, struct MHD_Connection *conn, int64_t id)
 						   "functions", arr), keep ? key : NULL);
 }
 
-/* /diff: both profiles folded into one tree, each node with base and target */
-typedef struct diff_acc {
-	json_t *root;
-	const char *side;	/* "base" or "target" */
-	int by_samples;
-} diff_acc;
+/* /diff: the two flame graphs merged into one tree, each node with its base
+ * and target value. Both come depth first with children in bytewise name
+ * order, so each level merges like two sorted lists: a cursor per open node
+ * remembers where the last child was found or put. */
+typedef struct dnode {
+	char *name;
+	size_t len;
+	char *dso;
+	uint64_t base, target;
+	uint32_t first_child, next;
+} dnode;
 
-static json_t *diff_child(json_t *parent, const char *name, size_t len)
+#define DIFF_MAX_DEPTH 8200	/* beyond the store's folded depth */
+
+typedef struct diff_tree {
+	dnode *n;
+	size_t nr, cap;
+	int side;		/* 0 base, 1 target */
+	size_t sp;		/* open nodes */
+	uint32_t open[DIFF_MAX_DEPTH], cursor[DIFF_MAX_DEPTH];	/* cursor: last child, 0 = none */
+	int oom;
+} diff_tree;
+
+static int name_cmp(const char *a, size_t la, const char *b, size_t lb)
 {
-	json_t *kids = json_object_get(parent, "children"), *k;
-	size_t i, n = json_array_size(kids);
+	int r = memcmp(a, b, la < lb ? la : lb);
 
-	for (i = n; i--;) {
-		const char *kn;
-		k = json_array_get(kids, i);
-		kn = json_string_value(json_object_get(k, "name"));
-		if (kn && strlen(kn) == len && !memcmp(kn, name, len))
-			return k;
-	}
-	k = json_pack("{s:s%,s:I,s:I,s:[]}", "name", name, len, "base", (json_int_t)0, "target",
-		      (json_int_t)0, "children");
-	json_array_append_new(kids, k);
-	return k;
+	if (r)
+		return r;
+	return la < lb ? -1 : la > lb;
 }
 
-static int diff_line(void *ctx, const char *line, uint64_t samples, uint64_t period)
+/* A new node, unlinked. OUT: *id; -1 out of memory. */
+static int diff_new(diff_tree *t, const char *name, size_t len, const char *dso, uint32_t *id)
 {
-	diff_acc *d = ctx;
-	uint64_t v = d->by_samples ? samples : period;
-	json_t *node = d->root;
-	const char *p = line;
+	dnode *x;
 
-	json_integer_set(json_object_get(node, d->side),
-			 json_integer_value(json_object_get(node, d->side)) + (json_int_t)v);
-	while (*p) {
-		size_t len = strcspn(p, ";");
-		node = diff_child(node, p, len);
-		json_integer_set(json_object_get(node, d->side),
-				 json_integer_value(json_object_get(node, d->side)) + (json_int_t)v);
-		p += len;
-		if (*p == ';')
-			p++;
+	if (t->nr == t->cap) {
+		size_t ncap = t->cap ? 2 * t->cap : 4096;
+		dnode *p = t->nr < UINT32_MAX ? realloc(t->n, ncap * sizeof(*p)) : NULL;
+		if (!p)
+			return -1;
+		t->n = p;
+		t->cap = ncap;
 	}
+	x = &t->n[t->nr];
+	memset(x, 0, sizeof(*x));
+	x->name = malloc(len + 1);
+	x->dso = dso ? strdup(dso) : NULL;
+	if (!x->name || (dso && !x->dso)) {
+		free(x->name);
+		free(x->dso);
+		return -1;
+	}
+	memcpy(x->name, name, len);
+	x->name[len] = 0;
+	x->len = len;
+	*id = (uint32_t)t->nr++;
 	return 0;
+}
+
+static int diff_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value)
+{
+	diff_tree *t = ctx;
+	uint32_t node, parent, prev, c;
+
+	if (t->sp == 0) {
+		node = 0;	/* the root, made before the first profile */
+	} else {
+		if (t->sp >= DIFF_MAX_DEPTH)
+			return -1;
+		parent = t->open[t->sp - 1];
+		prev = t->cursor[t->sp - 1];
+		/* the first child not before name, from the cursor on */
+		c = prev ? t->n[prev].next : t->n[parent].first_child;
+		while (c && name_cmp(t->n[c].name, t->n[c].len, name, len) < 0) {
+			prev = c;
+			c = t->n[c].next;
+		}
+		if (c && !name_cmp(t->n[c].name, t->n[c].len, name, len)) {
+			node = c;
+		} else {
+			if (diff_new(t, name, len, dso, &node) < 0) {
+				t->oom = 1;
+				return -1;
+			}
+			t->n[node].next = c;
+			if (prev)
+				t->n[prev].next = node;
+			else
+				t->n[parent].first_child = node;
+		}
+		t->cursor[t->sp - 1] = node;
+		if (!t->n[node].dso && dso && !(t->n[node].dso = strdup(dso))) {
+			t->oom = 1;
+			return -1;
+		}
+	}
+	if (t->side)
+		t->n[node].target += value;
+	else
+		t->n[node].base += value;
+	t->open[t->sp] = node;
+	t->cursor[t->sp] = 0;
+	t->sp++;
+	return 0;
+}
+
+static int diff_leave(void *ctx)
+{
+	diff_tree *t = ctx;
+
+	if (!t->sp)
+		return -1;
+	t->sp--;
+	return 0;
+}
+
+static void diff_free(diff_tree *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		free(t->n[i].name);
+		free(t->n[i].dso);
+	}
+	free(t->n);
+	free(t);
+}
+
+/* The merged tree as compact JSON, depth first without recursion. */
+static void diff_json(const diff_tree *t, obuf *b)
+{
+	uint32_t *stack = malloc(DIFF_MAX_DEPTH * sizeof(*stack));
+	size_t sp = 0;
+	uint32_t node = 0;
+
+	if (!stack) {
+		b->oom = 1;
+		return;
+	}
+	for (;;) {
+		const dnode *x = &t->n[node];
+		char num[96];
+		int k;
+
+		ob_add(b, "{\"name\":", 8);
+		ob_json_str(b, x->name, x->len);
+		if (x->dso) {
+			ob_add(b, ",\"dso\":", 7);
+			ob_json_str(b, x->dso, strlen(x->dso));
+		}
+		k = snprintf(num, sizeof(num), ",\"base\":%llu,\"target\":%llu,\"children\":[",
+			     (unsigned long long)x->base, (unsigned long long)x->target);
+		ob_add(b, num, (size_t)k);
+		if (x->first_child && sp < DIFF_MAX_DEPTH) {
+			stack[sp++] = node;
+			node = x->first_child;
+			continue;
+		}
+		for (;;) {
+			ob_add(b, "]}", 2);
+			if (!sp)
+				goto done;
+			if (t->n[node].next) {
+				node = t->n[node].next;
+				ob_add(b, ",", 1);
+				break;
+			}
+			node = stack[--sp];
+		}
+	}
+done:
+	free(stack);
 }
 
 static MHD_Result_t get_diff(api *a, struct MHD_Connection *conn)
 {
+	static const st_tree_cb cb = { diff_enter, diff_leave };
 	fold_args fa;
-	diff_acc d;
+	diff_tree *t;
+	obuf b = { 0 };
 	MHD_Result_t ret;
 	int64_t base = 0, target = 0;
+	uint32_t root;
 	int rc;
 
 	if (arg_i64(conn, "base", 1, INT64_MAX, &base) < 0 || !base)
@@ -903,22 +1040,33 @@ static MHD_Result_t get_diff(api *a, struct MHD_Connection *conn)
 		return reply_error(a, conn, 400, "bad or missing parameter 'target' (a profile id)");
 	if (parse_fold_args(a, conn, &fa, "period", &ret) < 0)
 		return ret;
-	d.root = json_pack("{s:s,s:I,s:I,s:[]}", "name", "all", "base", (json_int_t)0, "target",
-			   (json_int_t)0, "children");
-	d.by_samples = fa.by_samples;
-	d.side = "base";
-	rc = st_fold(a->st, base, &fa.f, diff_line, &d);
-	if (rc == 0) {
-		d.side = "target";
-		rc = st_fold(a->st, target, &fa.f, diff_line, &d);
+	t = calloc(1, sizeof(*t));
+	/* the root is node 0 */
+	if (!t || diff_new(t, "all", 3, NULL, &root) < 0) {
+		if (t)
+			diff_free(t);
+		return reply_error(a, conn, 500, "out of memory");
 	}
-	if (rc != 0) {
-		json_decref(d.root);
+	t->side = 0;
+	rc = st_flame(a->st, base, &fa.f, fa.by_samples, &cb, t);
+	if (rc == 0 && !t->oom) {
+		t->side = 1;
+		t->sp = 0;
+		rc = st_flame(a->st, target, &fa.f, fa.by_samples, &cb, t);
+	}
+	if (rc != 0 || t->oom) {
+		diff_free(t);
 		if (rc == 1)
 			return reply_error(a, conn, 404, "base or target is not a ready profile");
-		return reply_error(a, conn, 500, "storage error");
+		return reply_error(a, conn, 500, rc < 0 ? "storage error" : "out of memory");
 	}
-	return reply_json(a, conn, 200, d.root);
+	diff_json(t, &b);
+	diff_free(t);
+	if (b.oom || !b.p) {
+		free(b.p);
+		return reply_error(a, conn, 500, "out of memory");
+	}
+	return reply(a, conn, 200, b.p, b.len, "application/json");
 }
 
 static MHD_Result_t get_aggregate(api *a, struct MHD_Connection *conn)

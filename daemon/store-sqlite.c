@@ -2171,6 +2171,7 @@ out:
 typedef struct tnode {
 	uint64_t key;		/* name string id * 2 + "_[k]" mark; comms: see below */
 	uint32_t parent, first_child, next;
+	uint32_t dso;		/* string id of the DSO of the first frame placed here */
 	uint64_t value;
 } tnode;
 
@@ -2415,6 +2416,11 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 			tn = tchild(&t, tn, key);
 			if (!tn)
 				goto out;
+			/* frames of one name in several DSOs share a node (the
+			 * folded text cannot tell them apart): the first DSO
+			 * placed, in file order of the samples, names it */
+			if (!t.n[tn].dso && fr < pc->nr_frames)
+				t.n[tn].dso = pc->frame_dso[fr];
 			if (2 * (t.memo.n + 1) > t.memo.cap && u64map_grow(&t.memo) < 0)
 				goto out;
 			slot = u64map_slot(&t.memo, (uint64_t)cnode << 32 | sn, &found);
@@ -2459,9 +2465,12 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 		for (;;) {
 			size_t len;
 			const char *name = node ? tname(&nc, &t.n[node], &len, buf, sizeof(buf)) : "all";
-			if (!node)
+			const char *dso = t.n[node].key & TKEY_COMM ? NULL : pc_str(pc, t.n[node].dso);
+			if (!node) {
 				len = 3;
-			if ((rc = cb->enter(ctx, name, len, t.n[node].value)) != 0)
+				dso = NULL;
+			}
+			if ((rc = cb->enter(ctx, name, len, dso, t.n[node].value)) != 0)
 				break;
 			if (t.n[node].first_child && sp < ST_MAX_DEPTH_FOLD + 1) {
 				stack[sp++] = node;

@@ -103,10 +103,13 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 /* The flame graph of what st_fold would print, as a tree handed out depth
  * first: enter() for a node (the root is "all", then comms, then frames
  * outermost first; children in bytewise name order), then its children,
- * then leave(). A node's value is the sum of its lines' samples or period.
- * 1 = not ready. Built from the stack tree, no folded text in between. */
+ * then leave(). A node's value is the sum of its lines' samples or period;
+ * `dso` is the path of a frame node's DSO as the recording names it (NULL
+ * for the root, comms and frames without one; when frames of one name come
+ * from several DSOs, that of the earliest sample). 1 = not ready. Built
+ * from the stack tree, no folded text in between. */
 typedef struct st_tree_cb {
-	int (*enter)(void *ctx, const char *name, size_t len, uint64_t value);
+	int (*enter)(void *ctx, const char *name, size_t len, const char *dso, uint64_t value);
 	int (*leave)(void *ctx);
 } st_tree_cb;
 int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
