@@ -80,12 +80,102 @@ static void count_status(api *a, unsigned status)
 	atomic_fetch_add(&a->by_status[b < 4 ? b : 4], 1);
 }
 
+/* Whether the client takes a gzip body: "gzip", "x-gzip" or "*" in
+ * Accept-Encoding, without q=0. */
+static int accepts_gzip(struct MHD_Connection *conn)
+{
+	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept-Encoding");
+	char el[128];
+
+	while (h && *h) {
+		size_t n = strcspn(h, ","), t;
+		char *semi, *q;
+
+		if (n < sizeof(el)) {
+			memcpy(el, h, n);
+			el[n] = 0;
+			semi = strchr(el, ';');
+			if (semi)
+				*semi = 0;
+			q = el + strspn(el, " \t");
+			t = strcspn(q, " \t");
+			if ((t == 4 && !strncasecmp(q, "gzip", 4)) ||
+			    (t == 6 && !strncasecmp(q, "x-gzip", 6)) || (t == 1 && *q == '*')) {
+				/* a weight of 0 means "not this one" */
+				for (q = semi ? semi + 1 : NULL; q; q = strchr(q, ';') ? strchr(q, ';') + 1 : NULL) {
+					q += strspn(q, " \t");
+					if ((*q == 'q' || *q == 'Q') && q[1] == '=')
+						return strtod(q + 2, NULL) > 0;
+				}
+				return 1;
+			}
+		}
+		h += n;
+		h += *h == ',';
+	}
+	return 0;
+}
+
+static void answer_released(void *cls)
+{
+	qc_answer_release(cls);
+}
+
+/* Queues a shared answer: its gzip form when the client takes gzip and the
+ * body is large enough to gain, else the plain bytes; no copy either way.
+ * Takes the caller's reference to ans. */
+static MHD_Result_t reply_answer(api *a, struct MHD_Connection *conn, unsigned status,
+				 qc_answer *ans, const char *type)
+{
+	struct MHD_Response *r;
+	const char *body = NULL;
+	size_t len = 0, plain_len;
+	int gz = 0;
+	MHD_Result_t rc;
+
+	qc_answer_body(ans, &plain_len);
+	if (plain_len >= QC_GZIP_MIN && accepts_gzip(conn) && (body = qc_answer_gzip(ans, &len)))
+		gz = 1;
+	else
+		body = qc_answer_body(ans, &len);
+#if MHD_VERSION >= 0x00097302
+	r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)(uintptr_t)body,
+								   answer_released, ans);
+	if (!r) {
+		qc_answer_release(ans);
+		return MHD_NO;
+	}
+#else
+	r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	answer_released(ans);
+	if (!r)
+		return MHD_NO;
+#endif
+	if (type)
+		MHD_add_response_header(r, "Content-Type", type);
+	if (plain_len >= QC_GZIP_MIN)
+		MHD_add_response_header(r, "Vary", "Accept-Encoding");
+	if (gz)
+		MHD_add_response_header(r, "Content-Encoding", "gzip");
+	count_status(a, status);
+	rc = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+/* Takes body (malloc'ed). Large bodies go out gzip'ed to clients that
+ * take it. */
 static MHD_Result_t reply(api *a, struct MHD_Connection *conn, unsigned status, char *body,
 			  size_t len, const char *type)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	struct MHD_Response *r;
 	MHD_Result_t rc;
 
+	if (len >= QC_GZIP_MIN) {
+		qc_answer *ans = qc_answer_new(body, len);
+		return ans ? reply_answer(a, conn, status, ans, type) : MHD_NO;
+	}
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(body);
 		return MHD_NO;
@@ -96,6 +186,22 @@ static MHD_Result_t reply(api *a, struct MHD_Connection *conn, unsigned status, 
 	rc = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return rc;
+}
+
+static MHD_Result_t reply_error(api *a, struct MHD_Connection *conn, unsigned status,
+				const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* A 200 answer, kept under key (if any) for the next request. Takes body. */
+static MHD_Result_t reply_keep(api *a, struct MHD_Connection *conn, char *body, size_t len,
+			       const char *type, const char *key)
+{
+	qc_answer *ans = qc_answer_new(body, len);
+
+	if (!ans)
+		return reply_error(a, conn, 500, "out of memory");
+	if (key)
+		qc_put(a->qc, key, ans);
+	return reply_answer(a, conn, 200, ans, type);
 }
 
 /* Takes the reference to j. */
@@ -120,9 +226,7 @@ static MHD_Result_t reply_json_keep(api *a, struct MHD_Connection *conn, json_t 
 	if (!s)
 		return reply(a, conn, 500, strdup("{\"error\":\"out of memory\"}"), 25,
 			     "application/json");
-	if (key)
-		qc_put(a->qc, key, s, strlen(s));
-	return reply(a, conn, 200, s, strlen(s), "application/json");
+	return reply_keep(a, conn, s, strlen(s), "application/json", key);
 }
 
 static MHD_Result_t reply_error(api *a, struct MHD_Connection *conn, unsigned status,
@@ -514,12 +618,11 @@ static int answer_key(api *a, const char *endpoint, int64_t id, const fold_args 
 static int reply_kept(api *a, struct MHD_Connection *conn, const char *key, const char *type,
 		      MHD_Result_t *ret)
 {
-	size_t len = 0;
-	char *body = qc_get(a->qc, key, &len);
+	qc_answer *ans = qc_get(a->qc, key);
 
-	if (!body)
+	if (!ans)
 		return 0;
-	*ret = reply(a, conn, 200, body, len, type);
+	*ret = reply_answer(a, conn, 200, ans, type);
 	return 1;
 }
 
@@ -582,9 +685,9 @@ static MHD_Result_t get_collapsed(api *a, struct MHD_Connection *conn, int64_t i
 	}
 	if (!b.p)
 		b.p = strdup("");
-	if (keep && b.p)
-		qc_put(a->qc, key, b.p, b.len);
-	return reply(a, conn, 200, b.p, b.len, "text/plain; charset=utf-8");
+	if (!b.p)
+		return reply_error(a, conn, 500, "out of memory");
+	return reply_keep(a, conn, b.p, b.len, "text/plain; charset=utf-8", keep ? key : NULL);
 }
 
 typedef struct obuf {
@@ -732,9 +835,7 @@ static MHD_Result_t get_flamegraph(api *a, struct MHD_Connection *conn, int64_t 
 		return reply_error(a, conn, 500, rc < 0 ? "storage error" : "out of memory");
 	}
 	w.b.p[w.b.len] = 0;
-	if (keep)
-		qc_put(a->qc, key, w.b.p, w.b.len);
-	return reply(a, conn, 200, w.b.p, w.b.len, "application/json");
+	return reply_keep(a, conn, w.b.p, w.b.len, "application/json", keep ? key : NULL);
 }
 
 

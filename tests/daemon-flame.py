@@ -5,6 +5,7 @@ collapsed text (values summed along each path, children in bytewise name
 order), and /top's self counts add up to the samples with a stack. Frame
 nodes carry their DSO: on a recording made here, each is the DSO perf script
 shows for that symbol; /diff nodes carry the same."""
+import gzip
 import os
 import re
 import subprocess
@@ -121,7 +122,30 @@ def check_dsos(d, work):
         for a, b in zip(f["children"], g["children"]):
             same(a, b)
     same(fg, df)
+    check_gzip(d, pid)
     print("ok: %d frame DSOs agree with perf script" % checked)
+
+
+def check_gzip(d, pid):
+    """Big answers go gzip'ed to a client that asks (the same bytes once
+    inflated), plain to one that does not or says q=0."""
+    for ep in ("flamegraph", "collapsed", "top?limit=100000", "flamegraph?from_ns=1"):
+        path = "/api/v1/profiles/%d/%s" % (pid, ep)
+        st, h, plain = d.request("GET", path)
+        check(st == 200 and "Content-Encoding" not in h, "%s plain: %d %r" % (ep, st, h))
+        if len(plain) < 1024:
+            continue
+        check(h.get("Vary") == "Accept-Encoding", "%s: no Vary: %r" % (ep, h))
+        for _ in range(2):	# made, then kept
+            st, h, zipped = d.request("GET", path, headers={"Accept-Encoding": "deflate, gzip"})
+            check(st == 200 and h.get("Content-Encoding") == "gzip" and
+                  h.get("Vary") == "Accept-Encoding", "%s gzip: %d %r" % (ep, st, h))
+            check(len(zipped) < len(plain) and gzip.decompress(zipped) == plain,
+                  "%s: gzip body is not the plain one compressed" % ep)
+        st, h, body = d.request("GET", path, headers={"Accept-Encoding": "gzip;q=0, br"})
+        check(st == 200 and "Content-Encoding" not in h and body == plain,
+              "%s with gzip;q=0: %r" % (ep, h))
+        print("%s: %d bytes plain, %d gzip" % (ep, len(plain), len(zipped)))
 
 
 def main():
