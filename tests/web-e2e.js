@@ -96,6 +96,10 @@ const countNear = (shown, v) => near(parseCount(shown), v, Math.max(0.5, v * 0.0
 
 /* ---- the page -------------------------------------------------------------- */
 
+/* the tooltip's lines by class: fn, kind, dso (when the path differs
+ * from the file name), value, share */
+const tipLines = (page) => page.$$eval('#tooltip > div', (ds) => Object.fromEntries(ds.map((d) => [d.classList[d.classList.length - 1], d.textContent])));
+
 const frames = (page, which) => page.evaluate((w) => window.PerfhubPage.frames(w), which || 'profile');
 const canvasOf = (which) => (which === 'compare' ? '#cmp-fg' : '#fg');
 
@@ -389,14 +393,14 @@ async function main() {
     let pt = await centre(page, 'profile', hot);
     await page.mouse.move(pt.x, pt.y);
     await page.waitForSelector('#tooltip:not([hidden])');
-    const tip = await page.$$eval('#tooltip > div', (ds) => ds.map((d) => d.textContent));
+    const tip = await tipLines(page);
     const parentPath = hot.path.split(';').slice(0, -1).join(';');
     const pctAll = (100 * hot.value) / vals.get('').value, pctPar = (100 * hot.value) / vals.get(parentPath).value;
-    const m2 = /^([\d.]+(?: [kMG])?) samples, self ([\d.]+(?: [kMG])?)$/.exec(tip[2] || '');
-    const m3 = /^([\d.]+)% of all, ([\d.]+)% of parent$/.exec(tip[3] || '');
-    ok(tip.length === 4 && m2 && m3, 'tooltip: name, kind, value, shares: ' + tip.join(' | '));
-    ok(tip[0] === hot.name && tip[1].split(' \u00b7 ')[0] === hot.kind && countNear(m2[1], hot.value) && countNear(m2[2], hot.self),
-      'tooltip name, kind, samples, self: ' + tip.join(' | ') + ' (API: ' + hot.value + ')');
+    const m2 = /^([\d.]+(?: [kMG])?) samples, self ([\d.]+(?: [kMG])?)$/.exec(tip.value || '');
+    const m3 = /^([\d.]+)% of all, ([\d.]+)% of parent$/.exec(tip.share || '');
+    ok(tip.fn && tip.kind && m2 && m3, 'tooltip: name, kind, value, shares: ' + JSON.stringify(tip));
+    ok(tip.fn === hot.name && tip.kind.split(' \u00b7 ')[0] === hot.kind && countNear(m2[1], hot.value) && countNear(m2[2], hot.self),
+      'tooltip name, kind, samples, self: ' + JSON.stringify(tip) + ' (API: ' + hot.value + ')');
     ok(near(+m3[1], pctAll, 0.051) && near(+m3[2], pctPar, 0.051), 'tooltip shares ' + m3[1] + '/' + m3[2] + ' = ' + pctAll.toFixed(2) + '/' + pctPar.toFixed(2));
 
     /* click zooms: the frame fills the width, breadcrumbs name the path */

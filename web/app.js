@@ -304,18 +304,20 @@
       const total = this.tree.value || 1;
       const kind = F.frameKind(n);
       const lines = [el('div', { class: 'fn' }, n.parent ? n.name : 'all')];
-      const dso = n.dso || (kind === 'unresolved' ? n.name.replace(/^\[|\]$/g, '') : null);
-      lines.push(el('div', { class: 'muted' }, kind + (dso ? ' \u00b7 ' + dso : '')));
+      /* the DSO's file name on the kind line; its full path under it */
+      const dso = F.frameDso(n);
+      lines.push(el('div', { class: 'muted kind', title: dso ? dso.full : null }, kind + (dso ? ' \u00b7 ' + dso.base : '')));
+      if (dso && dso.full !== dso.base) lines.push(el('div', { class: 'muted dso' }, dso.full));
       if (this.opts.diff) {
         const bp = this.tree.base ? (100 * n.base) / this.tree.base : 0;
         const tp = this.tree.target ? (100 * n.target) / this.tree.target : 0;
-        lines.push(el('div', null, 'base ' + F.fmtCount(n.base) + ' (' + F.fmtPct(bp) + '), target ' +
+        lines.push(el('div', { class: 'value' }, 'base ' + F.fmtCount(n.base) + ' (' + F.fmtPct(bp) + '), target ' +
           F.fmtCount(n.target) + ' (' + F.fmtPct(tp) + ')'));
-        lines.push(el('div', null, 'change ' + (tp - bp >= 0 ? '+' : '') + (tp - bp).toFixed(2) + ' points'));
+        lines.push(el('div', { class: 'share' }, 'change ' + (tp - bp >= 0 ? '+' : '') + (tp - bp).toFixed(2) + ' points'));
       } else {
-        lines.push(el('div', null, F.fmtCount(n.value) + ' ' + this.unit + ', self ' + F.fmtCount(n.self)));
+        lines.push(el('div', { class: 'value' }, F.fmtCount(n.value) + ' ' + this.unit + ', self ' + F.fmtCount(n.self)));
         const parent = n.parent ? n.parent.value : n.value;
-        lines.push(el('div', null, F.fmtPct((100 * n.value) / total) + ' of all, ' +
+        lines.push(el('div', { class: 'share' }, F.fmtPct((100 * n.value) / total) + ' of all, ' +
           F.fmtPct(parent ? (100 * n.value) / parent : 100) + ' of parent'));
       }
       return lines;
