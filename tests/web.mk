@@ -4,7 +4,7 @@
 TESTS += tests/web-assets.py tests/web-model.sh tests/web-lint.sh tests/web-page.sh tests/web-live.sh \
 	tests/web-e2e.sh
 EXTRA_DIST += tests/web-assets.py tests/web-model.sh tests/web-model.js tests/web-lint.sh \
-	tests/web-page.sh tests/web-page.js tests/web-live.sh tests/web-live.js tests/web/stub-server.js tests/web/harness.js \
+	tests/web-page.sh tests/web-page.js tests/web-live.sh tests/web-live.js tests/web/stub-server.js tests/web/harness.js tests/web/e2e-common.js \
 	tests/web/package.json tests/web/package-lock.json tests/web/eslint.config.js \
 	tests/web-e2e.sh tests/web-e2e.js
 

@@ -28,7 +28,7 @@ module.exports = [
   },
   {
     /* the browser test: node, plus the functions it hands to the page */
-    files: ['tests/web-e2e.js'],
+    files: ['tests/web-e2e.js', 'tests/web-e2e-firefox.js', 'tests/web/e2e-common.js'],
     languageOptions: {
       globals: Object.assign({}, node, browser, {
         MutationObserver: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
