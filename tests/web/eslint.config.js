@@ -5,7 +5,7 @@ const js = require('@eslint/js');
 const browser = {
   window: 'readonly', document: 'readonly', location: 'readonly', history: 'readonly',
   localStorage: 'readonly', fetch: 'readonly', XMLHttpRequest: 'readonly', URLSearchParams: 'readonly',
-  Node: 'readonly', confirm: 'readonly', TextEncoder: 'readonly', Blob: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
+  Node: 'readonly', confirm: 'readonly', ResizeObserver: 'readonly', TextEncoder: 'readonly', Blob: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
   console: 'readonly', globalThis: 'readonly', module: 'writable',
 };
 const node = {
