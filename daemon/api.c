@@ -751,6 +751,17 @@ static void ob_json_str(obuf *b, const char *s, size_t n)
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, run = 0;
 
+	/* most names are printable ASCII: one copy */
+	while (i < n && u[i] >= 0x20 && u[i] < 0x80 && u[i] != '"' && u[i] != '\\')
+		i++;
+	if (i == n && !b->oom && b->len + n + 3 <= b->cap) {
+		b->p[b->len] = '"';
+		memcpy(b->p + b->len + 1, s, n);
+		b->p[b->len + n + 1] = '"';
+		b->len += n + 2;
+		return;
+	}
+	i = 0;
 	ob_add(b, "\"", 1);
 	while (i < n) {
 		size_t k = utf8_len(u + i, n - i);
@@ -783,22 +794,37 @@ typedef struct fg_writer {
 	int comma;		/* a sibling was written before */
 } fg_writer;
 
+/* Decimal digits of v, written backwards from end; returns the start. */
+static char *u64_dec(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
 static int fg_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value)
 {
+	static const char tail[] = ",\"children\":[";
 	fg_writer *w = ctx;
-	char num[48];
-	int k;
+	char num[64], *d;
 
 	if (w->comma)
-		ob_add(&w->b, ",", 1);
-	ob_add(&w->b, "{\"name\":", 8);
+		ob_add(&w->b, ",{\"name\":", 9);
+	else
+		ob_add(&w->b, "{\"name\":", 8);
 	ob_json_str(&w->b, name, len);
 	if (dso) {
 		ob_add(&w->b, ",\"dso\":", 7);
 		ob_json_str(&w->b, dso, strlen(dso));
 	}
-	k = snprintf(num, sizeof(num), ",\"value\":%llu,\"children\":[", (unsigned long long)value);
-	ob_add(&w->b, num, (size_t)k);
+	/* ,"value":N,"children":[ without printf */
+	memcpy(num + sizeof(num) - sizeof(tail), tail, sizeof(tail) - 1);
+	d = u64_dec(num + sizeof(num) - sizeof(tail), value);
+	d -= 9;
+	memcpy(d, ",\"value\":", 9);
+	ob_add(&w->b, d, (size_t)(num + sizeof(num) - 1 - d));
 	w->comma = 0;
 	return w->b.oom ? -1 : 0;
 }
