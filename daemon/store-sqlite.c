@@ -1087,18 +1087,31 @@ struct st_writer {
 	agg_map agg;		/* (event, pid, tid, comm, stack) -> counts */
 	agg_map foffs;		/* (frame, offset) pairs written: pid = frame,
 				   tid:comm = the offset */
+	st_write_times times;
 	int failed;
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* Ends the open transaction and opens the next (deferred: the write lock is
  * taken by the next row, so other workers write in between). */
 static int w_commit(st_writer *w)
 {
+	uint64_t t0 = now_ns();
+
 	if (exec(w->db, "COMMIT") < 0 || exec(w->db, "BEGIN") < 0) {
 		w->failed = 1;
 		return -1;
 	}
 	w->rows = 0;
+	w->times.commits++;
+	w->times.commit_ns += now_ns() - t0;
 	return 0;
 }
 
@@ -1300,6 +1313,8 @@ static int flush_block(st_writer *w)
 	uint64_t lo = UINT64_MAX, hi = 0;
 	size_t raw_len, z;
 	uint32_t i;
+	uint64_t t0 = now_ns(), t1;
+	int rc;
 
 	if (!b->n)
 		return 0;
@@ -1325,7 +1340,12 @@ static int flush_block(st_writer *w)
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)hi);
 	sqlite3_bind_blob(s, 6, w->zbuf, (int)z, SQLITE_STATIC);
 	b->n = 0;
-	if (w_step(w, W_BLOCK) < 0)
+	t1 = now_ns();
+	w->times.compress_ns += t1 - t0;
+	w->times.blocks++;
+	rc = w_step(w, W_BLOCK);
+	w->times.insert_ns += now_ns() - t1;
+	if (rc < 0)
 		return -1;
 	/* a transaction per block: no worker holds the write lock for longer
 	 * than it takes to parse one block's samples */
@@ -1478,13 +1498,18 @@ int st_writer_record_count(st_writer *w, const char *type, uint64_t count)
 	return w_step(w, W_RECORD);
 }
 
-int st_writer_finish(st_writer *w, const st_summary *x)
+int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 {
 	sqlite3_stmt *s;
 	int rc = -1;
+	uint64_t t0;
 
-	if (w->failed || flush_block(w) < 0 || write_agg(w) < 0)
+	if (w->failed || flush_block(w) < 0)
 		goto out;
+	t0 = now_ns();
+	if (write_agg(w) < 0)
+		goto out;
+	w->times.agg_ns += now_ns() - t0;
 	/* a new generation: caches of an earlier parse of this profile go stale */
 	s = prep(w->db, "UPDATE profiles SET status = 2, error = NULL, error_offset = NULL,"
 			" hostname = ?2, first_ns = ?3, last_ns = ?4, nr_samples = ?5,"
@@ -1511,11 +1536,17 @@ int st_writer_finish(st_writer *w, const st_summary *x)
 	/* a profile deleted while it was parsed stays deleted */
 	if (rc == 0 && sqlite3_changes(w->db) == 0)
 		rc = delete_rows(w->db, w->id);
-	if (rc == 0)
+	if (rc == 0) {
+		t0 = now_ns();
 		rc = exec(w->db, "COMMIT");
+		w->times.commit_ns += now_ns() - t0;
+		w->times.commits++;
+	}
 out:
 	if (rc < 0)
 		exec(w->db, "ROLLBACK");
+	if (times)
+		*times = w->times;
 	writer_free(w);
 	return rc;
 }

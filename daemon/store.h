@@ -199,8 +199,16 @@ typedef struct st_summary {
 	const char *header, *events, *records, *samples_per_event;
 	uint64_t lost;
 } st_summary;
-/* Writes the summary, marks the profile ready and commits. Frees w. */
-int st_writer_finish(st_writer *w, const st_summary *s);
+/* Where the writer's time went so far (nanoseconds, wall clock): encoding
+ * and compressing sample blocks, inserting them, committing (waiting for
+ * the write lock included), and the final aggregate. */
+typedef struct st_write_times {
+	uint64_t compress_ns, insert_ns, commit_ns, agg_ns;
+	uint64_t blocks, commits;
+} st_write_times;
+/* Writes the summary, marks the profile ready and commits. Frees w. When
+ * `times` is not NULL it gets the writer's times, the finish's included. */
+int st_writer_finish(st_writer *w, const st_summary *s, st_write_times *times);
 /* Rolls back and frees w. */
 void st_writer_abort(st_writer *w);
 
