@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import urllib.parse
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
 from perfhubd_harness import (SKIP, Daemon, check, corpus, have_perf_record, perf_record,
@@ -122,8 +123,25 @@ def check_dsos(d, work):
         for a, b in zip(f["children"], g["children"]):
             same(a, b)
     same(fg, df)
+    check_blocks(d, pid)
     check_gzip(d, pid)
     print("ok: %d frame DSOs agree with perf script" % checked)
+
+
+def check_blocks(d, pid):
+    """The sample blocks (read for any time range) fold to what the
+    per-profile aggregate (read without one) gives, under every filter."""
+    _, th = d.json("GET", "/api/v1/profiles/%d/threads" % pid)
+    qs = ["", "weight=samples", "with_pid=1", "with_tid=1&kernel=1"]
+    for t in th["threads"][:3]:
+        qs += ["tid=%d" % t["tid"], "pid=%d&with_tid=1" % t["pid"],
+               "comm=%s&with_pid=1" % urllib.parse.quote(t["comms"][0])]
+    for q in qs:
+        st, _, whole = d.request("GET", "/api/v1/profiles/%d/collapsed?%s" % (pid, q))
+        st2, _, ranged = d.request("GET", "/api/v1/profiles/%d/collapsed?%s&from_ns=1&to_ns=%d"
+                                   % (pid, q, 2**62))
+        check(st == st2 == 200 and whole == ranged,
+              "collapsed?%s: the blocks fold differently from the aggregate" % q)
 
 
 def check_gzip(d, pid):
@@ -174,6 +192,7 @@ def main():
                     check(st == 200 and strip_dso(got) == want,
                           "%s: flamegraph%s differs from the tree of /collapsed" %
                           (os.path.basename(path), q))
+            check_blocks(d, pid)
             # /top: self adds up to the samples with a stack; every function has a dso key
             st, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed?weight=samples" % pid)
             with_stack = sum(int(l.rpartition(" ")[2]) for l in body.decode().splitlines()
