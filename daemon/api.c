@@ -847,9 +847,16 @@ static MHD_Result_t get_flamegraph(api *a, struct MHD_Connection *conn, int64_t 
 	char key[API_KEY_LEN];
 	int keep, rc;
 
+	int64_t max_nodes = 0;
+
 	if (parse_fold_args(a, conn, &fa, "period", &ret) < 0)
 		return ret;
-	keep = answer_key(a, "flamegraph", id, &fa, 0, key) == 0;
+	/* opt-in: the default answer is every node (each leaf path = its
+	 * collapsed count) */
+	if (arg_i64(conn, "max_nodes", 1, INT32_MAX, &max_nodes) < 0)
+		return reply_error(a, conn, 400, "bad parameter 'max_nodes' (1..%d)", INT32_MAX);
+	fa.f.max_nodes = (size_t)max_nodes;
+	keep = answer_key(a, "flamegraph", id, &fa, max_nodes, key) == 0;
 	if (keep && reply_kept(a, conn, key, "application/json", &ret))
 		return ret;
 	memset(&w, 0, sizeof(w));

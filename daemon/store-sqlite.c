@@ -2392,6 +2392,75 @@ static int cmp_tchild(const void *x, const void *y, void *arg)
 	return la < lb ? -1 : la > lb;
 }
 
+/* The k-th largest of v[0..n) (k from 0, k < n); v is reordered. A
+ * three-way quickselect with pseudo-random pivots. */
+static uint64_t kth_largest(uint64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;	/* the answer is in v[lo..hi) */
+	uint64_t seed = 0x9e3779b97f4a7c15ULL, x;
+
+	while (hi - lo > 1) {
+		size_t lt = lo, i = lo, gt = hi;
+		uint64_t pivot;
+
+		seed = mix64(seed + 1);
+		pivot = v[lo + seed % (hi - lo)];
+		/* v[lo..lt) > pivot, v[lt..i) == pivot, v[gt..hi) < pivot */
+		while (i < gt) {
+			if (v[i] > pivot) {
+				x = v[i];
+				v[i++] = v[lt];
+				v[lt++] = x;
+			} else if (v[i] < pivot) {
+				x = v[i];
+				v[i] = v[--gt];
+				v[gt] = x;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return pivot;
+	}
+	return v[lo];
+}
+
+/* Flags of the max largest nodes of t (ties: the earlier node, so a parent
+ * before its child); the root always. NULL out of memory. */
+static unsigned char *keep_largest(const ttree *t, size_t max)
+{
+	uint64_t *v = malloc(t->nr * sizeof(*v)), cut;
+	unsigned char *keep = calloc(t->nr, 1);
+	size_t i, left;
+
+	if (!v || !keep) {
+		free(v);
+		free(keep);
+		return NULL;
+	}
+	for (i = 0; i < t->nr; i++)
+		v[i] = t->n[i].value;
+	cut = kth_largest(v, t->nr, max - 1);
+	free(v);
+	left = max;
+	for (i = 0; i < t->nr; i++)
+		if (t->n[i].value > cut) {
+			keep[i] = 1;
+			left--;
+		}
+	for (i = 0; i < t->nr && left; i++)
+		if (t->n[i].value == cut) {
+			keep[i] = 1;
+			left--;
+		}
+	keep[0] = 1;
+	return keep;
+}
+
 /* A frame name as the tree prints it; marked names are made in buf. */
 typedef struct rank_ent {
 	const char *s;
@@ -2482,6 +2551,7 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	tname_ctx nc;
 	const char *ev;
 	sbuf b = { 0 };
+	unsigned char *kept = NULL;
 	int rc = open_profile(st, id, &db, &pc);
 
 	if (rc)
@@ -2607,6 +2677,10 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	/* subtree sums: children always come after their parent */
 	for (i = t.nr; i-- > 1;)
 		t.n[t.n[i].parent].value += t.n[i].value;
+	/* max_nodes: only the largest nodes stay (an ancestor is never smaller
+	 * than its descendants, so what stays is a tree) */
+	if (f->max_nodes && t.nr > f->max_nodes && !(kept = keep_largest(&t, f->max_nodes)))
+		goto out;
 	/* children by name, then out depth first */
 	nc.pc = pc;
 	nc.comms = &comms;
@@ -2621,7 +2695,14 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 			size_t k = 0, j;
 			uint32_t c;
 			for (c = t.n[i].first_child; c; c = t.n[c].next)
-				kids[k++] = c;
+				if (!kept || kept[c])
+					kids[k++] = c;
+			if (kept && !k)
+				t.n[i].first_child = 0;
+			if (kept && k == 1) {
+				t.n[i].first_child = kids[0];
+				t.n[kids[0]].next = 0;
+			}
 			if (k < 2)
 				continue;
 			/* comms (under the root) by their text; frames by rank */
@@ -2679,6 +2760,7 @@ out:
 	free(comm_text);
 	free(path);
 	free(kids);
+	free(kept);
 	free(stack);
 	free(b.p);
 	close_profile(st, db, pc);

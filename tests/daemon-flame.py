@@ -123,6 +123,7 @@ def check_dsos(d, work):
         for a, b in zip(f["children"], g["children"]):
             same(a, b)
     same(fg, df)
+    check_max_nodes(d, pid, strip_dso(fg))
     check_blocks(d, pid)
     check_gzip(d, pid)
     print("ok: %d frame DSOs agree with perf script" % checked)
@@ -142,6 +143,32 @@ def check_blocks(d, pid):
                                    % (pid, q, 2**62))
         check(st == st2 == 200 and whole == ranged,
               "collapsed?%s: the blocks fold differently from the aggregate" % q)
+
+
+def nodes(node, path=()):
+    """{path: value} of every node."""
+    path += (node["name"],)
+    out = {path: node["value"]}
+    for c in node["children"]:
+        out.update(nodes(c, path))
+    return out
+
+
+def check_max_nodes(d, pid, full):
+    """max_nodes=N keeps the N largest nodes, as a tree, with their values."""
+    every = nodes(full)
+    for n in (1, 7, 50, len(every) - 1, len(every), len(every) + 10):
+        st, got = d.json("GET", "/api/v1/profiles/%d/flamegraph?max_nodes=%d" % (pid, n))
+        check(st == 200, "max_nodes=%d: %d" % (n, st))
+        kept = nodes(strip_dso(got))
+        check(len(kept) == min(n, len(every)), "max_nodes=%d gave %d nodes" % (n, len(kept)))
+        check(all(every.get(p) == v for p, v in kept.items()),
+              "max_nodes=%d: a node's value or path differs from the full tree's" % n)
+        dropped = [v for p, v in every.items() if p not in kept]
+        check(not dropped or min(kept.values()) >= max(dropped),
+              "max_nodes=%d left out a larger node than one it kept" % n)
+    st, _ = d.json("GET", "/api/v1/profiles/%d/flamegraph?max_nodes=0" % pid)
+    check(st == 400, "max_nodes=0 answers %d" % st)
 
 
 def check_gzip(d, pid):
