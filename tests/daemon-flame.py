@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
@@ -126,6 +127,7 @@ def check_dsos(d, work):
     check_max_nodes(d, pid, strip_dso(fg))
     check_blocks(d, pid)
     check_gzip(d, pid)
+    check_single_flight(d, pid)
     print("ok: %d frame DSOs agree with perf script" % checked)
 
 
@@ -169,6 +171,37 @@ def check_max_nodes(d, pid, full):
               "max_nodes=%d left out a larger node than one it kept" % n)
     st, _ = d.json("GET", "/api/v1/profiles/%d/flamegraph?max_nodes=0" % pid)
     check(st == 400, "max_nodes=0 answers %d" % st)
+
+
+def answers(d):
+    """{source: count} of perfhub_query_answers_total."""
+    _, _, body = d.request("GET", "/metrics")
+    return {m.group(1): int(m.group(2)) for m in re.finditer(
+        r'^perfhub_query_answers_total\{source="(\w+)"\} (\d+)$', body.decode(), re.M)}
+
+
+def check_single_flight(d, pid):
+    """Requests for one answer at once: one computes it, the others wait
+    for it and get the same bytes."""
+    path = "/api/v1/profiles/%d/flamegraph?weight=samples&from_ns=2&with_pid=1" % pid
+    before = answers(d)
+    out = [None] * 8
+    go = threading.Barrier(len(out))
+
+    def get(i):
+        go.wait()
+        out[i] = d.request("GET", path)
+    th = [threading.Thread(target=get, args=(i,)) for i in range(len(out))]
+    for t in th:
+        t.start()
+    for t in th:
+        t.join()
+    after = answers(d)
+    check(all(r[0] == 200 and r[2] == out[0][2] for r in out), "concurrent answers differ")
+    check(after["computed"] - before["computed"] == 1 and
+          after["kept"] - before["kept"] == len(out) - 1,
+          "8 requests at once: computed %d times, kept %d" % (
+              after["computed"] - before["computed"], after["kept"] - before["kept"]))
 
 
 def check_gzip(d, pid):
