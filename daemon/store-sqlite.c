@@ -1991,49 +1991,96 @@ static int in_set(const pcache *pc, const unsigned char *set, uint32_t event)
 	return event < pc->nr_events && set[event];
 }
 
-/* Adds matching samples of the blocks overlapping [from, to) into m, keyed
- * (0, pid, tid, comm, stack). */
+/* The string id whose text is `text` (strings are interned: at most one),
+ * or 0 when the profile has none. */
+static uint32_t string_id(const pcache *pc, const char *text)
+{
+	size_t i;
+
+	for (i = 1; i < pc->nr_strs; i++)
+		if (pc->strs[i] && !strcmp(pc->strs[i], text))
+			return (uint32_t)i;
+	return 0;
+}
+
+/* The matching samples of the blocks overlapping [from, to), grouped as
+ * group_rows() groups them (comm, stack, and pid/tid when printed) into out:
+ * the time range needs the samples themselves. Only the columns a fold
+ * uses are read, straight from the decompressed block. */
 static int fold_blocks(sqlite3 *db, const pcache *pc, const unsigned char *set,
-		       const st_fold_filter *f, agg_map *m)
+		       const st_fold_filter *f, agg_map *out)
 {
 	sqlite3_stmt *s = prep(db, "SELECT nr, data FROM sample_blocks WHERE profile_id = ?1"
 				   " AND (?2 = 0 OR max_time >= ?2) AND (?3 = 0 OR min_time < ?3)"
 				   " ORDER BY seq");
-	sblock *b = malloc(sizeof(*b));
 	uint8_t *raw = malloc(SBLOCK_RAW_MAX);
+	uint64_t to = f->to_ns ? f->to_ns : UINT64_MAX;
+	uint32_t want_comm = f->comm ? string_id(pc, f->comm) : 0;
+	int by_pid = f->with_pid || f->with_tid, by_tid = f->with_tid;
 	int rc = -1, r;
 
-	if (!s || !b || !raw)
+	if (!s || !raw)
 		goto out;
+	if (f->comm && !want_comm) {
+		rc = 0;		/* no thread ever had that comm */
+		goto out;
+	}
 	sqlite3_bind_int64(s, 1, pc->id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)f->from_ns);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)f->to_ns);
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-		uint32_t i;
-		if (sblock_decode(sqlite3_column_blob(s, 1), (size_t)sqlite3_column_bytes(s, 1),
-				  sqlite3_column_int64(s, 0), raw, b) < 0) {
-			log_warn("msg=\"corrupt sample block\" profile=%lld", (long long)pc->id);
-			goto out;
-		}
-		for (i = 0; i < b->n; i++) {
+		const void *blob = sqlite3_column_blob(s, 1);
+		size_t len = (size_t)sqlite3_column_bytes(s, 1), n, i;
+		int64_t nr = sqlite3_column_int64(s, 0);
+		const uint8_t *tcol, *ecol, *pcol, *tidcol, *percol, *scol, *ccol;
+		uint64_t t = 0, want;
+		size_t got;
+
+		/* the layout sblock_decode() reads, column by column */
+		if (nr <= 0 || nr > ST_BLOCK_SAMPLES || !blob)
+			goto corrupt;
+		n = (size_t)nr;
+		want = ZSTD_getFrameContentSize(blob, len);
+		if (want != 8 + n * SBLOCK_ROW_BYTES)
+			goto corrupt;
+		got = ZSTD_decompress(raw, SBLOCK_RAW_MAX, blob, len);
+		if (ZSTD_isError(got) || got != want || get32(raw) != ST_BLOCK_MAGIC ||
+		    get32(raw + 4) != n)
+			goto corrupt;
+		tcol = raw + 8;
+		ecol = tcol + 8 * n;
+		pcol = ecol + 8 * n;	/* after event and cpu */
+		tidcol = pcol + 4 * n;
+		percol = tidcol + 4 * n;
+		scol = percol + 16 * n;	/* after period and weight */
+		ccol = scol + 4 * n;
+		for (i = 0; i < n; i++) {
+			uint32_t pid, tid, comm;
 			agg_row *a;
-			if (!in_set(pc, set, b->event[i]) ||
-			    (f->pid >= 0 && b->pid[i] != (uint64_t)f->pid) ||
-			    (f->tid >= 0 && b->tid[i] != (uint64_t)f->tid) ||
-			    (f->from_ns && b->time[i] < f->from_ns) ||
-			    (f->to_ns && b->time[i] >= f->to_ns))
+
+			t += get64(tcol + 8 * i);
+			if (t < f->from_ns || t >= to || !in_set(pc, set, get32(ecol + 4 * i)))
 				continue;
-			a = agg_get(m, 0, b->pid[i], b->tid[i], b->comm[i], b->stack[i]);
+			pid = get32(pcol + 4 * i);
+			tid = get32(tidcol + 4 * i);
+			comm = get32(ccol + 4 * i);
+			if ((f->pid >= 0 && pid != (uint64_t)f->pid) ||
+			    (f->tid >= 0 && tid != (uint64_t)f->tid) || (want_comm && comm != want_comm))
+				continue;
+			a = agg_get(out, 0, by_pid ? pid : 0, by_tid ? tid : 0, comm,
+				    get32(scol + 4 * i));
 			if (!a)
 				goto out;
 			a->samples++;
-			a->period += b->period[i];
+			a->period += get64(percol + 8 * i);
 		}
 	}
 	rc = r == SQLITE_DONE ? 0 : -1;
+	goto out;
+corrupt:
+	log_warn("msg=\"corrupt sample block\" profile=%lld", (long long)pc->id);
 out:
 	sqlite3_finalize(s);
-	free(b);
 	free(raw);
 	return rc;
 }
@@ -2170,7 +2217,7 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 {
 	sqlite3 *db;
 	pcache *pc;
-	agg_map blocks = { 0 }, groups = { 0 };
+	agg_map groups = { 0 };
 	unsigned char *set = NULL;
 	const char *ev;
 	int rc = open_profile(st, id, &db, &pc);
@@ -2187,8 +2234,7 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 		goto out;
 	if (f->from_ns || f->to_ns) {
 		/* a time range needs the samples themselves */
-		if (fold_blocks(db, pc, set, f, &blocks) < 0 ||
-		    group_rows(pc, f, blocks.rows, blocks.n, NULL, &groups) < 0)
+		if (fold_blocks(db, pc, set, f, &groups) < 0)
 			goto out;
 	} else if (group_rows(pc, f, pc->agg, pc->nr_agg, set, &groups) < 0) {
 		goto out;
@@ -2200,7 +2246,6 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 	rc = emit_lines(pc, f, &groups, cb, ctx);
 out:
 	free(set);
-	agg_free(&blocks);
 	agg_free(&groups);
 	close_profile(st, db, pc);
 	return rc;
@@ -2347,6 +2392,75 @@ static int cmp_tchild(const void *x, const void *y, void *arg)
 	return la < lb ? -1 : la > lb;
 }
 
+/* The k-th largest of v[0..n) (k from 0, k < n); v is reordered. A
+ * three-way quickselect with pseudo-random pivots. */
+static uint64_t kth_largest(uint64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;	/* the answer is in v[lo..hi) */
+	uint64_t seed = 0x9e3779b97f4a7c15ULL, x;
+
+	while (hi - lo > 1) {
+		size_t lt = lo, i = lo, gt = hi;
+		uint64_t pivot;
+
+		seed = mix64(seed + 1);
+		pivot = v[lo + seed % (hi - lo)];
+		/* v[lo..lt) > pivot, v[lt..i) == pivot, v[gt..hi) < pivot */
+		while (i < gt) {
+			if (v[i] > pivot) {
+				x = v[i];
+				v[i++] = v[lt];
+				v[lt++] = x;
+			} else if (v[i] < pivot) {
+				x = v[i];
+				v[i] = v[--gt];
+				v[gt] = x;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return pivot;
+	}
+	return v[lo];
+}
+
+/* Flags of the max largest nodes of t (ties: the earlier node, so a parent
+ * before its child); the root always. NULL out of memory. */
+static unsigned char *keep_largest(const ttree *t, size_t max)
+{
+	uint64_t *v = malloc(t->nr * sizeof(*v)), cut;
+	unsigned char *keep = calloc(t->nr, 1);
+	size_t i, left;
+
+	if (!v || !keep) {
+		free(v);
+		free(keep);
+		return NULL;
+	}
+	for (i = 0; i < t->nr; i++)
+		v[i] = t->n[i].value;
+	cut = kth_largest(v, t->nr, max - 1);
+	free(v);
+	left = max;
+	for (i = 0; i < t->nr; i++)
+		if (t->n[i].value > cut) {
+			keep[i] = 1;
+			left--;
+		}
+	for (i = 0; i < t->nr && left; i++)
+		if (t->n[i].value == cut) {
+			keep[i] = 1;
+			left--;
+		}
+	keep[0] = 1;
+	return keep;
+}
+
 /* A frame name as the tree prints it; marked names are made in buf. */
 typedef struct rank_ent {
 	const char *s;
@@ -2427,7 +2541,7 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 {
 	sqlite3 *db;
 	pcache *pc;
-	agg_map blocks = { 0 }, groups = { 0 };
+	agg_map groups = { 0 };
 	unsigned char *set = NULL;
 	ttree t;
 	strmap comms = { 0 };
@@ -2437,6 +2551,7 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	tname_ctx nc;
 	const char *ev;
 	sbuf b = { 0 };
+	unsigned char *kept = NULL;
 	int rc = open_profile(st, id, &db, &pc);
 
 	if (rc)
@@ -2455,8 +2570,7 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 		if (!(set = event_set(pc, ev)))
 			goto out;
 		if (f->from_ns || f->to_ns) {
-			if (fold_blocks(db, pc, set, f, &blocks) < 0 ||
-			    group_rows(pc, f, blocks.rows, blocks.n, NULL, &groups) < 0)
+			if (fold_blocks(db, pc, set, f, &groups) < 0)
 				goto out;
 		} else if (group_rows(pc, f, pc->agg, pc->nr_agg, set, &groups) < 0) {
 			goto out;
@@ -2563,6 +2677,10 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	/* subtree sums: children always come after their parent */
 	for (i = t.nr; i-- > 1;)
 		t.n[t.n[i].parent].value += t.n[i].value;
+	/* max_nodes: only the largest nodes stay (an ancestor is never smaller
+	 * than its descendants, so what stays is a tree) */
+	if (f->max_nodes && t.nr > f->max_nodes && !(kept = keep_largest(&t, f->max_nodes)))
+		goto out;
 	/* children by name, then out depth first */
 	nc.pc = pc;
 	nc.comms = &comms;
@@ -2577,7 +2695,14 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 			size_t k = 0, j;
 			uint32_t c;
 			for (c = t.n[i].first_child; c; c = t.n[c].next)
-				kids[k++] = c;
+				if (!kept || kept[c])
+					kids[k++] = c;
+			if (kept && !k)
+				t.n[i].first_child = 0;
+			if (kept && k == 1) {
+				t.n[i].first_child = kids[0];
+				t.n[kids[0]].next = 0;
+			}
 			if (k < 2)
 				continue;
 			/* comms (under the root) by their text; frames by rank */
@@ -2626,7 +2751,6 @@ emitted:
 	}
 out:
 	free(set);
-	agg_free(&blocks);
 	agg_free(&groups);
 	free(t.n);
 	free(t.slots);
@@ -2636,6 +2760,7 @@ out:
 	free(comm_text);
 	free(path);
 	free(kids);
+	free(kept);
 	free(stack);
 	free(b.p);
 	close_profile(st, db, pc);
@@ -2649,7 +2774,7 @@ json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_sa
 {
 	sqlite3 *db;
 	pcache *pc;
-	agg_map blocks = { 0 }, groups = { 0 };
+	agg_map groups = { 0 };
 	st_fold_filter gf = *f;
 	unsigned char *set = NULL;
 	uint64_t *self = NULL, *total = NULL, *seen = NULL;
@@ -2670,8 +2795,7 @@ json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_sa
 	if (!(set = event_set(pc, ev)))
 		goto fail;
 	if (f->from_ns || f->to_ns) {
-		if (fold_blocks(db, pc, set, f, &blocks) < 0 ||
-		    group_rows(pc, &gf, blocks.rows, blocks.n, NULL, &groups) < 0)
+		if (fold_blocks(db, pc, set, &gf, &groups) < 0)
 			goto fail;
 	} else if (group_rows(pc, &gf, pc->agg, pc->nr_agg, set, &groups) < 0) {
 		goto fail;
@@ -2748,7 +2872,6 @@ out:
 	free(seen);
 	free(dso);
 	free(path);
-	agg_free(&blocks);
 	agg_free(&groups);
 	close_profile(st, db, pc);
 	return arr;

@@ -89,6 +89,8 @@ typedef struct st_fold_filter {
 	int kernel;			/* kernel frames get "_[k]" */
 	int any_order;			/* lines may come unsorted and a text more
 					   than once (the caller adds them up) */
+	size_t max_nodes;		/* st_flame only: 0 = every node; else the
+					   largest this many (see st_flame) */
 } st_fold_filter;
 
 /* One call per distinct folded stack, in the order stackcollapse-perf
@@ -106,8 +108,11 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
  * then leave(). A node's value is the sum of its lines' samples or period;
  * `dso` is the path of a frame node's DSO as the recording names it (NULL
  * for the root, comms and frames without one; when frames of one name come
- * from several DSOs, that of the earliest sample). 1 = not ready. Built
- * from the stack tree, no folded text in between. */
+ * from several DSOs, that of the earliest sample). With f->max_nodes only
+ * that many nodes are handed out, the largest by value (the root always):
+ * smaller subtrees are left out, their values still counted in their
+ * parents'. 1 = not ready. Built from the stack tree, no folded text in
+ * between. */
 typedef struct st_tree_cb {
 	int (*enter)(void *ctx, const char *name, size_t len, const char *dso, uint64_t value);
 	int (*leave)(void *ctx);
