@@ -71,6 +71,12 @@ typedef struct chain_slot {
  * a pointer may be reused once the cache drops a table.
  */
 #define ING_FRAME_SLOTS 16384	/* a power of 2 */
+#define ING_FOFF_SLOTS 8192	/* recently noted (frame, offset) pairs; a power of 2 */
+
+typedef struct foff_slot {
+	uint32_t frame;		/* 0 = empty */
+	uint64_t off;
+} foff_slot;
 
 typedef struct frame_slot {
 	const char *symp, *dsop;
@@ -91,6 +97,8 @@ typedef struct ingest {
 	ing_dso *last;
 	chain_slot *chains;	/* ING_CHAIN_SLOTS, direct mapped; NULL = no cache */
 	uint64_t chain_hits;
+	foff_slot *foffs;	/* ING_FOFF_SLOTS noted already (NULL = none): the
+				   writer dedups them all, this saves it the lookup */
 	int timing;		/* this record is timed */
 	uint64_t ns[PH_NR];	/* timed records' nanoseconds by phase */
 } ingest;
@@ -355,8 +363,19 @@ remember:
 	}
 known:
 	/* the offset lets a later pass symbolize what is unresolved now */
-	if (id && !fr->sym && fr->dso && st_writer_frame_offset(in->w, id, fr->dso_off) < 0)
-		*failed = 1;
+	if (id && !fr->sym && fr->dso) {
+		uint64_t h = (fr->dso_off ^ (uint64_t)id << 40) * 0x9e3779b97f4a7c15ULL;
+		foff_slot *o = in->foffs ? &in->foffs[(h >> 40) & (ING_FOFF_SLOTS - 1)] : NULL;
+
+		if (!o || o->frame != id || o->off != fr->dso_off) {
+			if (st_writer_frame_offset(in->w, id, fr->dso_off) < 0)
+				*failed = 1;
+			if (o) {
+				o->frame = id;
+				o->off = fr->dso_off;
+			}
+		}
+	}
 	return id;
 }
 
@@ -637,6 +656,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 		so.debuginfo_dir = dbg_dir(dbg);
 	in.chains = calloc(ING_CHAIN_SLOTS, sizeof(*in.chains));	/* NULL: no cache */
 	in.frames = calloc(ING_FRAME_SLOTS, sizeof(*in.frames));	/* NULL: no memo */
+	in.foffs = calloc(ING_FOFF_SLOTS, sizeof(*in.foffs));	/* NULL: none */
 	in.sym = pd_symbolizer_new(f, cache, &so);
 	if (!in.sym) {
 		snprintf(res->msg, sizeof(res->msg), "out of memory for the symbolizer");
@@ -716,6 +736,7 @@ out:
 	pd_symbolizer_free(in.sym);
 	dsos_free(&in);
 	chain_cache_free(&in);
+	free(in.foffs);
 	if (in.frames) {
 		for (i = 0; i < ING_FRAME_SLOTS; i++) {
 			free(in.frames[i].sym);
