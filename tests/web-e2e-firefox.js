@@ -128,8 +128,7 @@ async function main() {
   log('hover: tooltips');
   const hot = fr.filter((f) => f.depth >= 3 && f.w > 60).sort((a, b) => b.w - a.w)[0];
   ok(hot, 'a wide frame at depth >= 3');
-  const names = new Set();
-  const hovered = [hot].concat(fr.filter((f) => f.depth >= 2 && f.w > 30 && f !== hot)).filter((f) => !names.has(f.name) && names.add(f.name)).slice(0, 5);
+  const hovered = C.framesToHover(fr, 2, [hot.name]).concat([hot]);
   let withDso = 0;
   for (const f of hovered) {
     const q = await centre(page, 'profile', f);
@@ -138,6 +137,10 @@ async function main() {
     if (C.checkTip(await tipLines(page), f, vals, 'samples', 'tooltip of ' + f.path)) withDso++;
   }
   log('hover: ' + hovered.length + ' tooltips = the API, ' + withDso + ' with the DSO the API gives');
+  /* the tooltip is fixed to the window: a shot of the window, not the page */
+  const tipShot = path.join(shots, String(++shotNo).padStart(2, '0') + '-profile-tooltip.png');
+  await page.screenshot({ path: tipShot });
+  ok(fs.statSync(tipShot).size > 5000, 'screenshot profile-tooltip');
 
   /* a click zooms: the frame fills the width, breadcrumbs name its path */
   log('a click zooms');
@@ -273,6 +276,15 @@ async function main() {
   ok(beta && beta.base === 0 && /^hsl\(0,/.test(beta.color), 'beta_hot (new in the target) drawn red: ' + (beta && beta.color));
   const reg = await page.$$eval('#cmp-regressions tbody tr', (trs) => trs.map((tr) => Array.from(tr.cells).map((c) => c.textContent)));
   ok(reg.length && reg[0][0] === 'beta_hot' && parseFloat(reg[0][3]) > 20, 'largest regression: beta_hot: ' + (reg[0] || []).join(' | '));
+  const dvals = pathValues(diffTree);
+  let diffDso = 0;
+  for (const f of C.framesToHover(fr, 2)) {
+    const q = await centre(page, 'compare', f);
+    await page.mouse.move(q.x, q.y);
+    await until(page, (n) => { const e = document.querySelector('#tooltip:not([hidden]) .fn'); return e && e.textContent === n; }, f.name, 'diff tooltip of ' + f.name);
+    if (C.checkDiffTip(await tipLines(page), f, dvals, 'diff tooltip of ' + f.path)) diffDso++;
+  }
+  log('compare: diff tooltips = /diff, ' + diffDso + ' with the DSO');
   await shot(page, 'compare');
   /* a regression row, by keyboard: Tab to it, Enter searches its function */
   await page.focus('#cmp-regressions tbody tr:first-child');
