@@ -35,6 +35,7 @@ const drawn = (page, sel) => until(page, (s) => {
   return c && c.dataset.hash === location.hash && !c.closest('[hidden]');
 }, sel, 'canvas ' + sel + ' drawn for ' + sel);
 const untilParam = (page, k, want) => until(page, ([key, w]) => (new URLSearchParams(location.hash.split('?')[1] || '').get(key) || '') === w, [k, want], 'URL has ' + k + '=' + want);
+const sigOf = (list) => JSON.stringify(list.map((f) => [f.path, f.x.toFixed(2), f.w.toFixed(2), f.y, f.label]));
 /* in-page navigation: a new hash, as a click on a link gives */
 const nav = (page, hash) => page.evaluate((h) => { location.hash = h; }, hash);
 
@@ -123,6 +124,22 @@ async function main() {
   ok(labelled > 5, 'labels drawn: ' + labelled);
   log('profile: ' + fr.length + ' frames, ' + wide + ' API nodes >= 1 px, ' + labelled + ' labels inside their frames');
   await shot(page, 'profile');
+  /* a new pixel ratio, the window's size the same: the backing stores follow */
+  await page.setViewport(Object.assign({}, VIEWPORT, { deviceScaleFactor: 1 }));
+  const store = () => page.evaluate(() => ['#fg', '#heat'].map((s) => {
+    const c = document.querySelector(s), b = c.getBoundingClientRect();
+    return [window.devicePixelRatio, c.width, Math.round(b.width), c.height, Math.round(b.height)];
+  }));
+  await until(page, () => ['#fg', '#heat'].every((s) => {
+    const c = document.querySelector(s);
+    return window.devicePixelRatio === 1 && Math.abs(c.width - c.getBoundingClientRect().width) <= 1;
+  }), null, 'canvases redrawn at ratio 1: ' + JSON.stringify(await store()));
+  await page.setViewport(VIEWPORT);
+  await until(page, () => ['#fg', '#heat'].every((s) => {
+    const c = document.querySelector(s);
+    return window.devicePixelRatio === 2 && Math.abs(c.width - 2 * c.getBoundingClientRect().width) <= 2;
+  }), null, 'canvases redrawn at ratio 2 again');
+  ok(sigOf(await frames(page)) === sigOf(fr), 'the same frames at either ratio');
 
   /* hover: the tooltips of a few frames = the API (DSO when it gives one) */
   log('hover: tooltips');
@@ -173,6 +190,9 @@ async function main() {
   const kid2 = rootKids[0].children.slice().sort((a, b) => b.value - a.value)[0];
   ok(sel && sel.path === rootKids[0].name + ';' + kid2.name, 'ArrowUp twice selects the largest callee path: ' + (sel && sel.path));
   ok((await page.$eval('#tooltip', (t) => !t.hidden && t.textContent)).startsWith(sel.name), 'the tooltip follows the selection');
+  await page.keyboard.press('Tab');
+  ok(await page.$eval('#tooltip', (t) => t.hidden), 'Tab away: the tooltip goes');
+  await page.focus('#fg');
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowLeft');
   ok((await frames(page)).find((f) => f.selected).path === sel.path, 'ArrowRight then ArrowLeft comes back');
