@@ -1095,6 +1095,22 @@ size_t pd_dso_inlines(pd_dso *d, uint64_t off, const char **names, size_t max)
 	if (!d->dwarf || !dwarf_addrdie(d->dwarf, addr, &cudie))
 		goto out;
 	n = dwarf_getscopes(&cudie, addr, &scopes);
+	/* dwarf_getscopes continues from an inlined subroutine into its
+	 * abstract definition, which drops the functions the code was inlined
+	 * into (_dl_start_final without _dl_start); the DIEs that physically
+	 * contain the innermost scope are the concrete chain */
+	if (n > 0) {
+		Dwarf_Die *nested = NULL;
+		int m = dwarf_getscopes_die(&scopes[0], &nested);
+
+		if (m > 0) {
+			free(scopes);
+			scopes = nested;
+			n = m;
+		} else {
+			free(nested);
+		}
+	}
 	/* perf names DWARF-unwound frames as addr2line -i does: the function
 	 * at the address, then each one it was inlined into, innermost first */
 	for (i = 0; i < n && k < max; i++) {
