@@ -240,6 +240,8 @@ async function main() {
       if (C.checkTip(await tipLines(page), f, vals, 'samples', 'tooltip of ' + f.path)) withDso++;
     }
     log('hover: ' + (hovered.length + 1) + ' tooltips = the API, ' + withDso + ' with the DSO the API gives');
+    /* perfhubd names the DSO of every resolved frame of this recording */
+    ok(withDso >= 3, 'tooltips with the DSO /flamegraph gives: ' + withDso + ' of ' + (hovered.length + 1));
     pt = await centre(page, 'profile', hot);
     await page.mouse.move(pt.x, pt.y);
     await page.waitForFunction((n) => document.querySelector('#tooltip .fn').textContent === n, hot.name);
@@ -467,6 +469,7 @@ async function main() {
       if (C.checkDiffTip(await tipLines(page), f, dvals, 'diff tooltip of ' + f.path)) diffDso++;
     }
     log('compare: diff tooltips = /diff, ' + diffDso + ' with the DSO');
+    ok(diffDso >= 1, 'diff tooltips with the DSO /diff gives: ' + diffDso);
     /* its share in the target, from /diff */
     log('its share in the target, from /diff');
     let betaSelf = 0;

@@ -134,6 +134,8 @@
     $('#nav-compare').toggleAttribute('aria-current', s.view === 'compare');
     if (s.view !== 'list') stopListPoll();
     showMessage('');
+    /* back from another view: no rows of an old answer while the list loads */
+    if (s.view === 'list' && prev.view !== 'list') $('#profiles tbody').textContent = '';
     if (s.view === 'list') listView.show(s.params);
     else if (s.view === 'profile') profileView.show(s.id, s.params, prev);
     else compareView.show(s.params, prev);
