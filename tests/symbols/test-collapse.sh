@@ -116,8 +116,7 @@ fi
 # --call-graph dwarf on a program without frame pointers
 record "$T/dwarf.data" --call-graph dwarf -- "$PROGS/calls_nofp" 2 && {
 	# frames named from DWARF as perf does (addr2line -i), the program's own
-	# frames exactly; ld.so's startup frames are the known difference
-	# (docs/symbols.md), so the run is long enough to be mostly the program
+	# frames exactly (ld.so's start-up: tests/symbols/test-startup.sh)
 	compare dwarf "$T/dwarf.data" 97 -- -- -- "$CALLS_FRAMES"
 	grep -q 'main;outer_a;middle_b;leaf_spin\|main;outer_a;leaf_spin' "$T/dwarf.ours" ||
 		{ echo "FAIL dwarf: no unwound stack main;outer_a;...;leaf_spin"; fail=1; }
