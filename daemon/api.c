@@ -80,12 +80,102 @@ static void count_status(api *a, unsigned status)
 	atomic_fetch_add(&a->by_status[b < 4 ? b : 4], 1);
 }
 
+/* Whether the client takes a gzip body: "gzip", "x-gzip" or "*" in
+ * Accept-Encoding, without q=0. */
+static int accepts_gzip(struct MHD_Connection *conn)
+{
+	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept-Encoding");
+	char el[128];
+
+	while (h && *h) {
+		size_t n = strcspn(h, ","), t;
+		char *semi, *q;
+
+		if (n < sizeof(el)) {
+			memcpy(el, h, n);
+			el[n] = 0;
+			semi = strchr(el, ';');
+			if (semi)
+				*semi = 0;
+			q = el + strspn(el, " \t");
+			t = strcspn(q, " \t");
+			if ((t == 4 && !strncasecmp(q, "gzip", 4)) ||
+			    (t == 6 && !strncasecmp(q, "x-gzip", 6)) || (t == 1 && *q == '*')) {
+				/* a weight of 0 means "not this one" */
+				for (q = semi ? semi + 1 : NULL; q; q = strchr(q, ';') ? strchr(q, ';') + 1 : NULL) {
+					q += strspn(q, " \t");
+					if ((*q == 'q' || *q == 'Q') && q[1] == '=')
+						return strtod(q + 2, NULL) > 0;
+				}
+				return 1;
+			}
+		}
+		h += n;
+		h += *h == ',';
+	}
+	return 0;
+}
+
+static void answer_released(void *cls)
+{
+	qc_answer_release(cls);
+}
+
+/* Queues a shared answer: its gzip form when the client takes gzip and the
+ * body is large enough to gain, else the plain bytes; no copy either way.
+ * Takes the caller's reference to ans. */
+static MHD_Result_t reply_answer(api *a, struct MHD_Connection *conn, unsigned status,
+				 qc_answer *ans, const char *type)
+{
+	struct MHD_Response *r;
+	const char *body = NULL;
+	size_t len = 0, plain_len;
+	int gz = 0;
+	MHD_Result_t rc;
+
+	qc_answer_body(ans, &plain_len);
+	if (plain_len >= QC_GZIP_MIN && accepts_gzip(conn) && (body = qc_answer_gzip(ans, &len)))
+		gz = 1;
+	else
+		body = qc_answer_body(ans, &len);
+#if MHD_VERSION >= 0x00097302
+	r = MHD_create_response_from_buffer_with_free_callback_cls(len, (void *)(uintptr_t)body,
+								   answer_released, ans);
+	if (!r) {
+		qc_answer_release(ans);
+		return MHD_NO;
+	}
+#else
+	r = MHD_create_response_from_buffer(len, (void *)body, MHD_RESPMEM_MUST_COPY);
+	answer_released(ans);
+	if (!r)
+		return MHD_NO;
+#endif
+	if (type)
+		MHD_add_response_header(r, "Content-Type", type);
+	if (plain_len >= QC_GZIP_MIN)
+		MHD_add_response_header(r, "Vary", "Accept-Encoding");
+	if (gz)
+		MHD_add_response_header(r, "Content-Encoding", "gzip");
+	count_status(a, status);
+	rc = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+/* Takes body (malloc'ed). Large bodies go out gzip'ed to clients that
+ * take it. */
 static MHD_Result_t reply(api *a, struct MHD_Connection *conn, unsigned status, char *body,
 			  size_t len, const char *type)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	struct MHD_Response *r;
 	MHD_Result_t rc;
 
+	if (len >= QC_GZIP_MIN) {
+		qc_answer *ans = qc_answer_new(body, len);
+		return ans ? reply_answer(a, conn, status, ans, type) : MHD_NO;
+	}
+	r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
 	if (!r) {
 		free(body);
 		return MHD_NO;
@@ -96,6 +186,22 @@ static MHD_Result_t reply(api *a, struct MHD_Connection *conn, unsigned status, 
 	rc = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return rc;
+}
+
+static MHD_Result_t reply_error(api *a, struct MHD_Connection *conn, unsigned status,
+				const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* A 200 answer, kept under key (if any) for the next request. Takes body. */
+static MHD_Result_t reply_keep(api *a, struct MHD_Connection *conn, char *body, size_t len,
+			       const char *type, const char *key)
+{
+	qc_answer *ans = qc_answer_new(body, len);
+
+	if (!ans)
+		return reply_error(a, conn, 500, "out of memory");
+	if (key)
+		qc_put(a->qc, key, ans);
+	return reply_answer(a, conn, 200, ans, type);
 }
 
 /* Takes the reference to j. */
@@ -120,9 +226,7 @@ static MHD_Result_t reply_json_keep(api *a, struct MHD_Connection *conn, json_t 
 	if (!s)
 		return reply(a, conn, 500, strdup("{\"error\":\"out of memory\"}"), 25,
 			     "application/json");
-	if (key)
-		qc_put(a->qc, key, s, strlen(s));
-	return reply(a, conn, 200, s, strlen(s), "application/json");
+	return reply_keep(a, conn, s, strlen(s), "application/json", key);
 }
 
 static MHD_Result_t reply_error(api *a, struct MHD_Connection *conn, unsigned status,
@@ -514,12 +618,11 @@ static int answer_key(api *a, const char *endpoint, int64_t id, const fold_args 
 static int reply_kept(api *a, struct MHD_Connection *conn, const char *key, const char *type,
 		      MHD_Result_t *ret)
 {
-	size_t len = 0;
-	char *body = qc_get(a->qc, key, &len);
+	qc_answer *ans = qc_get(a->qc, key);
 
-	if (!body)
+	if (!ans)
 		return 0;
-	*ret = reply(a, conn, 200, body, len, type);
+	*ret = reply_answer(a, conn, 200, ans, type);
 	return 1;
 }
 
@@ -582,9 +685,9 @@ static MHD_Result_t get_collapsed(api *a, struct MHD_Connection *conn, int64_t i
 	}
 	if (!b.p)
 		b.p = strdup("");
-	if (keep && b.p)
-		qc_put(a->qc, key, b.p, b.len);
-	return reply(a, conn, 200, b.p, b.len, "text/plain; charset=utf-8");
+	if (!b.p)
+		return reply_error(a, conn, 500, "out of memory");
+	return reply_keep(a, conn, b.p, b.len, "text/plain; charset=utf-8", keep ? key : NULL);
 }
 
 typedef struct obuf {
@@ -680,7 +783,7 @@ typedef struct fg_writer {
 	int comma;		/* a sibling was written before */
 } fg_writer;
 
-static int fg_enter(void *ctx, const char *name, size_t len, uint64_t value)
+static int fg_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value)
 {
 	fg_writer *w = ctx;
 	char num[48];
@@ -690,6 +793,10 @@ static int fg_enter(void *ctx, const char *name, size_t len, uint64_t value)
 		ob_add(&w->b, ",", 1);
 	ob_add(&w->b, "{\"name\":", 8);
 	ob_json_str(&w->b, name, len);
+	if (dso) {
+		ob_add(&w->b, ",\"dso\":", 7);
+		ob_json_str(&w->b, dso, strlen(dso));
+	}
 	k = snprintf(num, sizeof(num), ",\"value\":%llu,\"children\":[", (unsigned long long)value);
 	ob_add(&w->b, num, (size_t)k);
 	w->comma = 0;
@@ -728,9 +835,7 @@ static MHD_Result_t get_flamegraph(api *a, struct MHD_Connection *conn, int64_t 
 		return reply_error(a, conn, 500, rc < 0 ? "storage error" : "out of memory");
 	}
 	w.b.p[w.b.len] = 0;
-	if (keep)
-		qc_put(a->qc, key, w.b.p, w.b.len);
-	return reply(a, conn, 200, w.b.p, w.b.len, "application/json");
+	return reply_keep(a, conn, w.b.p, w.b.len, "application/json", keep ? key : NULL);
 }
 
 
@@ -843,58 +948,191 @@ static MHD_Result_t get_top(api *a, struct MHD_Connection *conn, int64_t id)
 						   "functions", arr), keep ? key : NULL);
 }
 
-/* /diff: both profiles folded into one tree, each node with base and target */
-typedef struct diff_acc {
-	json_t *root;
-	const char *side;	/* "base" or "target" */
-	int by_samples;
-} diff_acc;
+/* /diff: the two flame graphs merged into one tree, each node with its base
+ * and target value. Both come depth first with children in bytewise name
+ * order, so each level merges like two sorted lists: a cursor per open node
+ * remembers where the last child was found or put. */
+typedef struct dnode {
+	char *name;
+	size_t len;
+	char *dso;
+	uint64_t base, target;
+	uint32_t first_child, next;
+} dnode;
 
-static json_t *diff_child(json_t *parent, const char *name, size_t len)
+#define DIFF_MAX_DEPTH 8200	/* beyond the store's folded depth */
+
+typedef struct diff_tree {
+	dnode *n;
+	size_t nr, cap;
+	int side;		/* 0 base, 1 target */
+	size_t sp;		/* open nodes */
+	uint32_t open[DIFF_MAX_DEPTH], cursor[DIFF_MAX_DEPTH];	/* cursor: last child, 0 = none */
+	int oom;
+} diff_tree;
+
+static int name_cmp(const char *a, size_t la, const char *b, size_t lb)
 {
-	json_t *kids = json_object_get(parent, "children"), *k;
-	size_t i, n = json_array_size(kids);
+	int r = memcmp(a, b, la < lb ? la : lb);
 
-	for (i = n; i--;) {
-		const char *kn;
-		k = json_array_get(kids, i);
-		kn = json_string_value(json_object_get(k, "name"));
-		if (kn && strlen(kn) == len && !memcmp(kn, name, len))
-			return k;
-	}
-	k = json_pack("{s:s%,s:I,s:I,s:[]}", "name", name, len, "base", (json_int_t)0, "target",
-		      (json_int_t)0, "children");
-	json_array_append_new(kids, k);
-	return k;
+	if (r)
+		return r;
+	return la < lb ? -1 : la > lb;
 }
 
-static int diff_line(void *ctx, const char *line, uint64_t samples, uint64_t period)
+/* A new node, unlinked. OUT: *id; -1 out of memory. */
+static int diff_new(diff_tree *t, const char *name, size_t len, const char *dso, uint32_t *id)
 {
-	diff_acc *d = ctx;
-	uint64_t v = d->by_samples ? samples : period;
-	json_t *node = d->root;
-	const char *p = line;
+	dnode *x;
 
-	json_integer_set(json_object_get(node, d->side),
-			 json_integer_value(json_object_get(node, d->side)) + (json_int_t)v);
-	while (*p) {
-		size_t len = strcspn(p, ";");
-		node = diff_child(node, p, len);
-		json_integer_set(json_object_get(node, d->side),
-				 json_integer_value(json_object_get(node, d->side)) + (json_int_t)v);
-		p += len;
-		if (*p == ';')
-			p++;
+	if (t->nr == t->cap) {
+		size_t ncap = t->cap ? 2 * t->cap : 4096;
+		dnode *p = t->nr < UINT32_MAX ? realloc(t->n, ncap * sizeof(*p)) : NULL;
+		if (!p)
+			return -1;
+		t->n = p;
+		t->cap = ncap;
 	}
+	x = &t->n[t->nr];
+	memset(x, 0, sizeof(*x));
+	x->name = malloc(len + 1);
+	x->dso = dso ? strdup(dso) : NULL;
+	if (!x->name || (dso && !x->dso)) {
+		free(x->name);
+		free(x->dso);
+		return -1;
+	}
+	memcpy(x->name, name, len);
+	x->name[len] = 0;
+	x->len = len;
+	*id = (uint32_t)t->nr++;
 	return 0;
+}
+
+static int diff_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value)
+{
+	diff_tree *t = ctx;
+	uint32_t node, parent, prev, c;
+
+	if (t->sp == 0) {
+		node = 0;	/* the root, made before the first profile */
+	} else {
+		if (t->sp >= DIFF_MAX_DEPTH)
+			return -1;
+		parent = t->open[t->sp - 1];
+		prev = t->cursor[t->sp - 1];
+		/* the first child not before name, from the cursor on */
+		c = prev ? t->n[prev].next : t->n[parent].first_child;
+		while (c && name_cmp(t->n[c].name, t->n[c].len, name, len) < 0) {
+			prev = c;
+			c = t->n[c].next;
+		}
+		if (c && !name_cmp(t->n[c].name, t->n[c].len, name, len)) {
+			node = c;
+		} else {
+			if (diff_new(t, name, len, dso, &node) < 0) {
+				t->oom = 1;
+				return -1;
+			}
+			t->n[node].next = c;
+			if (prev)
+				t->n[prev].next = node;
+			else
+				t->n[parent].first_child = node;
+		}
+		t->cursor[t->sp - 1] = node;
+		if (!t->n[node].dso && dso && !(t->n[node].dso = strdup(dso))) {
+			t->oom = 1;
+			return -1;
+		}
+	}
+	if (t->side)
+		t->n[node].target += value;
+	else
+		t->n[node].base += value;
+	t->open[t->sp] = node;
+	t->cursor[t->sp] = 0;
+	t->sp++;
+	return 0;
+}
+
+static int diff_leave(void *ctx)
+{
+	diff_tree *t = ctx;
+
+	if (!t->sp)
+		return -1;
+	t->sp--;
+	return 0;
+}
+
+static void diff_free(diff_tree *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->nr; i++) {
+		free(t->n[i].name);
+		free(t->n[i].dso);
+	}
+	free(t->n);
+	free(t);
+}
+
+/* The merged tree as compact JSON, depth first without recursion. */
+static void diff_json(const diff_tree *t, obuf *b)
+{
+	uint32_t *stack = malloc(DIFF_MAX_DEPTH * sizeof(*stack));
+	size_t sp = 0;
+	uint32_t node = 0;
+
+	if (!stack) {
+		b->oom = 1;
+		return;
+	}
+	for (;;) {
+		const dnode *x = &t->n[node];
+		char num[96];
+		int k;
+
+		ob_add(b, "{\"name\":", 8);
+		ob_json_str(b, x->name, x->len);
+		if (x->dso) {
+			ob_add(b, ",\"dso\":", 7);
+			ob_json_str(b, x->dso, strlen(x->dso));
+		}
+		k = snprintf(num, sizeof(num), ",\"base\":%llu,\"target\":%llu,\"children\":[",
+			     (unsigned long long)x->base, (unsigned long long)x->target);
+		ob_add(b, num, (size_t)k);
+		if (x->first_child && sp < DIFF_MAX_DEPTH) {
+			stack[sp++] = node;
+			node = x->first_child;
+			continue;
+		}
+		for (;;) {
+			ob_add(b, "]}", 2);
+			if (!sp)
+				goto done;
+			if (t->n[node].next) {
+				node = t->n[node].next;
+				ob_add(b, ",", 1);
+				break;
+			}
+			node = stack[--sp];
+		}
+	}
+done:
+	free(stack);
 }
 
 static MHD_Result_t get_diff(api *a, struct MHD_Connection *conn)
 {
+	static const st_tree_cb cb = { diff_enter, diff_leave };
 	fold_args fa;
-	diff_acc d;
+	diff_tree *t;
+	obuf b = { 0 };
 	MHD_Result_t ret;
 	int64_t base = 0, target = 0;
+	uint32_t root;
 	int rc;
 
 	if (arg_i64(conn, "base", 1, INT64_MAX, &base) < 0 || !base)
@@ -903,22 +1141,33 @@ static MHD_Result_t get_diff(api *a, struct MHD_Connection *conn)
 		return reply_error(a, conn, 400, "bad or missing parameter 'target' (a profile id)");
 	if (parse_fold_args(a, conn, &fa, "period", &ret) < 0)
 		return ret;
-	d.root = json_pack("{s:s,s:I,s:I,s:[]}", "name", "all", "base", (json_int_t)0, "target",
-			   (json_int_t)0, "children");
-	d.by_samples = fa.by_samples;
-	d.side = "base";
-	rc = st_fold(a->st, base, &fa.f, diff_line, &d);
-	if (rc == 0) {
-		d.side = "target";
-		rc = st_fold(a->st, target, &fa.f, diff_line, &d);
+	t = calloc(1, sizeof(*t));
+	/* the root is node 0 */
+	if (!t || diff_new(t, "all", 3, NULL, &root) < 0) {
+		if (t)
+			diff_free(t);
+		return reply_error(a, conn, 500, "out of memory");
 	}
-	if (rc != 0) {
-		json_decref(d.root);
+	t->side = 0;
+	rc = st_flame(a->st, base, &fa.f, fa.by_samples, &cb, t);
+	if (rc == 0 && !t->oom) {
+		t->side = 1;
+		t->sp = 0;
+		rc = st_flame(a->st, target, &fa.f, fa.by_samples, &cb, t);
+	}
+	if (rc != 0 || t->oom) {
+		diff_free(t);
 		if (rc == 1)
 			return reply_error(a, conn, 404, "base or target is not a ready profile");
-		return reply_error(a, conn, 500, "storage error");
+		return reply_error(a, conn, 500, rc < 0 ? "storage error" : "out of memory");
 	}
-	return reply_json(a, conn, 200, d.root);
+	diff_json(t, &b);
+	diff_free(t);
+	if (b.oom || !b.p) {
+		free(b.p);
+		return reply_error(a, conn, 500, "out of memory");
+	}
+	return reply(a, conn, 200, b.p, b.len, "application/json");
 }
 
 static MHD_Result_t get_aggregate(api *a, struct MHD_Connection *conn)

@@ -26,6 +26,10 @@
 #define PD_FOLD_NAME_LEN 4096	/* as fold.c builds names */
 #define ING_CHECK_STOP 4096	/* records between looks at the stop flag */
 #define ING_MAX_DSOS 4096	/* distinct dsos remembered for re-symbolization */
+#define ING_TIME_EVERY 16	/* records between timed ones (a power of 2) */
+
+/* The phases of a record's handling, timed on every ING_TIME_EVERY-th. */
+enum { PH_READ, PH_SYMBOLIZE, PH_INTERN, PH_SAMPLE, PH_OTHER, PH_NR };
 
 /* A dso seen by the recording: its build-id (from the BUILD_ID feature,
  * HEADER_BUILD_ID records or MMAP2) and how many frames in it stayed
@@ -83,7 +87,30 @@ typedef struct ingest {
 	ing_dso *last;
 	chain_slot *chains;	/* ING_CHAIN_SLOTS, direct mapped; NULL = no cache */
 	uint64_t chain_gen;	/* symbolizer generation the slots belong to */
+	uint64_t chain_hits;
+	int timing;		/* this record is timed */
+	uint64_t ns[PH_NR];	/* timed records' nanoseconds by phase */
 } ingest;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The phase that ran since *t (when timing): *t moves on to now. */
+static void phase_end(ingest *in, int phase, uint64_t *t)
+{
+	uint64_t now;
+
+	if (!in->timing)
+		return;
+	now = now_ns();
+	in->ns[phase] += now - *t;
+	*t = now;
+}
 
 static uint64_t chain_hash(const pd_record *r)
 {
@@ -333,6 +360,7 @@ static int on_sample(ingest *in, const pd_record *r)
 	pd_stack st;
 	st_sample row;
 	size_t i;
+	uint64_t t = in->timing ? now_ns() : 0;
 
 	if (cacheable) {
 		uint64_t gen = pd_symbolizer_generation(in->sym);
@@ -345,6 +373,7 @@ static int on_sample(ingest *in, const pd_record *r)
 		hit = chain_lookup(in, r, h);
 	}
 	if (hit) {
+		in->chain_hits++;
 		node = hit->node;
 		comm = hit->comm;
 		pid = hit->st_pid;
@@ -354,6 +383,7 @@ static int on_sample(ingest *in, const pd_record *r)
 	}
 	if (pd_symbolize(in->sym, r, &st) < 0)
 		return -1;
+	phase_end(in, PH_SYMBOLIZE, &t);
 	/* frames come innermost first; the tree is outermost first */
 	for (i = st.nr; i-- > 0;) {
 		uint32_t fid = store_frame(in, &st.frames[i], &failed);
@@ -375,6 +405,7 @@ static int on_sample(ingest *in, const pd_record *r)
 	if (cacheable)
 		chain_store(in, r, h, node, comm, pid, tid, all_named);
 write:
+	phase_end(in, PH_INTERN, &t);
 	memset(&row, 0, sizeof(row));
 	row.event = s->event ? s->event->index : 0;
 	row.time = s->time;
@@ -389,7 +420,10 @@ write:
 	in->samples++;
 	if (all_named)
 		in->resolved_samples++;
-	return st_writer_sample(in->w, &row);
+	if (st_writer_sample(in->w, &row) < 0)
+		return -1;
+	phase_end(in, PH_SAMPLE, &t);
+	return 0;
 }
 
 static int on_mmap(ingest *in, const pd_record *r)
@@ -422,7 +456,8 @@ static char *dump(const json_t *j)
 }
 
 /* Events, features and record counts as rows; the report's parts as JSON. */
-static int write_summary(ingest *in, pd_file *f, int64_t parse_ms, uint64_t *samples)
+static int write_summary(ingest *in, pd_file *f, int64_t parse_ms, uint64_t *samples,
+			 st_write_times *times)
 {
 	json_t *rep = report_json(f);
 	json_t *header, *events, *records, *spe, *feats, *v;
@@ -476,7 +511,7 @@ static int write_summary(ingest *in, pd_file *f, int64_t parse_ms, uint64_t *sam
 	v = json_object_get(rep, "lost");
 	sum.lost = (uint64_t)json_integer_value(v);
 	*samples = in->samples;
-	ret = st_writer_finish(in->w, &sum);
+	ret = st_writer_finish(in->w, &sum, times);
 	in->w = NULL;
 out:
 	free(h);
@@ -562,6 +597,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	char dir[PATH_MAX];
 	const char *open_path = path;
 	int64_t t0 = now_ms(), started = (int64_t)time(NULL);
+	uint64_t t_open = now_ns(), t_loop = 0, t_rec, t_fin;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
@@ -602,9 +638,17 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 		snprintf(res->msg, sizeof(res->msg), "out of memory for the symbolizer");
 		goto out;
 	}
-	while ((rc = pd_next(f, &r, &err)) > 0) {
+	t_loop = t_rec = now_ns();
+	res->open_ms = (double)(t_loop - t_open) / 1e6;
+	for (;;) {
 		int wrc = 0;
 
+		in.timing = (res->records & (ING_TIME_EVERY - 1)) == 0;
+		if (in.timing)
+			t_rec = now_ns();
+		if ((rc = pd_next(f, &r, &err)) <= 0)
+			break;
+		phase_end(&in, PH_READ, &t_rec);
 		res->records++;
 		if (res->records % ING_CHECK_STOP == 0 && atomic_load(stop)) {
 			res->cancelled = 1;
@@ -630,6 +674,8 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 		default:
 			break;
 		}
+		if (r.type != PD_RECORD_SAMPLE)
+			phase_end(&in, PH_OTHER, &t_rec);
 		if (wrc < 0) {
 			snprintf(res->msg, sizeof(res->msg), "storage error while writing the profile");
 			goto out;
@@ -637,10 +683,20 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	}
 	if (rc < 0)
 		goto parse_error;
-	if (write_summary(&in, f, now_ms() - t0, &res->samples) < 0) {
+	t_fin = now_ns();
+	for (i = 0; i < PH_NR; i++)
+		in.ns[i] *= ING_TIME_EVERY;
+	res->read_ms = (double)in.ns[PH_READ] / 1e6;
+	res->symbolize_ms = (double)in.ns[PH_SYMBOLIZE] / 1e6;
+	res->intern_ms = (double)in.ns[PH_INTERN] / 1e6;
+	res->sample_ms = (double)in.ns[PH_SAMPLE] / 1e6;
+	res->other_ms = (double)in.ns[PH_OTHER] / 1e6;
+	res->chain_hits = in.chain_hits;
+	if (write_summary(&in, f, now_ms() - t0, &res->samples, &res->write) < 0) {
 		snprintf(res->msg, sizeof(res->msg), "storage error while writing the profile");
 		goto out;
 	}
+	res->finish_ms = (double)(now_ns() - t_fin) / 1e6;
 	res->ok = 1;
 	write_dsos(&in, st, id);
 	if (dbg)

@@ -22,6 +22,15 @@ typedef struct ing_result {
 	int64_t offset;		/* byte offset of the failure, -1 when none */
 	uint64_t samples, records;
 	int cancelled;		/* stopped by *stop: requeue, not failed */
+	/* where the parse's wall time went, in milliseconds: opening (header,
+	 * symbol prefetch), then per record: reading and ordering, symbolizing,
+	 * interning frames and stacks, adding samples to blocks, other records;
+	 * then the summary, aggregate and last commit. The per-record figures
+	 * are estimated from every ING_TIME_EVERY-th record. */
+	double open_ms, read_ms, symbolize_ms, intern_ms, sample_ms, other_ms, finish_ms;
+	/* of those, the store writer's own share (exact) */
+	st_write_times write;
+	uint64_t chain_hits;	/* samples whose callchain was found in the cache */
 } ing_result;
 
 /* Parses `path` (kind "file", or "tar": unpacked next to it first) into

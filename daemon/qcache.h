@@ -4,6 +4,11 @@
  * depends on (a stored profile's generation included), so an entry never
  * goes stale: a new parse makes new keys and the old ones age out.
  *
+ * An answer is the final response body, immutable and reference counted:
+ * every request serving it shares the same bytes (no copy per request),
+ * and an answer dropped from the cache lives until its last reader lets
+ * go. Its gzip form is made once, by the first request that asks for it.
+ *
  * Thread safety: all calls may come from any thread.
  */
 #ifndef PERFHUB_DAEMON_QCACHE_H
@@ -12,14 +17,30 @@
 #include <stddef.h>
 
 typedef struct qcache qcache;
+typedef struct qc_answer qc_answer;
+
+/* Bodies shorter than this are not worth compressing. */
+#define QC_GZIP_MIN 1024
+
+/* Takes ownership of body (malloc'ed; len bytes). NULL out of memory (body
+ * is freed then). The caller holds the one reference. */
+qc_answer *qc_answer_new(char *body, size_t len);
+/* One more reference (returns a). */
+qc_answer *qc_answer_ref(qc_answer *a);
+/* Drops a reference; the last one frees. NULL is fine. */
+void qc_answer_release(qc_answer *a);
+const char *qc_answer_body(const qc_answer *a, size_t *len);
+/* The body as a gzip stream (RFC 1952), compressed on the first call; NULL
+ * when the body is too short to gain or compression failed. */
+const char *qc_answer_gzip(qc_answer *a, size_t *len);
 
 /* max_bytes 0: nothing is kept. */
 qcache *qc_new(size_t max_bytes);
 void qc_free(qcache *q);
-/* A copy of the answer under `key` (caller frees), or NULL. */
-char *qc_get(qcache *q, const char *key, size_t *len);
-/* Keeps a copy of body under key (answers larger than a quarter of the
- * bound are not kept). */
-void qc_put(qcache *q, const char *key, const char *body, size_t len);
+/* The answer under key with a reference for the caller, or NULL. */
+qc_answer *qc_get(qcache *q, const char *key);
+/* Keeps a reference to a under key (answers larger than a quarter of the
+ * bound are not kept). The caller keeps its own reference. */
+void qc_put(qcache *q, const char *key, qc_answer *a);
 
 #endif

@@ -1087,18 +1087,31 @@ struct st_writer {
 	agg_map agg;		/* (event, pid, tid, comm, stack) -> counts */
 	agg_map foffs;		/* (frame, offset) pairs written: pid = frame,
 				   tid:comm = the offset */
+	st_write_times times;
 	int failed;
 };
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
 
 /* Ends the open transaction and opens the next (deferred: the write lock is
  * taken by the next row, so other workers write in between). */
 static int w_commit(st_writer *w)
 {
+	uint64_t t0 = now_ns();
+
 	if (exec(w->db, "COMMIT") < 0 || exec(w->db, "BEGIN") < 0) {
 		w->failed = 1;
 		return -1;
 	}
 	w->rows = 0;
+	w->times.commits++;
+	w->times.commit_ns += now_ns() - t0;
 	return 0;
 }
 
@@ -1300,6 +1313,8 @@ static int flush_block(st_writer *w)
 	uint64_t lo = UINT64_MAX, hi = 0;
 	size_t raw_len, z;
 	uint32_t i;
+	uint64_t t0 = now_ns(), t1;
+	int rc;
 
 	if (!b->n)
 		return 0;
@@ -1325,7 +1340,12 @@ static int flush_block(st_writer *w)
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)hi);
 	sqlite3_bind_blob(s, 6, w->zbuf, (int)z, SQLITE_STATIC);
 	b->n = 0;
-	if (w_step(w, W_BLOCK) < 0)
+	t1 = now_ns();
+	w->times.compress_ns += t1 - t0;
+	w->times.blocks++;
+	rc = w_step(w, W_BLOCK);
+	w->times.insert_ns += now_ns() - t1;
+	if (rc < 0)
 		return -1;
 	/* a transaction per block: no worker holds the write lock for longer
 	 * than it takes to parse one block's samples */
@@ -1478,13 +1498,18 @@ int st_writer_record_count(st_writer *w, const char *type, uint64_t count)
 	return w_step(w, W_RECORD);
 }
 
-int st_writer_finish(st_writer *w, const st_summary *x)
+int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 {
 	sqlite3_stmt *s;
 	int rc = -1;
+	uint64_t t0;
 
-	if (w->failed || flush_block(w) < 0 || write_agg(w) < 0)
+	if (w->failed || flush_block(w) < 0)
 		goto out;
+	t0 = now_ns();
+	if (write_agg(w) < 0)
+		goto out;
+	w->times.agg_ns += now_ns() - t0;
 	/* a new generation: caches of an earlier parse of this profile go stale */
 	s = prep(w->db, "UPDATE profiles SET status = 2, error = NULL, error_offset = NULL,"
 			" hostname = ?2, first_ns = ?3, last_ns = ?4, nr_samples = ?5,"
@@ -1511,11 +1536,17 @@ int st_writer_finish(st_writer *w, const st_summary *x)
 	/* a profile deleted while it was parsed stays deleted */
 	if (rc == 0 && sqlite3_changes(w->db) == 0)
 		rc = delete_rows(w->db, w->id);
-	if (rc == 0)
+	if (rc == 0) {
+		t0 = now_ns();
 		rc = exec(w->db, "COMMIT");
+		w->times.commit_ns += now_ns() - t0;
+		w->times.commits++;
+	}
 out:
 	if (rc < 0)
 		exec(w->db, "ROLLBACK");
+	if (times)
+		*times = w->times;
 	writer_free(w);
 	return rc;
 }
@@ -1541,6 +1572,10 @@ struct pcache {
 	size_t nr_events;
 	agg_row *agg;
 	size_t nr_agg;
+	/* bytewise order of frame names, by key (name string id * 2 + "_[k]"
+	 * mark): made by the first flame graph that needs it */
+	pthread_mutex_t rank_lock;
+	uint32_t *rank;
 };
 
 /* Loads "SELECT id, a[, b[, c]] FROM t WHERE profile_id = ?" into arrays
@@ -1623,6 +1658,8 @@ static void pcache_free(pcache *pc)
 	free(pc->stack_parent);
 	free(pc->stack_frame);
 	free(pc->agg);
+	free(pc->rank);
+	pthread_mutex_destroy(&pc->rank_lock);
 	free(pc);
 }
 
@@ -1634,6 +1671,7 @@ static pcache *pcache_load(sqlite3 *db, int64_t id, int64_t gen)
 
 	if (!pc)
 		return NULL;
+	pthread_mutex_init(&pc->rank_lock, NULL);
 	pc->id = id;
 	pc->gen = gen;
 	if (load_table(db, "SELECT id, text FROM strings WHERE profile_id = ?", id, &pc->nr_strs,
@@ -1674,8 +1712,10 @@ static pcache *pcache_load(sqlite3 *db, int64_t id, int64_t gen)
 		r->first_seq = (uint64_t)sqlite3_column_int64(s, 7);
 	}
 	sqlite3_finalize(s);
+	/* with the name order a flame graph may add (pcache_ranks) */
 	pc->bytes = sizeof(*pc) + pc->nr_strs * sizeof(char *) + pc->nr_frames * 12 +
-		    pc->nr_stacks * 8 + cap * sizeof(agg_row) + pc->nr_events * sizeof(char *);
+		    pc->nr_stacks * 8 + cap * sizeof(agg_row) + pc->nr_events * sizeof(char *) +
+		    (2 * pc->nr_strs + 2) * sizeof(uint32_t);
 	for (i = 0; i < pc->nr_strs; i++)
 		pc->bytes += pc->strs[i] ? strlen(pc->strs[i]) + 17 : 0;
 	return pc;
@@ -2171,6 +2211,7 @@ out:
 typedef struct tnode {
 	uint64_t key;		/* name string id * 2 + "_[k]" mark; comms: see below */
 	uint32_t parent, first_child, next;
+	uint32_t dso;		/* string id of the DSO of the first frame placed here */
 	uint64_t value;
 } tnode;
 
@@ -2275,7 +2316,22 @@ static const char *tname(const tname_ctx *c, const tnode *n, size_t *len, char *
 typedef struct tsort_ctx {
 	const tname_ctx *nc;
 	const ttree *t;
+	const uint32_t *rank;	/* by frame key (pcache_ranks) */
+	size_t nr_rank;
 } tsort_ctx;
+
+/* Frame nodes of one parent by the rank of their keys (distinct keys). */
+static int cmp_trank(const void *x, const void *y, void *arg)
+{
+	const tsort_ctx *c = arg;
+	uint64_t ka = c->t->n[*(const uint32_t *)x].key, kb = c->t->n[*(const uint32_t *)y].key;
+	uint32_t ra = ka < c->nr_rank ? c->rank[ka] : UINT32_MAX;
+	uint32_t rb = kb < c->nr_rank ? c->rank[kb] : UINT32_MAX;
+
+	if (ra != rb)
+		return ra < rb ? -1 : 1;
+	return ka < kb ? -1 : ka > kb;
+}
 
 static int cmp_tchild(const void *x, const void *y, void *arg)
 {
@@ -2289,6 +2345,81 @@ static int cmp_tchild(const void *x, const void *y, void *arg)
 	if (r)
 		return r;
 	return la < lb ? -1 : la > lb;
+}
+
+/* A frame name as the tree prints it; marked names are made in buf. */
+typedef struct rank_ent {
+	const char *s;
+	uint32_t key;
+} rank_ent;
+
+static int cmp_rank_ent(const void *x, const void *y)
+{
+	const rank_ent *a = x, *b = y;
+	int r = strcmp(a->s, b->s);
+
+	return r ? r : a->key < b->key ? -1 : a->key > b->key;
+}
+
+/* The bytewise order of every frame name key of the profile (OUT: ranks by
+ * key, 2 * nr_strs + 2 of them), made once and shared: sorting a big
+ * tree's children then compares integers, not strings. NULL when out of
+ * memory. */
+static const uint32_t *pcache_ranks(pcache *pc)
+{
+	size_t nkeys = 2 * pc->nr_strs + 2, n = 0, i;
+	rank_ent *e = NULL;
+	char **marked = NULL;
+	unsigned char *kmark = NULL;
+	uint32_t *rank = NULL;
+
+	pthread_mutex_lock(&pc->rank_lock);
+	if (pc->rank)
+		goto out;
+	e = malloc(nkeys * sizeof(*e));
+	marked = calloc(nkeys / 2, sizeof(*marked));
+	kmark = calloc(nkeys / 2, 1);
+	rank = calloc(nkeys, sizeof(*rank));
+	if (!e || !marked || !kmark || !rank)
+		goto fail;
+	/* "_[k]" forms exist for names of kernel frames only */
+	for (i = 1; i < pc->nr_frames; i++)
+		if (pc->frame_kernel[i] && pc->frame_name[i] < nkeys / 2)
+			kmark[pc->frame_name[i]] = 1;
+	for (i = 0; i < nkeys / 2; i++) {
+		const char *name = pc_str(pc, (uint32_t)i);
+		if (!name)
+			name = "[unknown]";	/* as tname() prints it */
+		e[n].s = name;
+		e[n++].key = (uint32_t)(2 * i);
+		if (kmark[i]) {
+			size_t l = strlen(name);
+			if (!(marked[i] = malloc(l + 5)))
+				goto fail;
+			memcpy(marked[i], name, l);
+			memcpy(marked[i] + l, "_[k]", 5);
+			e[n].s = marked[i];
+			e[n++].key = (uint32_t)(2 * i + 1);
+		}
+	}
+	qsort(e, n, sizeof(*e), cmp_rank_ent);
+	for (i = 0; i < n; i++)
+		rank[e[i].key] = (uint32_t)i;
+	pc->rank = rank;
+	rank = NULL;
+	goto out;
+fail:
+	log_warn("msg=\"out of memory\" what=\"frame name order\" profile=%lld", (long long)pc->id);
+out:
+	if (marked)
+		for (i = 0; i < nkeys / 2; i++)
+			free(marked[i]);
+	free(marked);
+	free(kmark);
+	free(e);
+	free(rank);
+	pthread_mutex_unlock(&pc->rank_lock);
+	return pc->rank;
 }
 
 int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
@@ -2415,6 +2546,11 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 			tn = tchild(&t, tn, key);
 			if (!tn)
 				goto out;
+			/* frames of one name in several DSOs share a node (the
+			 * folded text cannot tell them apart): the first DSO
+			 * placed, in file order of the samples, names it */
+			if (!t.n[tn].dso && fr < pc->nr_frames)
+				t.n[tn].dso = pc->frame_dso[fr];
 			if (2 * (t.memo.n + 1) > t.memo.cap && u64map_grow(&t.memo) < 0)
 				goto out;
 			slot = u64map_slot(&t.memo, (uint64_t)cnode << 32 | sn, &found);
@@ -2436,7 +2572,7 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	if (!kids || !stack)
 		goto out;
 	{
-		tsort_ctx sc = { &nc, &t };
+		tsort_ctx sc = { &nc, &t, pcache_ranks(pc), 2 * pc->nr_strs + 2 };
 		for (i = 0; i < t.nr; i++) {
 			size_t k = 0, j;
 			uint32_t c;
@@ -2444,7 +2580,8 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 				kids[k++] = c;
 			if (k < 2)
 				continue;
-			qsort_r(kids, k, sizeof(*kids), cmp_tchild, &sc);
+			/* comms (under the root) by their text; frames by rank */
+			qsort_r(kids, k, sizeof(*kids), i && sc.rank ? cmp_trank : cmp_tchild, &sc);
 			t.n[i].first_child = kids[0];
 			for (j = 0; j + 1 < k; j++)
 				t.n[kids[j]].next = kids[j + 1];
@@ -2459,9 +2596,12 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 		for (;;) {
 			size_t len;
 			const char *name = node ? tname(&nc, &t.n[node], &len, buf, sizeof(buf)) : "all";
-			if (!node)
+			const char *dso = t.n[node].key & TKEY_COMM ? NULL : pc_str(pc, t.n[node].dso);
+			if (!node) {
 				len = 3;
-			if ((rc = cb->enter(ctx, name, len, t.n[node].value)) != 0)
+				dso = NULL;
+			}
+			if ((rc = cb->enter(ctx, name, len, dso, t.n[node].value)) != 0)
 				break;
 			if (t.n[node].first_child && sp < ST_MAX_DEPTH_FOLD + 1) {
 				stack[sp++] = node;

@@ -103,10 +103,13 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 /* The flame graph of what st_fold would print, as a tree handed out depth
  * first: enter() for a node (the root is "all", then comms, then frames
  * outermost first; children in bytewise name order), then its children,
- * then leave(). A node's value is the sum of its lines' samples or period.
- * 1 = not ready. Built from the stack tree, no folded text in between. */
+ * then leave(). A node's value is the sum of its lines' samples or period;
+ * `dso` is the path of a frame node's DSO as the recording names it (NULL
+ * for the root, comms and frames without one; when frames of one name come
+ * from several DSOs, that of the earliest sample). 1 = not ready. Built
+ * from the stack tree, no folded text in between. */
 typedef struct st_tree_cb {
-	int (*enter)(void *ctx, const char *name, size_t len, uint64_t value);
+	int (*enter)(void *ctx, const char *name, size_t len, const char *dso, uint64_t value);
 	int (*leave)(void *ctx);
 } st_tree_cb;
 int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
@@ -196,8 +199,16 @@ typedef struct st_summary {
 	const char *header, *events, *records, *samples_per_event;
 	uint64_t lost;
 } st_summary;
-/* Writes the summary, marks the profile ready and commits. Frees w. */
-int st_writer_finish(st_writer *w, const st_summary *s);
+/* Where the writer's time went so far (nanoseconds, wall clock): encoding
+ * and compressing sample blocks, inserting them, committing (waiting for
+ * the write lock included), and the final aggregate. */
+typedef struct st_write_times {
+	uint64_t compress_ns, insert_ns, commit_ns, agg_ns;
+	uint64_t blocks, commits;
+} st_write_times;
+/* Writes the summary, marks the profile ready and commits. Frees w. When
+ * `times` is not NULL it gets the writer's times, the finish's included. */
+int st_writer_finish(st_writer *w, const st_summary *s, st_write_times *times);
 /* Rolls back and frees w. */
 void st_writer_abort(st_writer *w);
 

@@ -90,6 +90,12 @@ def run(files, workers):
             ms, n = query_ms(d, path)
             print("  GET %-60s p50 %8.1f ms (%d bytes)" % (path[:60], ms, n))
         print("  peak RSS of perfhubd: %.1f MB" % (rss_kb(d.proc.pid, "VmHWM") / 1024.0))
+        # the daemon's own account of each parse (ms; per-record phases estimated)
+        for line in d.read_log().splitlines():
+            if 'msg="parse phases"' in line:
+                print("  phases:", " ".join(w for w in line.split()
+                                            if w.partition("=")[0] not in ("ts", "level", "msg")
+                                            and w != 'phases"'))
 
 
 def main():

@@ -4,10 +4,13 @@ Latencies are measured per request from a client thread on a keep-alive
 connection; filtered requests use parameters not asked before (a new time
 range each time, each thread once), so they show the work of a filter, not
 an answer kept from an earlier request. "cold" is the first request after
-the profile became ready.
+the profile became ready. "browser" rows send Accept-Encoding: gzip as every
+browser does and include inflating the body; "plain" rows do not ask for
+gzip.
 """
 import http.client
 import os
+import zlib
 import random
 import sys
 import threading
@@ -38,28 +41,33 @@ def pct(xs, p):
 
 
 class Client:
-    def __init__(self, port):
+    def __init__(self, port, browser=False):
         self.c = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
+        self.headers = {"Accept-Encoding": "gzip, deflate, br"} if browser else {}
 
     def get(self, path):
+        """-> (ms, bytes on the wire, bytes of the body inflated)"""
         t = time.perf_counter()
-        self.c.request("GET", path)
+        self.c.request("GET", path, headers=self.headers)
         r = self.c.getresponse()
-        body = r.read()
+        wire = r.read()
+        body = wire
+        if r.getheader("Content-Encoding") == "gzip":
+            body = zlib.decompress(wire, 16 + zlib.MAX_WBITS)
         ms = (time.perf_counter() - t) * 1000
         if r.status != 200:
             raise AssertionError("%s: %d %s" % (path, r.status, body[:200]))
-        return ms, len(body)
+        return ms, len(wire), len(body)
 
 
-def run(port, paths, clients):
+def run(port, paths, clients, browser=False):
     """paths: a list of request paths, shared out round robin. -> (ms list, seconds)."""
     lat = []
     lock = threading.Lock()
     it = iter(paths)
 
     def worker():
-        c = Client(port)
+        c = Client(port, browser)
         mine = []
         while True:
             with lock:
@@ -79,13 +87,20 @@ def run(port, paths, clients):
     return lat, time.perf_counter() - t0
 
 
+def row(name, browser, clients, lat, secs):
+    print("  %-34s %-7s %2d client%s: p50 %8.1f ms  p99 %8.1f ms  %7.1f req/s (%d requests)"
+          "  load %.1f" % (name, "browser" if browser else "plain", clients,
+                           "s" if clients > 1 else " ", pct(lat, 50), pct(lat, 99),
+                           len(lat) / secs, len(lat), os.getloadavg()[0]))
+    sys.stdout.flush()
+
+
 def report(name, port, make_paths, n1=20, n16=160):
-    for clients, n in ((1, n1), (16, n16)):
-        n = max(clients, int(n * SCALE))
-        lat, secs = run(port, make_paths(n), clients)
-        print("  %-34s %2d client%s: p50 %8.1f ms  p99 %8.1f ms  %7.1f req/s (%d requests)" %
-              (name, clients, "s" if clients > 1 else " ", pct(lat, 50), pct(lat, 99),
-               len(lat) / secs, len(lat)))
+    for browser in (True, False):
+        for clients, n in ((1, n1), (16, n16)):
+            n = max(clients, int(n * SCALE))
+            lat, secs = run(port, make_paths(n), clients, browser)
+            row(name, browser, clients, lat, secs)
 
 
 def small_recordings(work, n):
@@ -128,10 +143,14 @@ def main():
               "perfhubd pid %d" % (pid, n, "" if n >= MIN_SAMPLES else "FEWER THAN 2M, ",
                                    os.path.getsize(big) / 1e6, len(ids), d.proc.pid))
         base = "/api/v1/profiles/%d" % pid
-        c = Client(d.port)
+        c = Client(d.port, browser=True)
         for path in (base + "/flamegraph", base + "/top", base + "/timeline"):
-            ms, size = c.get(path)
-            print("  cold %-40s %8.1f ms (%d bytes)" % (path, ms, size))
+            ms, wire, size = c.get(path)
+            print("  cold %-40s %8.1f ms (%d bytes, %d gzip)" % (path, ms, size, wire))
+        for path in (base + "/flamegraph", base + "/collapsed"):
+            _, wire, size = c.get(path)
+            print("  body %-40s %d bytes plain, %d bytes gzip (%.1fx)" %
+                  (path, size, wire, size / max(1, wire)))
         _, th = d.json("GET", base + "/threads")
         tids = [t["tid"] for t in th["threads"]]
         _, tl = d.json("GET", base + "/timeline?bucket_ms=10")
@@ -150,15 +169,18 @@ def main():
         thread_q = [base + "/flamegraph?tid=%d" % t for t in tids]
         report("/flamegraph", d.port, lambda k: [base + "/flamegraph"] * k, 50, 400)
         report("/flamegraph?from_ns&to_ns (new)", d.port, ranges, 20, 64)
-        k1 = min(20, len(thread_q) // 2)
-        one, sixteen = thread_q[:k1], thread_q[k1:]
-        for name, qs, clients in (("/flamegraph?tid (new)", one, 1),
-                                  ("/flamegraph?tid (new)", sixteen, 16)):
+        # each thread once: a quarter of them per row, the busiest first
+        k1 = min(20, len(thread_q) // 4)
+        rest = thread_q[k1 * 2:]
+        k16 = len(rest) // 2
+        for name, qs, clients, browser in (
+                ("/flamegraph?tid (new)", thread_q[:k1], 1, True),
+                ("/flamegraph?tid (new)", thread_q[k1:2 * k1], 1, False),
+                ("/flamegraph?tid (new)", rest[:k16], 16, True),
+                ("/flamegraph?tid (new)", rest[k16:], 16, False)):
             if qs:
-                lat, secs = run(d.port, qs, clients)
-                print("  %-34s %2d client%s: p50 %8.1f ms  p99 %8.1f ms  %7.1f req/s "
-                      "(%d requests)" % (name, clients, "s" if clients > 1 else " ",
-                                         pct(lat, 50), pct(lat, 99), len(lat) / secs, len(lat)))
+                lat, secs = run(d.port, qs, clients, browser)
+                row(name, browser, clients, lat, secs)
         report("/top", d.port, lambda k: [base + "/top"] * k, 50, 400)
         report("/timeline", d.port, lambda k: [base + "/timeline"] * k, 50, 400)
         report("/aggregate?group_by=symbol (20)", d.port,

@@ -2,12 +2,18 @@
 """/flamegraph is the tree of /collapsed's lines: for corpus recordings and
 every filter kind, the flame graph equals the tree built here from the
 collapsed text (values summed along each path, children in bytewise name
-order), and /top's self counts add up to the samples with a stack."""
+order), and /top's self counts add up to the samples with a stack. Frame
+nodes carry their DSO: on a recording made here, each is the DSO perf script
+shows for that symbol; /diff nodes carry the same."""
+import gzip
 import os
+import re
+import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
-from perfhubd_harness import SKIP, Daemon, check, corpus
+from perfhubd_harness import (SKIP, Daemon, check, corpus, have_perf_record, perf_record,
+                              tmpdir)
 
 FILES = ["mstange-sleep.data", "perfparser-cpp-inlining.perf.data",
          "perfdataconverter-multi-event-single-process.perf.data"]
@@ -38,6 +44,110 @@ def tree(lines):
     return root
 
 
+def strip_dso(node):
+    """The node without its "dso" keys (the tree of /collapsed has none)."""
+    return {"name": node["name"], "value": node["value"],
+            "children": [strip_dso(c) for c in node["children"]]}
+
+
+def fold_name(sym):
+    """A perf script symbol as a folded stack names it."""
+    keep = sym.replace("(anonymous namespace)", "\0")
+    if "(" in keep:
+        keep = keep[:keep.index("(")]
+    return keep.replace("\0", "(anonymous namespace)").replace(";", ":")
+
+
+def perf_dsos(path):
+    """{frame name: {dso paths}} from perf script's call chains."""
+    out = subprocess.run(["perf", "script", "-F", "comm,ip,sym,dso", "-i", path],
+                         capture_output=True, text=True, timeout=300).stdout
+    res = {}
+    for line in out.splitlines():
+        m = re.match(r"^\s+[0-9a-f]+ (.*) \((.*)\)$", line)
+        if not m:
+            continue
+        sym, dso = m.groups()
+        if dso == "unknown" or dso == "[unknown]":
+            continue
+        name = "[%s]" % os.path.basename(dso) if sym == "[unknown]" else fold_name(sym)
+        res.setdefault(name, set()).add(dso)
+    return res
+
+
+def check_dsos(d, work):
+    """Every frame node's dso is one perf script shows for its symbol."""
+    rec = perf_record(os.path.join(work, "dso.data"), ["-g", "-e", "cpu-clock"],
+                      ["python3", "-c", "import json,zlib\nfor i in range(20000): "
+                       "zlib.compress(json.dumps({'a': list(range(60))}).encode())"])
+    want = perf_dsos(rec)
+    st, r = d.upload(rec)
+    pid = r["id"]
+    check(d.wait(pid)["status"] == "ready", "dso recording not ready")
+    st, fg = d.json("GET", "/api/v1/profiles/%d/flamegraph" % pid)
+    check(st == 200, "flamegraph: %d" % st)
+    check("dso" not in fg, "the root has a dso")
+    checked, wrong, without = 0, [], []
+
+    def walk(node, depth):
+        nonlocal checked
+        if depth == 1:
+            check("dso" not in node, "comm node %s has a dso" % node["name"])
+        elif depth > 1:
+            dsos = want.get(node["name"])
+            if dsos:
+                if node.get("dso") in dsos:
+                    checked += 1
+                else:
+                    wrong.append((node["name"], node.get("dso"), sorted(dsos)))
+            elif node["name"] != "[unknown]" and "dso" not in node:
+                without.append(node["name"])
+        for c in node["children"]:
+            walk(c, depth + 1)
+    walk(fg, 0)
+    check(not wrong, "frame DSOs differ from perf script's: %r" % wrong[:10])
+    check(not without, "frames without a dso: %r" % without[:10])
+    check(checked >= 20, "only %d frames checked against perf script" % checked)
+    # a user-space library path, not only the kernel
+    check(any(s.startswith("/") for ds in want.values() for s in ds), "no file DSO in perf")
+    # /diff: a frame node carries the same dso as in the flame graph
+    st, df = d.json("GET", "/api/v1/diff?base=%d&target=%d" % (pid, pid))
+    check(st == 200, "diff: %d" % st)
+
+    def same(f, g):
+        check(f["name"] == g["name"] and f.get("dso") == g.get("dso") and
+              f["value"] == g["base"] == g["target"],
+              "diff node %s differs from the flame graph's" % f["name"])
+        check(len(f["children"]) == len(g["children"]), "diff children of %s" % f["name"])
+        for a, b in zip(f["children"], g["children"]):
+            same(a, b)
+    same(fg, df)
+    check_gzip(d, pid)
+    print("ok: %d frame DSOs agree with perf script" % checked)
+
+
+def check_gzip(d, pid):
+    """Big answers go gzip'ed to a client that asks (the same bytes once
+    inflated), plain to one that does not or says q=0."""
+    for ep in ("flamegraph", "collapsed", "top?limit=100000", "flamegraph?from_ns=1"):
+        path = "/api/v1/profiles/%d/%s" % (pid, ep)
+        st, h, plain = d.request("GET", path)
+        check(st == 200 and "Content-Encoding" not in h, "%s plain: %d %r" % (ep, st, h))
+        if len(plain) < 1024:
+            continue
+        check(h.get("Vary") == "Accept-Encoding", "%s: no Vary: %r" % (ep, h))
+        for _ in range(2):	# made, then kept
+            st, h, zipped = d.request("GET", path, headers={"Accept-Encoding": "deflate, gzip"})
+            check(st == 200 and h.get("Content-Encoding") == "gzip" and
+                  h.get("Vary") == "Accept-Encoding", "%s gzip: %d %r" % (ep, st, h))
+            check(len(zipped) < len(plain) and gzip.decompress(zipped) == plain,
+                  "%s: gzip body is not the plain one compressed" % ep)
+        st, h, body = d.request("GET", path, headers={"Accept-Encoding": "gzip;q=0, br"})
+        check(st == 200 and "Content-Encoding" not in h and body == plain,
+              "%s with gzip;q=0: %r" % (ep, h))
+        print("%s: %d bytes plain, %d gzip" % (ep, len(plain), len(zipped)))
+
+
 def main():
     paths = [corpus(f) for f in FILES]
     if not all(os.path.exists(p) for p in paths):
@@ -61,7 +171,7 @@ def main():
                 want = tree(body.decode("utf-8", "replace").splitlines())
                 for _ in range(2):	# computed, then kept
                     st, got = d.json("GET", "/api/v1/profiles/%d/flamegraph%s" % (pid, q))
-                    check(st == 200 and got == want,
+                    check(st == 200 and strip_dso(got) == want,
                           "%s: flamegraph%s differs from the tree of /collapsed" %
                           (os.path.basename(path), q))
             # /top: self adds up to the samples with a stack; every function has a dso key
@@ -75,6 +185,10 @@ def main():
                                                            with_stack))
             check(all("dso" in f for f in fns) and any(f["dso"] for f in fns),
                   "top without dso: %r" % fns[:3])
+        if have_perf_record():
+            check_dsos(d, tmpdir("flame-"))
+        else:
+            print("perf record does not work here: DSOs not checked against perf")
     print("ok: flame graphs equal the trees of /collapsed")
     return 0
 

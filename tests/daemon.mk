@@ -18,3 +18,4 @@ EXTRA_DIST += $(DAEMON_TESTS)
 # make bench: the ingest benchmark (prints figures; not a test)
 BENCHES += tests/bench-ingest tests/bench-query
 EXTRA_DIST += tests/bench-ingest tests/bench_ingest.py tests/bench-query tests/bench_query.py
+dist_doc_DATA += docs/query.md

@@ -18,11 +18,12 @@
 'use strict';
 const path = require('path');
 const fs = require('fs');
-const net = require('net');
-const { spawn, execFileSync } = require('child_process');
 const top = path.resolve(process.env.top_srcdir || path.join(__dirname, '..'));
 const bld = path.resolve(process.env.top_builddir || '.');
 const { chromium } = require(path.join(top, 'tests', 'web', 'node_modules', 'playwright-core'));
+const C = require(path.join(top, 'tests', 'web', 'e2e-common.js'));
+const { ok, near, log, pathValues, kernelPaths, countNear, checkFrames, stats } = C;
+const { tipLines, frames, canvasOf, hashParams, pointOn, centre } = C;
 
 const [daemon, hotspot, browserPath] = process.argv.slice(2).map((p) => path.resolve(p));
 const tmp = path.join(process.env.PERFHUB_TEST_TMP || '/tmp', 'web-e2e');
@@ -30,74 +31,8 @@ const shots = path.join(bld, 'tests', 'web-e2e.out');
 const corpus = path.join(process.env.PERFHUB_SHARED || path.join(top, '..', 'shared'), 'corpus', 'external');
 const VIEWPORT = { width: 1280, height: 1000 };
 const HIGHLIGHT = 'rgb(220,40,220)';
-const t0 = Date.now();
-
-let checks = 0;
-function ok(cond, what) {
-  checks++;
-  if (!cond) throw new Error('FAIL: ' + what);
-}
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const near = (a, b, tol) => Math.abs(a - b) <= tol;
-function log(msg) { console.log('[' + ((Date.now() - t0) / 1000).toFixed(1) + ' s] ' + msg); }
-
-function freePort() {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = s.address().port;
-      s.close(() => resolve(p));
-    });
-  });
-}
-
-/* ---- the API, read without the page's model ---------------------------- */
-
-let base = null;
-async function api(p) {
-  const r = await fetch(base + '/api/v1/' + p);
-  if (!r.ok) throw new Error('FAIL: GET ' + p + ': HTTP ' + r.status);
-  return r.json();
-}
-
-/* {path ("comm;f1;f2"): {value, base, target}} of an API tree; '' is the root */
-function pathValues(tree) {
-  const m = new Map();
-  const stack = [[tree, null]];
-  while (stack.length) {
-    const [n, p] = stack.pop();
-    const key = p === null ? '' : p ? p + ';' + n.name : n.name;
-    m.set(key, { value: n.value || 0, base: n.base || 0, target: n.target || 0 });
-    for (const k of n.children || []) stack.push([k, p === null ? '' : key]);
-  }
-  return m;
-}
-
-/* the paths (plain names) of kernel frames in a kernel=1 tree */
-function kernelPaths(tree) {
-  const s = new Set();
-  const stack = [[tree, null]];
-  while (stack.length) {
-    const [n, p] = stack.pop();
-    const plain = n.name.replace(/_\[k\]$/, '');
-    const key = p === null ? '' : p ? p + ';' + plain : plain;
-    if (p !== null && plain !== n.name) s.add(key);
-    for (const k of n.children || []) stack.push([k, p === null ? '' : key]);
-  }
-  return s;
-}
-
-/* "12.3 k" -> 12300 (the page abbreviates large counts) */
-function parseCount(s) {
-  const m = /^([\d.]+)\s*([kMG]?)$/.exec(s.trim());
-  if (!m) return NaN;
-  return +m[1] * ({ '': 1, k: 1e3, M: 1e6, G: 1e9 })[m[2]];
-}
-const countNear = (shown, v) => near(parseCount(shown), v, Math.max(0.5, v * 0.006));
 
 /* ---- the page -------------------------------------------------------------- */
-
-const frames = (page, which) => page.evaluate((w) => window.PerfhubPage.frames(w), which || 'profile');
-const canvasOf = (which) => (which === 'compare' ? '#cmp-fg' : '#fg');
 
 /* waits until the canvas shows the current URL's state */
 async function drawn(page, sel) {
@@ -105,26 +40,8 @@ async function drawn(page, sel) {
     const c = document.querySelector(s);
     return c && c.dataset.hash === location.hash && !c.closest('[hidden]');
   }, sel, { timeout: 20000 });
-  checks++;
+  stats.checks++;
 }
-
-async function hashParams(page) {
-  return page.evaluate(() => Object.fromEntries(new URLSearchParams(location.hash.split('?')[1] || '')));
-}
-
-/* viewport coordinates of a point on a canvas, scrolled into view */
-async function pointOn(page, sel, x, y) {
-  return page.evaluate(([s, px, py]) => {
-    const c = document.querySelector(s);
-    let b = c.getBoundingClientRect();
-    if (b.top + py < 40 || b.top + py > window.innerHeight - 40) {
-      window.scrollBy(0, b.top + py - window.innerHeight / 2);
-      b = c.getBoundingClientRect();
-    }
-    return { x: b.left + px, y: b.top + py };
-  }, [sel, x, y]);
-}
-const centre = (page, which, f) => pointOn(page, canvasOf(which), f.x + Math.min(f.w / 2, 200), f.y + f.h / 2);
 
 let shotNo = 0;
 async function shot(page, name) {
@@ -133,97 +50,19 @@ async function shot(page, name) {
   ok(fs.statSync(file).size > 5000, 'screenshot ' + name);
 }
 
-/* The drawn frames against an API tree: every frame is a node of the tree
- * with its value (or base and target); every node at least 1 px wide is
- * drawn; labels are the name or its start with an ellipsis. */
-function checkFrames(fr, apiTree, what, opts) {
-  const o = opts || {};
-  const vals = pathValues(apiTree);
-  const field = o.diff ? 'target' : 'value';
-  ok(fr.length > 3, what + ': frames drawn (' + fr.length + ')');
-  for (const f of fr) {
-    const v = vals.get(f.path);
-    ok(v !== undefined, what + ': frame ' + f.path + ' is a node the API gave');
-    if (o.diff) ok(v.base === f.base && v.target === f.target, what + ': ' + f.path + ' base/target ' + f.base + '/' + f.target + ' = API ' + v.base + '/' + v.target);
-    else ok(v.value === f.value, what + ': ' + f.path + ' value ' + f.value + ' = API ' + v.value);
-    ok(f.label === '' || f.label === f.name || (f.label.endsWith('\u2026') && f.name.startsWith(f.label.slice(0, -1))),
-      what + ': label "' + f.label + '" of ' + f.name);
-  }
-  /* completeness: wide nodes under the focus are drawn with the right width */
-  const rootF = fr.find((f) => f.path === (o.focus || ''));
-  ok(rootF, what + ': focus frame drawn');
-  const width = rootF.w, fv = vals.get(o.focus || '')[field];
-  const drawnPaths = new Set(fr.map((f) => f.path));
-  const prefix = o.focus ? o.focus + ';' : '';
-  let wide = 0;
-  for (const [p, v] of vals) {
-    if (p === '' || (o.focus && !p.startsWith(prefix))) continue;
-    const w = (v[field] / fv) * width;
-    if (w < 1) continue;
-    wide++;
-    ok(drawnPaths.has(p), what + ': node ' + p + ' (' + w.toFixed(1) + ' px) drawn');
-  }
-  for (const f of fr) {
-    if (f.dim || f.path === (o.focus || '')) continue;
-    ok(near(f.w, (vals.get(f.path)[field] / fv) * width, 0.01), what + ': width of ' + f.path);
-  }
-  return wide;
-}
-
-let proc = null, browser = null; /* killed on every way out */
+let srv = null, browser = null; /* ended on every way out */
+let base = null, api = null;
 
 async function main() {
-  fs.rmSync(tmp, { recursive: true, force: true });
-  fs.mkdirSync(tmp, { recursive: true });
   fs.rmSync(shots, { recursive: true, force: true });
   fs.mkdirSync(shots, { recursive: true });
 
-  /* ---- recordings: same program, the hot function differs ---- */
-  const rec = (name, args) => {
-    const out = path.join(tmp, name);
-    execFileSync('perf', ['record', '-q', '-g', '-o', out].concat(args), { stdio: 'ignore', timeout: 120000 });
-    return out;
-  };
-  const aFile = rec('alpha.data', ['-e', 'cpu-clock', '-e', 'task-clock', '--', hotspot, 'alpha', '1200']);
-  const bFile = rec('beta.data', ['-e', 'cpu-clock', '--', hotspot, 'beta', '1200']);
-  log('recorded alpha.data and beta.data');
-
-  const port = await freePort();
-  base = 'http://127.0.0.1:' + port;
-  const dlog = fs.openSync(path.join(tmp, 'perfhubd.log'), 'w');
-  /* one worker, as on a busy server: uploads are parsed one at a time */
-  proc = spawn(daemon, ['--listen', '127.0.0.1:' + port, '--db', path.join(tmp, 'perfhub.db'),
-    '--spool', path.join(tmp, 'spool'), '--web-root', path.join(top, 'web'), '--workers', '1'],
-  { stdio: ['ignore', dlog, dlog] });
+  /* ---- recordings (same program, the hot function differs), perfhubd ---- */
+  srv = await C.startServer({ daemon, hotspot, tmp, webRoot: path.join(top, 'web') });
+  ({ base, api } = srv);
+  const { aId, bId, aMeta } = srv;
+  const waitReady = srv.waitReady;
   try {
-    const end = Date.now() + 15000;
-    for (;;) {
-      try { if ((await fetch(base + '/healthz')).ok) break; } catch (e) { /* not yet */ }
-      if (Date.now() > end) throw new Error('FAIL: perfhubd did not answer /healthz');
-      await sleep(100);
-    }
-    const post = async (file, q) => {
-      const r = await fetch(base + '/api/v1/profiles' + q, {
-        method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: fs.readFileSync(file),
-      });
-      ok(r.status === 202 || r.status === 200, 'upload ' + file + ': HTTP ' + r.status);
-      return String((await r.json()).id);
-    };
-    const waitReady = async (id) => {
-      const t = Date.now() + 60000;
-      for (;;) {
-        const m = await api('profiles/' + id);
-        if (m.status === 'ready' || m.status === 'failed') return m;
-        if (Date.now() > t) throw new Error('FAIL: profile ' + id + ' still ' + m.status);
-        await sleep(100);
-      }
-    };
-    const aId = await post(aFile, '?name=hot-alpha&tag=run=alpha');
-    const bId = await post(bFile, '?name=hot-beta&tag=run=beta');
-    const aMeta = await waitReady(aId);
-    ok(aMeta.status === 'ready', 'alpha.data parsed: ' + (aMeta.error || ''));
-    ok((await waitReady(bId)).status === 'ready', 'beta.data parsed');
-
     /* a launch has been seen to stall for minutes on a loaded machine:
      * give it 40 s, then one more try */
     const launchT = Date.now();
@@ -304,7 +143,7 @@ async function main() {
     const junkMeta = await waitReady(junkId);
     ok(junkMeta.name === 'corrupt.data' && junkMeta.status === 'failed' && junkMeta.error, 'dropped file stored and failed: ' + junkMeta.error);
     await page.waitForFunction((e) => document.querySelector('#p-status').textContent.includes(e), junkMeta.error);
-    checks++;
+    stats.checks++;
 
     /* ---- the list ---- */
     log('the list');
@@ -389,15 +228,24 @@ async function main() {
     let pt = await centre(page, 'profile', hot);
     await page.mouse.move(pt.x, pt.y);
     await page.waitForSelector('#tooltip:not([hidden])');
-    const tip = await page.$$eval('#tooltip > div', (ds) => ds.map((d) => d.textContent));
     const parentPath = hot.path.split(';').slice(0, -1).join(';');
-    const pctAll = (100 * hot.value) / vals.get('').value, pctPar = (100 * hot.value) / vals.get(parentPath).value;
-    const m2 = /^([\d.]+(?: [kMG])?) samples, self ([\d.]+(?: [kMG])?)$/.exec(tip[2] || '');
-    const m3 = /^([\d.]+)% of all, ([\d.]+)% of parent$/.exec(tip[3] || '');
-    ok(tip.length === 4 && m2 && m3, 'tooltip: name, kind, value, shares: ' + tip.join(' | '));
-    ok(tip[0] === hot.name && tip[1].split(' \u00b7 ')[0] === hot.kind && countNear(m2[1], hot.value) && countNear(m2[2], hot.self),
-      'tooltip name, kind, samples, self: ' + tip.join(' | ') + ' (API: ' + hot.value + ')');
-    ok(near(+m3[1], pctAll, 0.051) && near(+m3[2], pctPar, 0.051), 'tooltip shares ' + m3[1] + '/' + m3[2] + ' = ' + pctAll.toFixed(2) + '/' + pctPar.toFixed(2));
+    /* more frames, kernel and user: each tooltip names the DSO the API
+     * gives that node */
+    const names = new Set([hot.name]);
+    const more = fr.filter((f) => f.depth >= 2 && f.w > 30 && !names.has(f.name) && names.add(f.name)).sort((p, q) => q.w - p.w);
+    const hovered = [];
+    for (const kind of ['kernel', 'user', 'unresolved']) hovered.push(...more.filter((f) => f.kind === kind).slice(0, 3));
+    let withDso = C.checkTip(await tipLines(page), hot, vals, 'samples', 'tooltip') ? 1 : 0;
+    for (const f of hovered) {
+      const q = await centre(page, 'profile', f);
+      await page.mouse.move(q.x, q.y);
+      await page.waitForFunction((n) => { const e = document.querySelector('#tooltip .fn'); return e && e.textContent === n; }, f.name);
+      if (C.checkTip(await tipLines(page), f, vals, 'samples', 'tooltip of ' + f.path)) withDso++;
+    }
+    log('hover: ' + (hovered.length + 1) + ' tooltips = the API, ' + withDso + ' with the DSO the API gives');
+    pt = await centre(page, 'profile', hot);
+    await page.mouse.move(pt.x, pt.y);
+    await page.waitForFunction((n) => document.querySelector('#tooltip .fn').textContent === n, hot.name);
 
     /* click zooms: the frame fills the width, breadcrumbs name the path */
     log('click zooms: the frame fills the width, breadcrumb');
@@ -680,10 +528,10 @@ async function main() {
     ok(pageErrors.length === 0, 'no script errors in the fresh pages: ' + pageErrors.join('; '));
     await fresh.close();
     await ctx.close();
-    log('ok: ' + checks + ' checks in chromium ' + browser.version() + '; ' + shotNo + ' screenshots in ' + shots);
+    log('ok: ' + stats.checks + ' checks in chromium ' + browser.version() + '; ' + shotNo + ' screenshots in ' + shots);
   } finally {
     if (browser) await browser.close().catch(() => {});
-    proc.kill('SIGTERM');
+    srv.stop();
   }
 }
 
@@ -691,12 +539,12 @@ async function main() {
  * is ours to kill */
 const watchdog = setTimeout(() => {
   console.error('FAIL: timed out after 150 s');
-  if (proc) proc.kill('SIGKILL');
+  if (srv) srv.kill();
   process.exit(1);
 }, 150000);
 main().then(() => { clearTimeout(watchdog); }, (e) => {
   console.error(e && e.message ? e.message : e);
   if (e && e.stack) console.error(e.stack.split('\n').slice(1, 4).join('\n'));
-  try { console.error('---- perfhubd log ----\n' + fs.readFileSync(path.join(tmp, 'perfhubd.log'), 'utf8').slice(-3000)); } catch (x) { /* none */ }
+  if (srv) console.error('---- perfhubd log ----\n' + srv.daemonLog());
   process.exit(1);
 });

@@ -13,14 +13,5 @@ command -v node >/dev/null 2>&1 || { echo "SKIP: node not installed"; exit 77; }
 [ -d "$src/tests/web/node_modules/playwright-core" ] ||
 	{ echo "SKIP: playwright-core not installed (cd tests/web && npm ci)"; exit 77; }
 [ -x "$browser" ] || { echo "SKIP: no chromium at $browser"; exit 77; }
-[ -x "$bld/daemon/perfhubd" ] || { echo "SKIP: daemon/perfhubd not built"; exit 77; }
-[ -x "$bld/tests/web/hotspot" ] || { echo "SKIP: tests/web/hotspot not built"; exit 77; }
-command -v perf >/dev/null 2>&1 || { echo "SKIP: perf not installed"; exit 77; }
-probe=$(mktemp -d "${TMPDIR:-/tmp}/web-e2e-perf.XXXXXX") || exit 1
-if ! perf record -q -o "$probe/p.data" -- true >/dev/null 2>&1; then
-	rm -rf "$probe"
-	echo "SKIP: perf record does not work here (not root? perf_event_paranoid?)"
-	exit 77
-fi
-rm -rf "$probe"
+. "$src/tests/web/e2e-requires.sh"
 exec node "$src/tests/web-e2e.js" "$bld/daemon/perfhubd" "$bld/tests/web/hotspot" "$browser"

@@ -139,6 +139,27 @@ const km = F.buildTree({ name: 'all', value: 3, children: [{ name: 'cc1', value:
   { name: 'main', value: 3, children: [{ name: 'do_syscall_64_[k]', value: 2, children: [] }] }] }] }, { kernelMarks: true });
 const kn = F.findPath(km, ['cc1', 'main', 'do_syscall_64']);
 eq([kn.name, F.frameKind(kn), F.frameKind(F.findPath(km, ['cc1', 'main']))], ['do_syscall_64', 'kernel', 'user'], 'kernel marks to kinds');
+/* DSOs: the API's "dso" (full path) gives the tooltip's file name and
+ * path; without it an unresolved frame's bracketed name stands in; the
+ * search's "dso:" prefix matches DSO paths, not names */
+const dt = F.buildTree({ name: 'all', value: 6, children: [{ name: 'cc1', value: 6, children: [
+  { name: 'main', value: 6, dso: '/usr/lib/gcc/x86_64-linux-gnu/12/cc1', children: [
+    { name: 'memcpy', value: 3, dso: '/usr/lib/x86_64-linux-gnu/libc.so.6', children: [] },
+    { name: 'vfs_read_[k]', value: 1, dso: '[kernel.kallsyms]', children: [] },
+    { name: '[libz.so.1]', value: 1, children: [] },
+    { name: 'nodso', value: 1, children: [] }] }] }] }, { kernelMarks: true });
+const dso = (p) => F.frameDso(F.findPath(dt, p));
+eq(dso(['cc1', 'main', 'memcpy']), { base: 'libc.so.6', full: '/usr/lib/x86_64-linux-gnu/libc.so.6' }, 'dso: file name and path');
+eq(dso(['cc1', 'main', 'vfs_read']), { base: '[kernel.kallsyms]', full: '[kernel.kallsyms]' }, 'dso without a directory');
+eq(dso(['cc1', 'main', '[libz.so.1]']), { base: 'libz.so.1', full: 'libz.so.1' }, 'dso of an unresolved frame without "dso"');
+eq([dso(['cc1', 'main', 'nodso']), dso(['cc1']), F.frameDso(dt)], [null, null, null], 'no dso: none shown');
+eq(F.frameKind(F.findPath(dt, ['cc1', 'main', 'vfs_read'])), 'kernel', 'kernel kind with a dso');
+s = F.search(dt, 'dso:libc');
+eq([Array.from(s.nodes).map((n) => n.name), s.value], [['memcpy'], 3], 'dso: search matches the DSO path');
+s = F.search(dt, 'dso:/[/]cc1$/');
+eq([Array.from(s.nodes).map((n) => n.name), s.value], [['main'], 6], 'dso: search with a regex');
+eq(F.search(dt, 'libc').nodes.size, 0, 'a plain search matches names only');
+
 const hue = (c) => +/^hsl\((\d+)/.exec(c)[1];
 ok(hue(F.frameColor(kn)) >= 175 && hue(F.frameColor(kn)) <= 200, 'kernel frames aqua: ' + F.frameColor(kn));
 ok(hue(F.frameColor(parse)) <= 50, 'user frames red to yellow: ' + F.frameColor(parse));

@@ -74,6 +74,25 @@ async function main() {
     ok(tip.textContent.includes(F.fmtCount(parse.value) + ' samples'), 'tooltip count = API value ' + parse.value + ': ' + tip.textContent);
     ok(tip.textContent.includes(F.fmtPct((100 * parse.value) / tree.value) + ' of all'), 'tooltip share of all');
     ok(tip.textContent.includes(F.fmtPct((100 * parse.value) / parse.parent.value) + ' of parent'), 'tooltip share of parent');
+    /* the DSO the API gives: file name on the kind line, full path below;
+     * a frame without one shows none */
+    const fgDso = (p) => {
+      let n = fgJson;
+      for (const name of p) n = n.children.find((c) => c.name === name);
+      return n.dso;
+    };
+    const tipLines = () => Object.fromEntries(Array.from(tip.children).map((c) => [c.className, c.textContent]));
+    const parseDso = fgDso(['make', 'main', 'run', 'parse']);
+    ok(parseDso && parseDso.includes('/'), 'the stand-in gives a DSO path: ' + parseDso);
+    let tips = tipLines();
+    ok(tips['muted kind'] === 'user \u00b7 ' + parseDso.split('/').pop() && tips['muted dso'] === parseDso,
+      'tooltip DSO = API: ' + JSON.stringify(tips));
+    const emit = F.findPath(tree, ['make', 'main', 'run', 'emit']);
+    ok(emit.name === 'emit' && fgDso(['make', 'main', 'run', 'emit']) === undefined, 'emit has no DSO in the API');
+    const er = layoutRows[emit.depth].find((r) => r.node === emit);
+    mouse($('#fg'), 'mousemove', er.x + er.w / 2, yOf(emit.depth));
+    tips = tipLines();
+    ok(tips.fn === 'emit' && tips['muted kind'] === 'user' && !('muted dso' in tips), 'tooltip without a DSO: ' + JSON.stringify(tips));
     snapshot('profile');
 
     /* ---- click zooms ---- */

@@ -1,12 +1,12 @@
 # tests/web.mk: tests of the flame-graph page. The node-based ones skip
 # without node; web-lint and web-page need `npm ci` in tests/web, web-e2e
-# also chromium and a working `perf record`.
+# also chromium and a working `perf record`, web-e2e-firefox firefox-esr.
 TESTS += tests/web-assets.py tests/web-model.sh tests/web-lint.sh tests/web-page.sh tests/web-live.sh \
-	tests/web-e2e.sh
+	tests/web-e2e.sh tests/web-e2e-firefox.sh
 EXTRA_DIST += tests/web-assets.py tests/web-model.sh tests/web-model.js tests/web-lint.sh \
-	tests/web-page.sh tests/web-page.js tests/web-live.sh tests/web-live.js tests/web/stub-server.js tests/web/harness.js \
+	tests/web-page.sh tests/web-page.js tests/web-live.sh tests/web-live.js tests/web/stub-server.js tests/web/harness.js tests/web/e2e-common.js \
 	tests/web/package.json tests/web/package-lock.json tests/web/eslint.config.js \
-	tests/web-e2e.sh tests/web-e2e.js
+	tests/web-e2e.sh tests/web-e2e.js tests/web-e2e-firefox.sh tests/web-e2e-firefox.js tests/web/e2e-requires.sh
 
 # The workload web-e2e records: frame pointers, no inlining, and none of
 # the sanitizer flags (their own CFLAGS/LDFLAGS replace AM_*), so that
@@ -19,5 +19,5 @@ tests_web_hotspot_LDFLAGS =
 # Screenshots of web-e2e's views.
 clean-local: clean-web-e2e
 clean-web-e2e:
-	rm -rf tests/web-e2e.out
+	rm -rf tests/web-e2e.out tests/web-e2e-firefox.out
 .PHONY: clean-web-e2e

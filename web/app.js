@@ -161,6 +161,14 @@
         if (r) this.opts.onZoom(r.node.parent ? F.pathOf(r.node) : []);
       });
       canvas.addEventListener('keydown', (e) => this.key(e));
+      /* the width can change without a window resize: a scrollbar that
+       * appears once the page is taller (Firefox, classic scrollbars) */
+      this.width = 0;
+      if (typeof ResizeObserver !== 'undefined') {
+        new ResizeObserver(() => {
+          if (this.tree && canvas.parentElement.clientWidth !== this.width) this.draw();
+        }).observe(canvas.parentElement);
+      }
     }
 
     setTree(tree, unit) {
@@ -205,6 +213,7 @@
       const cv = this.canvas;
       const ctx = cv.getContext('2d');
       const width = cv.parentElement.clientWidth || 800;
+      this.width = width;
       this.drawn = [];
       if (!this.tree) { cv.height = 0; delete cv.dataset.hash; return; }
       this.rows = F.layout(this.tree, this.focus, width, 0.3);
@@ -233,18 +242,29 @@
           ctx.globalAlpha = r.dim ? 0.55 : 1;
           ctx.fillStyle = color;
           ctx.fillRect(r.x, y, Math.max(r.w - 0.5, 0.3), ROW_H - 1);
-          let label = '';
+          let label = '', labelW = 0;
           if (r.w > 24) {
             const max = Math.floor((r.w - 6) / charW);
             const name = n.parent ? n.name : 'all';
-            const text = name.length > max ? name.slice(0, Math.max(0, max - 1)) + '\u2026' : name;
+            let text = name.length > max ? name.slice(0, Math.max(0, max - 1)) + '\u2026' : name;
             if (max >= 2) {
-              ctx.fillStyle = '#111';
-              ctx.fillText(text, r.x + 3, y + ROW_H / 2);
-              label = text;
+              /* the estimate assumes a monospaced font; where the browser
+               * picked another (or measures differently), shorten until
+               * the text as measured fits */
+              let tw = ctx.measureText(text).width;
+              while (tw > r.w - 6 && text.length > 2) {
+                text = text.slice(0, -2) + '\u2026';
+                tw = ctx.measureText(text).width;
+              }
+              if (tw <= r.w - 6) {
+                ctx.fillStyle = '#111';
+                ctx.fillText(text, r.x + 3, y + ROW_H / 2);
+                label = text;
+                labelW = tw;
+              }
             }
           }
-          this.drawn.push({ r: r, y: y, color: color, label: label });
+          this.drawn.push({ r: r, y: y, color: color, label: label, labelW: labelW });
         }
       }
       ctx.globalAlpha = 1;
@@ -269,7 +289,7 @@
         return {
           name: n.parent ? n.name : 'all', path: F.pathOf(n).join(';'), depth: n.depth,
           value: n.value, self: n.self, base: n.base, target: n.target, kind: F.frameKind(n),
-          x: d.r.x, y: d.y, w: d.r.w, h: ROW_H - 1, color: d.color, label: d.label,
+          x: d.r.x, y: d.y, w: d.r.w, h: ROW_H - 1, color: d.color, label: d.label, labelW: d.labelW,
           dim: !!d.r.dim, match: this.match.nodes.has(n), selected: this.sel === n,
         };
       });
@@ -286,7 +306,8 @@
 
     at(e) {
       const b = this.canvas.getBoundingClientRect();
-      const x = e.clientX - b.left;
+      /* in layout units, should the canvas be shown at another width */
+      const x = (e.clientX - b.left) * (b.width > 0 && this.width > 0 ? this.width / b.width : 1);
       const y = e.clientY - b.top - 2;
       const slot = Math.floor(y / ROW_H);
       const depth = this.icicle ? slot : this.nrows - 1 - slot;
@@ -304,18 +325,20 @@
       const total = this.tree.value || 1;
       const kind = F.frameKind(n);
       const lines = [el('div', { class: 'fn' }, n.parent ? n.name : 'all')];
-      const dso = n.dso || (kind === 'unresolved' ? n.name.replace(/^\[|\]$/g, '') : null);
-      lines.push(el('div', { class: 'muted' }, kind + (dso ? ' \u00b7 ' + dso : '')));
+      /* the DSO's file name on the kind line; its full path under it */
+      const dso = F.frameDso(n);
+      lines.push(el('div', { class: 'muted kind', title: dso ? dso.full : null }, kind + (dso ? ' \u00b7 ' + dso.base : '')));
+      if (dso && dso.full !== dso.base) lines.push(el('div', { class: 'muted dso' }, dso.full));
       if (this.opts.diff) {
         const bp = this.tree.base ? (100 * n.base) / this.tree.base : 0;
         const tp = this.tree.target ? (100 * n.target) / this.tree.target : 0;
-        lines.push(el('div', null, 'base ' + F.fmtCount(n.base) + ' (' + F.fmtPct(bp) + '), target ' +
+        lines.push(el('div', { class: 'value' }, 'base ' + F.fmtCount(n.base) + ' (' + F.fmtPct(bp) + '), target ' +
           F.fmtCount(n.target) + ' (' + F.fmtPct(tp) + ')'));
-        lines.push(el('div', null, 'change ' + (tp - bp >= 0 ? '+' : '') + (tp - bp).toFixed(2) + ' points'));
+        lines.push(el('div', { class: 'share' }, 'change ' + (tp - bp >= 0 ? '+' : '') + (tp - bp).toFixed(2) + ' points'));
       } else {
-        lines.push(el('div', null, F.fmtCount(n.value) + ' ' + this.unit + ', self ' + F.fmtCount(n.self)));
+        lines.push(el('div', { class: 'value' }, F.fmtCount(n.value) + ' ' + this.unit + ', self ' + F.fmtCount(n.self)));
         const parent = n.parent ? n.parent.value : n.value;
-        lines.push(el('div', null, F.fmtPct((100 * n.value) / total) + ' of all, ' +
+        lines.push(el('div', { class: 'share' }, F.fmtPct((100 * n.value) / total) + ' of all, ' +
           F.fmtPct(parent ? (100 * n.value) / parent : 100) + ' of parent'));
       }
       return lines;
@@ -586,6 +609,10 @@
       $('#tl-clear').addEventListener('click', () => setParams({ from_ns: '', to_ns: '', zoom: '' }));
       this.initHeat();
       this.initTop();
+      if (typeof ResizeObserver !== 'undefined') {
+        const wrap = $('#heat').parentElement;
+        new ResizeObserver(() => { if (this.timeline && wrap.clientWidth !== this.heatAvail) this.drawHeat(); }).observe(wrap);
+      }
     },
 
     show(id, params, prev) {
@@ -610,6 +637,8 @@
         this.timeline = null;
         this.top = null;
         this.tree = null;
+        this.cursor = null;
+        this.anchor = null;
         this.fg.setTree(null);
         $('#p-title').textContent = id;
         /* nothing of the previous profile may show while this one loads */
@@ -802,14 +831,55 @@
         if (col < 0 || row < 0 || col >= this.grid.cols || row >= this.grid.rows) return null;
         return col * this.grid.rows + row;
       };
-      cv.addEventListener('mousedown', (e) => { start = idx(e); this.dragEnd = start; this.drawHeat(); });
+      cv.addEventListener('mousedown', (e) => {
+        /* no text selection while dragging (Firefox starts one), but
+         * the canvas still takes the focus for the keys */
+        e.preventDefault();
+        cv.focus();
+        start = idx(e);
+        this.dragEnd = start;
+        this.drawHeat();
+      });
+      /* Keys: arrows move a cursor cell (the first press shows it), down
+       * and up through a second's buckets, right and left by a second;
+       * Shift extends a range from where it began; Enter selects the range
+       * (or the cursor's bucket), Escape clears the selection. */
+      this.cursor = null;
+      this.anchor = null;
+      cv.addEventListener('keydown', (e) => {
+        if (!this.timeline || !this.grid) return;
+        const n = this.grid.cols * this.grid.rows;
+        const steps = { ArrowDown: 1, ArrowUp: -1, ArrowRight: this.grid.rows, ArrowLeft: -this.grid.rows };
+        if (e.key in steps) {
+          e.preventDefault();
+          const was = this.cursor;
+          this.cursor = was === null ? 0 : Math.max(0, Math.min(n - 1, was + steps[e.key]));
+          if (!e.shiftKey) this.anchor = null;
+          else if (this.anchor === null) this.anchor = was === null ? this.cursor : was;
+          this.drawHeat();
+          const b = cv.getBoundingClientRect();
+          const col = Math.floor(this.cursor / this.grid.rows), row = this.cursor % this.grid.rows;
+          showTip(this.heatTip(this.cursor), b.left + (col + 1) * this.cellW, b.top + (row + 1) * this.cellH);
+        } else if (e.key === 'Enter' && this.cursor !== null) {
+          e.preventDefault();
+          const r = F.bucketRange(this.timeline, this.anchor === null ? this.cursor : this.anchor, this.cursor);
+          this.anchor = null;
+          hideTip();
+          setParams({ from_ns: String(Math.round(r.fromNs)), to_ns: String(Math.round(r.toNs)), zoom: '' });
+        } else if (e.key === 'Escape') {
+          e.preventDefault();
+          this.anchor = null;
+          hideTip();
+          if (current.params.from_ns || current.params.to_ns) setParams({ from_ns: '', to_ns: '', zoom: '' });
+          else this.drawHeat();
+        }
+      });
+      cv.addEventListener('blur', () => { this.anchor = null; hideTip(); this.drawHeat(); });
       cv.addEventListener('mousemove', (e) => {
         const i = idx(e);
         if (i === null) { hideTip(); return; }
         if (start !== null) { this.dragEnd = i; this.drawHeat(); }
-        const tl = this.timeline;
-        const t = (i * tl.bucketNs) / 1e9;
-        showTip([el('div', null, t.toFixed(3) + ' s: ' + (tl.counts[i] || 0) + ' samples')], e.clientX, e.clientY);
+        showTip(this.heatTip(i), e.clientX, e.clientY);
       });
       cv.addEventListener('mouseleave', () => hideTip());
       window.addEventListener('mouseup', (e) => {
@@ -823,6 +893,11 @@
         setParams({ from_ns: String(Math.round(r.fromNs)), to_ns: String(Math.round(r.toNs)), zoom: '' });
       });
       this.dragStart = () => start;
+    },
+
+    heatTip(i) {
+      const tl = this.timeline;
+      return [el('div', null, ((i * tl.bucketNs) / 1e9).toFixed(3) + ' s: ' + (tl.counts[i] || 0) + ' samples')];
     },
 
     drawHeat() {
@@ -840,6 +915,7 @@
       const g = F.heatGrid(tl);
       this.grid = g;
       const avail = cv.parentElement.clientWidth || 800;
+      this.heatAvail = cv.parentElement.clientWidth;
       this.cellW = Math.max(3, Math.min(40, Math.floor(avail / g.cols)));
       this.cellH = Math.max(3, Math.floor(150 / g.rows));
       const w = g.cols * this.cellW, h = g.rows * this.cellH;
@@ -855,6 +931,8 @@
       const ds = this.dragStart ? this.dragStart() : null;
       if (ds !== null && this.dragEnd !== null && this.dragEnd !== undefined) {
         lo = Math.min(ds, this.dragEnd); hi = Math.max(ds, this.dragEnd);
+      } else if (this.anchor !== null && this.cursor !== null) {
+        lo = Math.min(this.anchor, this.cursor); hi = Math.max(this.anchor, this.cursor);
       } else if (p.from_ns && p.to_ns) {
         lo = Math.floor((+p.from_ns - tl.startNs) / tl.bucketNs);
         hi = Math.ceil((+p.to_ns - tl.startNs) / tl.bucketNs) - 1;
@@ -866,6 +944,12 @@
         ctx.fillStyle = c === 0 ? '#f7f7f7' : 'hsl(' + Math.round(50 - 50 * v) + ',90%,' + Math.round(85 - 45 * v) + '%)';
         if (i >= lo && i <= hi) ctx.fillStyle = c === 0 ? '#c7d7fb' : 'hsl(220,80%,' + Math.round(75 - 35 * v) + '%)';
         ctx.fillRect(col * this.cellW, row * this.cellH, this.cellW - 1, this.cellH - 1);
+      }
+      if (this.cursor !== null && this.cursor < g.cols * g.rows && document.activeElement === cv) {
+        ctx.strokeStyle = '#000';
+        ctx.lineWidth = 1.5;
+        ctx.strokeRect(Math.floor(this.cursor / g.rows) * this.cellW + 0.75, (this.cursor % g.rows) * this.cellH + 0.75,
+          this.cellW - 2.5, this.cellH - 2.5);
       }
       let txt = g.cols + ' s \u00d7 ' + g.rows + ' rows of ' + Math.round(tl.bucketNs / 1e6) + ' ms; max ' + g.max + ' samples/bucket';
       if (p.from_ns && p.to_ns) {

@@ -179,9 +179,12 @@
   /* Marks matching frames under `within` (default: the whole tree) and
    * returns {nodes: Set, value, pct}: value counts each sample once even
    * when a match sits inside another match (as flamegraph.pl's "Matched"
-   * does), pct is its share of `within`. */
+   * does), pct is its share of `within`. A term "dso:T" matches the
+   * frames whose DSO path matches T instead of their names. */
   function search(top, term, within) {
-    const test = matcher(term);
+    const byDso = typeof term === 'string' && term.startsWith('dso:');
+    const m = matcher(byDso ? term.slice(4) : term);
+    const test = m && (byDso ? (n) => n.depth >= 2 && !!n.dso && m(n.dso) : (n) => m(n.name));
     const nodes = new Set();
     const base = within || top;
     if (!test) return { nodes: nodes, value: 0, pct: 0 };
@@ -189,7 +192,7 @@
     const stack = [[base, false]];
     while (stack.length) {
       const [n, inMatch] = stack.pop();
-      const hitHere = n.parent !== null && test(n.name);
+      const hitHere = n.parent !== null && test(n);
       if (hitHere) {
         nodes.add(n);
         if (!inMatch) value += n.value;
@@ -214,6 +217,17 @@
     if (/^\[.*\]$/.test(s) || s === '') return 'unresolved';
     if (n.dso && (n.dso === '[kernel.kallsyms]' || /^\[kernel/.test(n.dso) || /\.ko(\.[a-z]+)?$/.test(n.dso))) return 'kernel';
     return 'user';
+  }
+
+  /* A frame's DSO for the tooltip: {base, full} (the file name and the
+   * path the API gave), or null. Without the API's "dso", an unresolved
+   * frame's bracketed name ("[libfoo.so]") is the best there is. */
+  function frameDso(n) {
+    let full = n.dso;
+    if (!full && n.depth >= 2 && frameKind(n) === 'unresolved' && n.name.length > 2) full = n.name.replace(/^\[|\]$/g, '');
+    if (!full) return null;
+    const cut = full.lastIndexOf('/');
+    return { base: cut >= 0 && cut < full.length - 1 ? full.slice(cut + 1) : full, full: full };
   }
 
   function hash(s) {
@@ -485,7 +499,7 @@
 
   const api = {
     buildTree, pathOf, findPath, toFolded, layout, hit, matcher, search,
-    frameKind, frameColor, diffColor, regressions, topFunctions,
+    frameKind, frameDso, frameColor, diffColor, regressions, topFunctions,
     normalizeTimeline, heatGrid, bucketRange, parseHash, formatHash,
     tarHeader, tarParts, fmtCount, fmtPct, fmtBytes,
   };

@@ -5,7 +5,7 @@ const js = require('@eslint/js');
 const browser = {
   window: 'readonly', document: 'readonly', location: 'readonly', history: 'readonly',
   localStorage: 'readonly', fetch: 'readonly', XMLHttpRequest: 'readonly', URLSearchParams: 'readonly',
-  Node: 'readonly', confirm: 'readonly', TextEncoder: 'readonly', Blob: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
+  Node: 'readonly', confirm: 'readonly', ResizeObserver: 'readonly', TextEncoder: 'readonly', Blob: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly',
   console: 'readonly', globalThis: 'readonly', module: 'writable',
 };
 const node = {
@@ -28,7 +28,7 @@ module.exports = [
   },
   {
     /* the browser test: node, plus the functions it hands to the page */
-    files: ['tests/web-e2e.js'],
+    files: ['tests/web-e2e.js', 'tests/web-e2e-firefox.js', 'tests/web/e2e-common.js'],
     languageOptions: {
       globals: Object.assign({}, node, browser, {
         MutationObserver: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',

@@ -92,6 +92,13 @@ function weightOf(s, q) { return q.get('weight') === 'samples' ? 1 : s.period; }
  * answers keep it only when asked with kernel=1 (never in /top). */
 function frameName(f, q) { return q && q.get('kernel') ? f : f.replace(/_\[k\]$/, ''); }
 
+/* The DSO of each frame, as perfhubd gives it ("dso", the full path) on
+ * nodes below the comm; emit has none (the page must cope). */
+const DSOS = {
+  main: '/usr/bin/make', run: '/usr/bin/make', parse: '/usr/lib/x86_64-linux-gnu/libparse.so.1',
+  lex: '/usr/lib/x86_64-linux-gnu/libparse.so.1', 'do_syscall_64_[k]': '[kernel.kallsyms]', 'vfs_read_[k]': '[kernel.kallsyms]',
+};
+
 /* {name, value, children}: first level the comm, then frames outermost first. */
 function tree(samples, q, key) {
   const top = { name: 'all', value: 0, children: [] };
@@ -99,9 +106,14 @@ function tree(samples, q, key) {
     const w = weightOf(s, q);
     let n = top;
     n[key] = (n[key] || 0) + w;
-    for (const f of [s.comm].concat(s.stack.map((x) => frameName(x, q)))) {
+    for (const [i, raw] of [s.comm].concat(s.stack).entries()) {
+      const f = i ? frameName(raw, q) : raw;
       let k = n.children.find((c) => c.name === f);
-      if (!k) { k = { name: f, children: [] }; n.children.unshift(k); }
+      if (!k) {
+        k = { name: f, children: [] };
+        if (i && DSOS[raw]) k.dso = DSOS[raw];
+        n.children.unshift(k);
+      }
       k[key] = (k[key] || 0) + w;
       n = k;
     }
@@ -112,6 +124,8 @@ function tree(samples, q, key) {
 function merge(a, b) {
   /* base tree a and target tree b (values under 'base'/'target') into one */
   const out = { name: a ? a.name : b.name, base: (a && a.base) || 0, target: (b && b.target) || 0, children: [] };
+  const dso = (a && a.dso) || (b && b.dso);
+  if (dso) out.dso = dso;
   const names = new Set([].concat(a ? a.children.map((c) => c.name) : [], b ? b.children.map((c) => c.name) : []));
   for (const nm of names) {
     out.children.push(merge(a && a.children.find((c) => c.name === nm), b && b.children.find((c) => c.name === nm)));
