@@ -392,7 +392,7 @@ static int put_kallsyms(client *c, const char *hex, const char *os_release)
 
 /* Sends what the server has no symbols for: the file at its recorded path
  * when its build-id matches, else /usr/lib/debug/.build-id/, else perf's
- * ~/.debug cache; a stripped file is sent and the search goes on for one
+ * ~/.debug cache (the [vdso] image too); a stripped file is sent and the search goes on for one
  * with symbols. Problems are reported, never fatal to the upload. */
 static void upload_debuginfo(client *c, const char *path)
 {
@@ -444,13 +444,16 @@ static void upload_debuginfo(client *c, const char *path)
 			sent++;
 			done = symbols;
 		}
-		for (j = 0; j < 3 && !done; j++) {
+		/* the cache's "vdso" is the [vdso] image perf record saved */
+		for (j = 0; j < 4 && !done; j++) {
+			static const char *const cached[] = { "debug", "elf", "vdso" };
+
 			if (j == 0)
 				snprintf(cand, sizeof(cand), "/usr/lib/debug/.build-id/%.2s/%s.debug",
 					 hex, hex + 2);
 			else
 				snprintf(cand, sizeof(cand), "%s/.debug/.build-id/%.2s/%s/%s",
-					 home ? home : "/root", hex, hex + 2, j == 1 ? "debug" : "elf");
+					 home ? home : "/root", hex, hex + 2, cached[j - 1]);
 			if (file_matches(cand, hex, &symbols) && put_path(c, hex, cand) == 0) {
 				sent++;
 				done = symbols;

@@ -5,7 +5,8 @@ DEBUGINFO_TESTS = \
 	tests/debuginfo-resym.py \
 	tests/debuginfo-client.py \
 	tests/debuginfo-archive.py \
-	tests/debuginfo-debuginfod.py
+	tests/debuginfo-debuginfod.py \
+	tests/debuginfo-vdso.py
 TESTS += $(DEBUGINFO_TESTS)
 EXTRA_DIST += $(DEBUGINFO_TESTS)
 dist_doc_DATA += docs/debuginfo.md
