@@ -22,7 +22,7 @@
 #include "store.h"
 
 #define ST_BUSY_TIMEOUT_MS 30000
-#define ST_BATCH_ROWS 50000	/* rows per transaction while ingesting */
+#define ST_PENDING_MAX 65536	/* rows waiting for the next transaction, at most */
 #define ST_POOL_MAX 64		/* idle reader connections kept */
 #define ST_MAX_STACK_NODES (1u << 30)
 #define ST_MAX_DEPTH_FOLD 8192	/* frames per folded stack */
@@ -1066,12 +1066,29 @@ static const char *const writer_sql[W_NR_STMTS] = {
 	[W_RECORD] = "INSERT OR REPLACE INTO record_counts (profile_id, type, count) VALUES (?, ?, ?)",
 };
 
+/*
+ * Rows wait in memory and go to the database in one short transaction per
+ * sample block (or when ST_PENDING_MAX rows wait): parsing, symbolizing and
+ * compressing happen outside it, so with several workers the write lock is
+ * held only while rows are inserted, never while a block is parsed.
+ */
+#define PR_VALS 8
+
+typedef struct pend_row {
+	uint8_t which;		/* W_* */
+	uint8_t nvals;		/* parameters after profile_id */
+	uint8_t null_mask;	/* parameters bound as NULL */
+	uint8_t text_mask;	/* parameters bound from text[], in order */
+	uint8_t owned;		/* text[] to free */
+	int64_t v[PR_VALS];
+	char *text[2];
+} pend_row;
+
 struct st_writer {
 	st_store *st;
 	sqlite3 *db;
 	int64_t id;
 	sqlite3_stmt *stmt[W_NR_STMTS];
-	uint64_t rows;		/* rows in the open transaction */
 	uint64_t nr_samples, nr_comms, nr_maps;
 	strmap strings;
 	uint32_t next_string;
@@ -1079,6 +1096,8 @@ struct st_writer {
 	uint32_t next_frame;
 	u64map stacks;		/* parent << 32 | frame -> node id */
 	uint32_t next_stack;
+	pend_row *pend;		/* rows not written yet */
+	size_t nr_pend, cap_pend;
 	sblock *blk;		/* the block being filled */
 	uint64_t nr_blocks, nr_frame_offsets;
 	ZSTD_CCtx *zc;
@@ -1099,20 +1118,16 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Ends the open transaction and opens the next (deferred: the write lock is
- * taken by the next row, so other workers write in between). */
-static int w_commit(st_writer *w)
+static void pend_clear(st_writer *w)
 {
-	uint64_t t0 = now_ns();
+	size_t i;
 
-	if (exec(w->db, "COMMIT") < 0 || exec(w->db, "BEGIN") < 0) {
-		w->failed = 1;
-		return -1;
-	}
-	w->rows = 0;
-	w->times.commits++;
-	w->times.commit_ns += now_ns() - t0;
-	return 0;
+	for (i = 0; i < w->nr_pend; i++)
+		if (w->pend[i].owned) {
+			free(w->pend[i].text[0]);
+			free(w->pend[i].text[1]);
+		}
+	w->nr_pend = 0;
 }
 
 static int w_step(st_writer *w, int which)
@@ -1127,9 +1142,132 @@ static int w_step(st_writer *w, int which)
 		w->failed = 1;
 		return -1;
 	}
-	/* batched transactions: bounded WAL, other writers get their turn */
-	if (++w->rows >= ST_BATCH_ROWS)
-		return w_commit(w);
+	return 0;
+}
+
+/* Inserts the waiting rows (inside the caller's transaction). */
+static int pend_write(st_writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_pend; i++) {
+		const pend_row *p = &w->pend[i];
+		sqlite3_stmt *s = w->stmt[p->which];
+		unsigned k, t = 0;
+
+		sqlite3_bind_int64(s, 1, w->id);
+		for (k = 0; k < p->nvals; k++) {
+			if (p->text_mask & (1u << k))
+				sqlite3_bind_text(s, (int)k + 2, p->text[t++], -1, SQLITE_STATIC);
+			else if (p->null_mask & (1u << k))
+				sqlite3_bind_null(s, (int)k + 2);
+			else
+				sqlite3_bind_int64(s, (int)k + 2, p->v[k]);
+		}
+		if (w_step(w, p->which) < 0)
+			return -1;
+	}
+	pend_clear(w);
+	return 0;
+}
+
+/* A transaction: BEGIN IMMEDIATE waits for the write lock (busy timeout). */
+static int w_begin(st_writer *w)
+{
+	uint64_t t0 = now_ns();
+
+	if (exec(w->db, "BEGIN IMMEDIATE") < 0) {
+		w->failed = 1;
+		return -1;
+	}
+	w->times.lock_ns += now_ns() - t0;
+	return 0;
+}
+
+static int w_end(st_writer *w)
+{
+	uint64_t t0 = now_ns();
+
+	if (exec(w->db, "COMMIT") < 0) {
+		exec(w->db, "ROLLBACK");
+		w->failed = 1;
+		return -1;
+	}
+	w->times.commits++;
+	w->times.commit_ns += now_ns() - t0;
+	return 0;
+}
+
+static void w_rollback(st_writer *w)
+{
+	if (!sqlite3_get_autocommit(w->db))
+		exec(w->db, "ROLLBACK");
+}
+
+/* The waiting rows and (block != 0) the bound block row, in a transaction. */
+static int w_flush(st_writer *w, int block)
+{
+	uint64_t t0;
+
+	if (w->failed)
+		return -1;
+	if (!w->nr_pend && !block)
+		return 0;
+	if (w_begin(w) < 0)
+		return -1;
+	t0 = now_ns();
+	if (pend_write(w) < 0 || (block && w_step(w, W_BLOCK) < 0)) {
+		w_rollback(w);
+		return -1;
+	}
+	w->times.insert_ns += now_ns() - t0;
+	return w_end(w);
+}
+
+/* A row to write with the next flush; NULL (failed) out of memory. */
+static pend_row *pend_add(st_writer *w, int which, unsigned nvals)
+{
+	pend_row *p;
+
+	if (w->failed)
+		return NULL;
+	if (w->nr_pend >= ST_PENDING_MAX && w_flush(w, 0) < 0)
+		return NULL;
+	if (w->nr_pend == w->cap_pend) {
+		size_t nc = w->cap_pend ? 2 * w->cap_pend : 1024;
+		pend_row *np = realloc(w->pend, nc * sizeof(*np));
+
+		if (!np) {
+			w->failed = 1;
+			return NULL;
+		}
+		w->pend = np;
+		w->cap_pend = nc;
+	}
+	p = &w->pend[w->nr_pend++];
+	memset(p, 0, sizeof(*p));
+	p->which = (uint8_t)which;
+	p->nvals = (uint8_t)nvals;
+	return p;
+}
+
+/* Parameter k is text t (a copy when `copy`, else it must outlive the flush). */
+static int pend_text(st_writer *w, pend_row *p, unsigned k, unsigned t, const char *text, int copy)
+{
+	if (!text) {
+		p->null_mask |= (uint8_t)(1u << k);
+		return 0;
+	}
+	p->text_mask |= (uint8_t)(1u << k);
+	if (!copy) {
+		p->text[t] = (char *)text;
+		return 0;
+	}
+	p->owned = 1;
+	if (!(p->text[t] = strdup(text))) {
+		w->failed = 1;
+		return -1;
+	}
 	return 0;
 }
 
@@ -1149,7 +1287,10 @@ st_writer *st_writer_begin(st_store *st, int64_t id)
 		free(w);
 		return NULL;
 	}
-	if (exec(w->db, "BEGIN IMMEDIATE") < 0 || delete_rows(w->db, id) < 0)
+	/* what an earlier attempt left goes first */
+	if (exec(w->db, "BEGIN IMMEDIATE") < 0)
+		goto fail;
+	if (delete_rows(w->db, id) < 0 || exec(w->db, "COMMIT") < 0)
 		goto fail;
 	for (i = 0; i < W_NR_STMTS; i++)
 		if (!(w->stmt[i] = prep(w->db, writer_sql[i])))
@@ -1177,6 +1318,8 @@ static void writer_free(st_writer *w)
 	for (i = 0; i < W_NR_STMTS; i++)
 		sqlite3_finalize(w->stmt[i]);
 	sqlite3_close(w->db);
+	pend_clear(w);
+	free(w->pend);
 	strmap_free(&w->strings);
 	free(w->frames.keys);
 	free(w->frames.vals);
@@ -1195,8 +1338,8 @@ void st_writer_abort(st_writer *w)
 {
 	if (!w)
 		return;
-	exec(w->db, "ROLLBACK");
-	/* earlier batches were committed: take them away again */
+	w_rollback(w);
+	/* earlier blocks were committed: take them away again */
 	if (exec(w->db, "BEGIN IMMEDIATE") == 0) {
 		if (delete_rows(w->db, w->id) == 0)
 			exec(w->db, "COMMIT");
@@ -1211,7 +1354,7 @@ uint32_t st_writer_string(st_writer *w, const char *s)
 	strmap *m = &w->strings;
 	uint64_t h;
 	size_t j;
-	sqlite3_stmt *st;
+	pend_row *p;
 
 	if (!s)
 		return 0;
@@ -1230,12 +1373,11 @@ uint32_t st_writer_string(st_writer *w, const char *s)
 	m->hashes[j] = h;
 	m->ids[j] = ++w->next_string;
 	m->n++;
-	st = w->stmt[W_STRING];
-	sqlite3_bind_int64(st, 1, w->id);
-	sqlite3_bind_int64(st, 2, m->ids[j]);
-	sqlite3_bind_text(st, 3, s, -1, SQLITE_STATIC);
-	if (w_step(w, W_STRING) < 0)
+	/* the map's copy lives as long as the writer */
+	if (!(p = pend_add(w, W_STRING, 2)))
 		return 0;
+	p->v[0] = m->ids[j];
+	pend_text(w, p, 1, 0, m->strs[j], 0);
 	return m->ids[j];
 }
 
@@ -1264,7 +1406,7 @@ uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int re
 			 int kernel)
 {
 	uint32_t n = st_writer_string(w, name), d = st_writer_string(w, dso), id;
-	sqlite3_stmt *s;
+	pend_row *p;
 	int added;
 
 	if (!n)
@@ -1273,22 +1415,21 @@ uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int re
 	id = intern(&w->frames, ((uint64_t)n << 32 | d) << 1 | 1, &w->next_frame, &added);
 	if (!added)
 		return id;
-	s = w->stmt[W_FRAME];
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_int64(s, 2, id);
-	sqlite3_bind_int64(s, 3, n);
-	if (d)
-		sqlite3_bind_int64(s, 4, d);
-	else
-		sqlite3_bind_null(s, 4);
-	sqlite3_bind_int(s, 5, resolved ? 1 : 0);
-	sqlite3_bind_int(s, 6, kernel ? 1 : 0);
-	return w_step(w, W_FRAME) < 0 ? 0 : id;
+	if (!(p = pend_add(w, W_FRAME, 5)))
+		return 0;
+	p->v[0] = id;
+	p->v[1] = n;
+	p->v[2] = d;
+	if (!d)
+		p->null_mask |= 1u << 2;
+	p->v[3] = resolved ? 1 : 0;
+	p->v[4] = kernel ? 1 : 0;
+	return id;
 }
 
 uint32_t st_writer_stack(st_writer *w, uint32_t parent, uint32_t frame)
 {
-	sqlite3_stmt *s;
+	pend_row *p;
 	uint32_t id;
 	int added;
 
@@ -1297,15 +1438,15 @@ uint32_t st_writer_stack(st_writer *w, uint32_t parent, uint32_t frame)
 	id = intern(&w->stacks, (uint64_t)parent << 32 | frame, &w->next_stack, &added);
 	if (!added)
 		return id;
-	s = w->stmt[W_STACK];
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_int64(s, 2, id);
-	sqlite3_bind_int64(s, 3, parent);
-	sqlite3_bind_int64(s, 4, frame);
-	return w_step(w, W_STACK) < 0 ? 0 : id;
+	if (!(p = pend_add(w, W_STACK, 3)))
+		return 0;
+	p->v[0] = id;
+	p->v[1] = parent;
+	p->v[2] = frame;
+	return id;
 }
 
-/* Writes the filled block (if any) as one row. */
+/* Writes the filled block (if any) as one row, with the rows waiting. */
 static int flush_block(st_writer *w)
 {
 	sblock *b = w->blk;
@@ -1313,11 +1454,10 @@ static int flush_block(st_writer *w)
 	uint64_t lo = UINT64_MAX, hi = 0;
 	size_t raw_len, z;
 	uint32_t i;
-	uint64_t t0 = now_ns(), t1;
-	int rc;
+	uint64_t t0 = now_ns();
 
 	if (!b->n)
-		return 0;
+		return w_flush(w, 0);
 	for (i = 0; i < b->n; i++) {
 		if (b->time[i] < lo)
 			lo = b->time[i];
@@ -1340,30 +1480,38 @@ static int flush_block(st_writer *w)
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)hi);
 	sqlite3_bind_blob(s, 6, w->zbuf, (int)z, SQLITE_STATIC);
 	b->n = 0;
-	t1 = now_ns();
-	w->times.compress_ns += t1 - t0;
+	w->times.compress_ns += now_ns() - t0;
 	w->times.blocks++;
-	rc = w_step(w, W_BLOCK);
-	w->times.insert_ns += now_ns() - t1;
-	if (rc < 0)
-		return -1;
-	/* a transaction per block: no worker holds the write lock for longer
-	 * than it takes to parse one block's samples */
-	return w->rows ? w_commit(w) : 0;
+	/* a transaction per block: the write lock is held for its inserts only */
+	return w_flush(w, 1);
 }
 
 int st_writer_sample(st_writer *w, const st_sample *x)
 {
+	return st_writer_sample_hint(w, x, NULL);
+}
+
+int st_writer_sample_hint(st_writer *w, const st_sample *x, uint32_t *agg_hint)
+{
 	sblock *b = w->blk;
-	agg_row *a;
+	agg_row *a = NULL;
 
 	if (w->failed)
 		return -1;
-	a = agg_get(&w->agg, x->event, x->pid, x->tid, x->comm, x->stack);
+	if (agg_hint && *agg_hint && *agg_hint <= w->agg.n) {
+		a = &w->agg.rows[*agg_hint - 1];
+		if (a->stack != x->stack || a->tid != x->tid || a->pid != x->pid ||
+		    a->comm != x->comm || a->event != x->event)
+			a = NULL;
+	}
+	if (!a)
+		a = agg_get(&w->agg, x->event, x->pid, x->tid, x->comm, x->stack);
 	if (!a) {
 		w->failed = 1;
 		return -1;
 	}
+	if (agg_hint)
+		*agg_hint = (uint32_t)(a - w->agg.rows) + 1;
 	++w->nr_samples;
 	if (!a->samples)
 		a->first_seq = w->nr_samples;
@@ -1385,9 +1533,8 @@ int st_writer_sample(st_writer *w, const st_sample *x)
 
 int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off)
 {
-	sqlite3_stmt *s = w->stmt[W_FOFF];
-
 	agg_row *seen;
+	pend_row *p;
 
 	if (!frame || w->nr_frame_offsets >= ST_MAX_FRAME_OFFSETS)
 		return 0;
@@ -1400,18 +1547,39 @@ int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off)
 	if (seen->samples++)
 		return 0;
 	w->nr_frame_offsets++;
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_int64(s, 2, frame);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)dso_off);
-	return w_step(w, W_FOFF);
+	if (!(p = pend_add(w, W_FOFF, 2)))
+		return -1;
+	p->v[0] = frame;
+	p->v[1] = (int64_t)dso_off;
+	return 0;
 }
 
-/* The aggregate, written once at the end. */
+/* The primary key's order: rows are appended to the table's b-tree. */
+static int cmp_agg_row(const void *x, const void *y)
+{
+	const agg_row *a = x, *b = y;
+
+	if (a->event != b->event)
+		return a->event < b->event ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->comm != b->comm)
+		return a->comm < b->comm ? -1 : 1;
+	if (a->stack != b->stack)
+		return a->stack < b->stack ? -1 : 1;
+	return 0;
+}
+
+/* The aggregate, written once at the end (no more lookups: sorted in place). */
 static int write_agg(st_writer *w)
 {
 	sqlite3_stmt *s = w->stmt[W_AGG];
 	size_t i;
 
+	if (w->agg.n)
+		qsort(w->agg.rows, w->agg.n, sizeof(*w->agg.rows), cmp_agg_row);
 	for (i = 0; i < w->agg.n; i++) {
 		const agg_row *r = &w->agg.rows[i];
 		sqlite3_bind_int64(s, 1, w->id);
@@ -1431,71 +1599,71 @@ static int write_agg(st_writer *w)
 
 int st_writer_comm(st_writer *w, uint32_t pid, uint32_t tid, uint64_t time, const char *comm)
 {
-	sqlite3_stmt *s = w->stmt[W_COMM];
 	uint32_t c = st_writer_string(w, comm);
+	pend_row *p = pend_add(w, W_COMM, 5);
 
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)++w->nr_comms);
-	sqlite3_bind_int64(s, 3, pid);
-	sqlite3_bind_int64(s, 4, tid);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)time);
-	sqlite3_bind_int64(s, 6, c);
-	return w_step(w, W_COMM);
+	if (!p)
+		return -1;
+	p->v[0] = (int64_t)++w->nr_comms;
+	p->v[1] = pid;
+	p->v[2] = tid;
+	p->v[3] = (int64_t)time;
+	p->v[4] = c;
+	return 0;
 }
 
 int st_writer_mmap(st_writer *w, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		   const char *filename, const char *build_id_hex, uint64_t time)
 {
-	sqlite3_stmt *s = w->stmt[W_MAP];
 	uint32_t f = st_writer_string(w, filename);
+	pend_row *p = pend_add(w, W_MAP, 8);
 
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)++w->nr_maps);
-	sqlite3_bind_int64(s, 3, pid);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)start);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)len);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)pgoff);
-	sqlite3_bind_int64(s, 7, f);
-	sqlite3_bind_text(s, 8, build_id_hex, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 9, (sqlite3_int64)time);
-	return w_step(w, W_MAP);
+	if (!p)
+		return -1;
+	p->v[0] = (int64_t)++w->nr_maps;
+	p->v[1] = pid;
+	p->v[2] = (int64_t)start;
+	p->v[3] = (int64_t)len;
+	p->v[4] = (int64_t)pgoff;
+	p->v[5] = f;
+	p->v[7] = (int64_t)time;
+	return pend_text(w, p, 6, 0, build_id_hex, 1);
 }
 
 int st_writer_feature(st_writer *w, const char *name, const char *json)
 {
-	sqlite3_stmt *s = w->stmt[W_FEATURE];
+	pend_row *p = pend_add(w, W_FEATURE, 2);
 
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, json, -1, SQLITE_STATIC);
-	return w_step(w, W_FEATURE);
+	if (!p || pend_text(w, p, 0, 0, name, 1) < 0)
+		return -1;
+	return pend_text(w, p, 1, 1, json, 1);
 }
 
 int st_writer_event(st_writer *w, uint32_t idx, const char *name, uint32_t type, uint64_t config,
 		    uint64_t sample_type, uint64_t period_or_freq, int freq, uint64_t samples)
 {
-	sqlite3_stmt *s = w->stmt[W_EVENT];
+	pend_row *p = pend_add(w, W_EVENT, 8);
 
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_int64(s, 2, idx);
-	sqlite3_bind_text(s, 3, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 4, type);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)config);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)sample_type);
-	sqlite3_bind_int64(s, 7, (sqlite3_int64)period_or_freq);
-	sqlite3_bind_int(s, 8, freq);
-	sqlite3_bind_int64(s, 9, (sqlite3_int64)samples);
-	return w_step(w, W_EVENT);
+	if (!p)
+		return -1;
+	p->v[0] = idx;
+	p->v[2] = type;
+	p->v[3] = (int64_t)config;
+	p->v[4] = (int64_t)sample_type;
+	p->v[5] = (int64_t)period_or_freq;
+	p->v[6] = freq;
+	p->v[7] = (int64_t)samples;
+	return pend_text(w, p, 1, 0, name, 1);
 }
 
 int st_writer_record_count(st_writer *w, const char *type, uint64_t count)
 {
-	sqlite3_stmt *s = w->stmt[W_RECORD];
+	pend_row *p = pend_add(w, W_RECORD, 2);
 
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_text(s, 2, type, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)count);
-	return w_step(w, W_RECORD);
+	if (!p)
+		return -1;
+	p->v[1] = (int64_t)count;
+	return pend_text(w, p, 0, 0, type, 1);
 }
 
 int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
@@ -1504,8 +1672,14 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 	int rc = -1;
 	uint64_t t0;
 
-	if (w->failed || flush_block(w) < 0)
+	/* the last block alone, then the rest with the aggregate and the
+	 * status: ready and complete become visible at once */
+	if (w->failed || flush_block(w) < 0 || w_begin(w) < 0)
 		goto out;
+	t0 = now_ns();
+	if (pend_write(w) < 0)
+		goto out;
+	w->times.insert_ns += now_ns() - t0;
 	t0 = now_ns();
 	if (write_agg(w) < 0)
 		goto out;
@@ -1536,15 +1710,11 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 	/* a profile deleted while it was parsed stays deleted */
 	if (rc == 0 && sqlite3_changes(w->db) == 0)
 		rc = delete_rows(w->db, w->id);
-	if (rc == 0) {
-		t0 = now_ns();
-		rc = exec(w->db, "COMMIT");
-		w->times.commit_ns += now_ns() - t0;
-		w->times.commits++;
-	}
+	if (rc == 0)
+		rc = w_end(w);
 out:
 	if (rc < 0)
-		exec(w->db, "ROLLBACK");
+		w_rollback(w);
 	if (times)
 		*times = w->times;
 	writer_free(w);

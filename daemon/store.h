@@ -185,6 +185,10 @@ typedef struct st_sample {
 /* Samples are kept in compressed blocks of a few thousand, and counted per
  * (event, pid, tid, comm, stack) for the aggregate written at the end. */
 int st_writer_sample(st_writer *w, const st_sample *s);
+/* The same; *agg_hint (0 at first) remembers the sample's aggregate row so
+ * a caller that knows the next sample has the same (event, pid, tid, comm,
+ * stack) saves the lookup. A wrong hint only costs the lookup. */
+int st_writer_sample_hint(st_writer *w, const st_sample *s, uint32_t *agg_hint);
 /* A file offset seen for an unresolved frame (kept for symbolizing later). */
 int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off);
 int st_writer_comm(st_writer *w, uint32_t pid, uint32_t tid, uint64_t time, const char *comm);
@@ -205,10 +209,10 @@ typedef struct st_summary {
 	uint64_t lost;
 } st_summary;
 /* Where the writer's time went so far (nanoseconds, wall clock): encoding
- * and compressing sample blocks, inserting them, committing (waiting for
- * the write lock included), and the final aggregate. */
+ * and compressing sample blocks, waiting for the write lock, inserting rows,
+ * committing, and the final aggregate. */
 typedef struct st_write_times {
-	uint64_t compress_ns, insert_ns, commit_ns, agg_ns;
+	uint64_t compress_ns, lock_ns, insert_ns, commit_ns, agg_ns;
 	uint64_t blocks, commits;
 } st_write_times;
 /* Writes the summary, marks the profile ready and commits. Frees w. When
