@@ -169,6 +169,8 @@ def main():
                 print("  body %-40s %d bytes plain, %d bytes %s (%.1fx); this client "
                       "inflates it in %.1f ms" % (path, size, wire, got, size / max(1, wire),
                                                   inflate_ms))
+        _, _, body = d.request("GET", base + "/collapsed", timeout=600)
+        print("  %d distinct folded stacks" % body.count(b"\n"))
         _, th = d.json("GET", base + "/threads")
         tids = [t["tid"] for t in th["threads"]]
         _, tl = d.json("GET", base + "/timeline?bucket_ms=10")
