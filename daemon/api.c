@@ -107,8 +107,8 @@ static int accepts(struct MHD_Connection *conn, const char *name)
 			    (t == nl + 2 && !strcmp(name, "gzip") && !strncasecmp(q, "x-gzip", 6)) ||
 			    (t == 1 && *q == '*')) {
 				/* a weight of 0 means "not this one" */
-				for (q = semi ? semi + 1 : NULL; q; q = strchr(q, ';') ? strchr(q, ';') + 1 : NULL) {
-					q += strspn(q, " \t");
+				for (q = semi ? semi + 1 : NULL; q; q = strchr(q, ';')) {
+					q += strspn(q, " \t;");
 					if ((*q == 'q' || *q == 'Q') && q[1] == '=')
 						return strtod(q + 2, NULL) > 0;
 				}
