@@ -7,7 +7,8 @@
  * An answer is the final response body, immutable and reference counted:
  * every request serving it shares the same bytes (no copy per request),
  * and an answer dropped from the cache lives until its last reader lets
- * go. Its gzip form is made once, by the first request that asks for it.
+ * go. Its gzip and zstd forms are made once, by the first request that asks
+ * for each.
  *
  * Thread safety: all calls may come from any thread.
  */
@@ -33,6 +34,11 @@ const char *qc_answer_body(const qc_answer *a, size_t *len);
 /* The body as a gzip stream (RFC 1952), compressed on the first call; NULL
  * when the body is too short to gain or compression failed. */
 const char *qc_answer_gzip(qc_answer *a, size_t *len);
+
+/* The body as one zstd frame (RFC 9659 content coding: window <= 8 MB),
+ * made on the first call; NULL as for qc_answer_gzip. zstd costs a fraction
+ * of gzip's time for a smaller body. */
+const char *qc_answer_zstd(qc_answer *a, size_t *len);
 
 /* max_bytes 0: nothing is kept. */
 qcache *qc_new(size_t max_bytes);

@@ -5,13 +5,15 @@ connection; filtered requests use parameters not asked before (a new time
 range each time, each thread once), so they show the work of a filter, not
 an answer kept from an earlier request. "cold" is the first request after
 the profile became ready. "browser" rows send Accept-Encoding: gzip as every
-browser does and end when the (gzip) body has arrived; "plain" rows do not
+browser does (gzip, deflate, br, zstd: perfhubd sends zstd) and end when
+the compressed body has arrived; "plain" rows do not
 ask for gzip. Inflating is the client's work (a browser does it natively
 while the bytes arrive): the time this Python client takes to inflate the
 flame graph once is printed on its own line.
 """
 import http.client
 import os
+import subprocess
 import zlib
 import random
 import sys
@@ -45,7 +47,8 @@ def pct(xs, p):
 class Client:
     def __init__(self, port, browser=False):
         self.c = http.client.HTTPConnection("127.0.0.1", port, timeout=300)
-        self.headers = {"Accept-Encoding": "gzip, deflate, br"} if browser else {}
+        # what current Chromium and Firefox send
+        self.headers = {"Accept-Encoding": "gzip, deflate, br, zstd"} if browser else {}
 
     def get(self, path, inflate=False):
         """-> (ms until the body arrived, bytes on the wire, bytes of the
@@ -60,10 +63,16 @@ class Client:
         size, inflate_ms = 0, 0.0
         if inflate:
             t = time.perf_counter()
-            size = len(zlib.decompress(wire, 16 + zlib.MAX_WBITS)
-                       if r.getheader("Content-Encoding") == "gzip" else wire)
+            enc = r.getheader("Content-Encoding")
+            if enc == "gzip":
+                size = len(zlib.decompress(wire, 16 + zlib.MAX_WBITS))
+            elif enc == "zstd":
+                size = len(subprocess.run(["zstd", "-dc"], input=wire, check=True,
+                                          capture_output=True).stdout)
+            else:
+                size = len(wire)
             inflate_ms = (time.perf_counter() - t) * 1000
-        return ms, len(wire), size, inflate_ms
+        return ms, len(wire), size, inflate_ms, r.getheader("Content-Encoding") or "plain"
 
 
 def run(port, paths, clients, browser=False):
@@ -151,12 +160,17 @@ def main():
         base = "/api/v1/profiles/%d" % pid
         c = Client(d.port, browser=True)
         for path in (base + "/flamegraph", base + "/top", base + "/timeline"):
-            ms, wire, size, _ = c.get(path, inflate=True)
-            print("  cold %-40s %8.1f ms (%d bytes, %d gzip)" % (path, ms, size, wire))
+            ms, wire, size, _, enc = c.get(path, inflate=True)
+            print("  cold %-40s %8.1f ms (%d bytes, %d %s)" % (path, ms, size, wire, enc))
         for path in (base + "/flamegraph", base + "/collapsed"):
-            _, wire, size, inflate_ms = c.get(path, inflate=True)
-            print("  body %-40s %d bytes plain, %d bytes gzip (%.1fx); this client "
-                  "inflates it in %.1f ms" % (path, size, wire, size / max(1, wire), inflate_ms))
+            for enc in ("zstd", "gzip"):
+                c.headers = {"Accept-Encoding": enc}
+                _, wire, size, inflate_ms, got = c.get(path, inflate=True)
+                print("  body %-40s %d bytes plain, %d bytes %s (%.1fx); this client "
+                      "inflates it in %.1f ms" % (path, size, wire, got, size / max(1, wire),
+                                                  inflate_ms))
+        _, _, body = d.request("GET", base + "/collapsed", timeout=600)
+        print("  %d distinct folded stacks" % body.count(b"\n"))
         _, th = d.json("GET", base + "/threads")
         tids = [t["tid"] for t in th["threads"]]
         _, tl = d.json("GET", base + "/timeline?bucket_ms=10")

@@ -8,6 +8,7 @@ shows for that symbol; /diff nodes carry the same."""
 import gzip
 import os
 import re
+import shutil
 import subprocess
 import sys
 import threading
@@ -223,7 +224,19 @@ def check_gzip(d, pid):
         st, h, body = d.request("GET", path, headers={"Accept-Encoding": "gzip;q=0, br"})
         check(st == 200 and "Content-Encoding" not in h and body == plain,
               "%s with gzip;q=0: %r" % (ep, h))
-        print("%s: %d bytes plain, %d gzip" % (ep, len(plain), len(zipped)))
+        # zstd (RFC 9659) where the client takes it, as current browsers do
+        for _ in range(2):
+            st, h, zst = d.request("GET", path,
+                                   headers={"Accept-Encoding": "gzip, deflate, br, zstd"})
+            check(st == 200 and h.get("Content-Encoding") == "zstd" and len(zst) < len(plain),
+                  "%s zstd: %d %r" % (ep, st, h))
+            if shutil.which("zstd"):
+                check(subprocess.run(["zstd", "-dc"], input=zst, capture_output=True,
+                                     timeout=60).stdout == plain,
+                      "%s: zstd body is not the plain one compressed" % ep)
+        st, h, _ = d.request("GET", path, headers={"Accept-Encoding": "zstd;q=0, gzip"})
+        check(h.get("Content-Encoding") == "gzip", "%s with zstd;q=0: %r" % (ep, h))
+        print("%s: %d bytes plain, %d gzip, %d zstd" % (ep, len(plain), len(zipped), len(zst)))
 
 
 def main():
