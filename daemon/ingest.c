@@ -65,6 +65,30 @@ typedef struct chain_slot {
 } chain_slot;
 
 /*
+ * Caller cache: a callchain missed above often differs from one seen
+ * before in its leaf address only (another instruction of the same hot
+ * function). Keyed by the chain with the leaf left out, it gives the node
+ * of the callers' stack, so only the leaf is symbolized and interned.
+ * Valid under the same per-thread stamps. Chains are taken only when
+ * nothing can make their callers fold differently with the leaf than
+ * without: context markers all known, no dwarf unwinding, and far below
+ * the symbolizer's frame limit (which cuts the outermost frames).
+ */
+#define ING_TAIL_SLOTS 65536	/* a power of 2 */
+#define ING_TAIL_MAX 100	/* longer callchains are not split */
+
+typedef struct tail_slot {
+	uint64_t hash;		/* 0 = empty */
+	uint64_t gen;
+	uint32_t pid, tid;
+	uint16_t misc;
+	uint32_t nr, leaf;	/* callchain length, the leaf's index */
+	uint64_t *chain;	/* nr entries, the leaf's set to 0; owned */
+	uint32_t node, comm, st_pid, st_tid;
+	int all_named;		/* of the callers */
+} tail_slot;
+
+/*
  * Frame memo: a frame's name depends on its symbol, DSO and kernel context
  * only, so (symbol, DSO) pointers from the symbol cache find the interned
  * frame without naming it again; the strings are kept and compared too, as
@@ -97,6 +121,8 @@ typedef struct ingest {
 	ing_dso *last;
 	chain_slot *chains;	/* ING_CHAIN_SLOTS, direct mapped; NULL = no cache */
 	uint64_t chain_hits;
+	tail_slot *tails;	/* ING_TAIL_SLOTS, direct mapped; NULL = no cache */
+	uint64_t tail_hits;
 	foff_slot *foffs;	/* ING_FOFF_SLOTS noted already (NULL = none): the
 				   writer dedups them all, this saves it the lookup */
 	int timing;		/* this record is timed */
@@ -204,6 +230,105 @@ static void chain_cache_free(ingest *in)
 		free(in->chains[i].chain);
 	free(in->chains);
 	in->chains = NULL;
+}
+
+/* The leaf's index in a callchain the caller cache may take, else -1. */
+static long tail_leaf(const pd_record *r)
+{
+	const pd_sample *s = &r->u.sample;
+	long leaf = -1;
+	uint64_t i;
+
+	if (!(s->fields & PD_SAMPLE_CALLCHAIN) || !s->callchain || !s->nr_callchain ||
+	    s->nr_callchain > ING_TAIL_MAX || s->stack_user_size ||
+	    (s->event && (s->event->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER))))
+		return -1;
+	for (i = 0; i < s->nr_callchain; i++) {
+		uint64_t ip = s->callchain[i];
+
+		if (ip < PD_CONTEXT_MAX) {
+			if (leaf < 0)
+				leaf = (long)i;
+			continue;
+		}
+		/* a marker the symbolizer does not know drops the whole chain */
+		if (ip != PD_CONTEXT_HV && ip != PD_CONTEXT_KERNEL && ip != PD_CONTEXT_USER &&
+		    ip != PD_CONTEXT_GUEST && ip != PD_CONTEXT_GUEST_KERNEL &&
+		    ip != PD_CONTEXT_GUEST_USER)
+			return -1;
+	}
+	return leaf;
+}
+
+static uint64_t tail_hash(const pd_record *r, long leaf)
+{
+	const pd_sample *s = &r->u.sample;
+	uint64_t h = 0x84222325cbf29ce4ULL ^ ((uint64_t)s->pid << 32 | s->tid);
+	uint64_t i;
+
+	h = (h ^ r->misc ^ (uint64_t)leaf << 16) * 0x100000001b3ULL;
+	for (i = 0; i < s->nr_callchain; i++)
+		if (i != (uint64_t)leaf)
+			h = (h ^ s->callchain[i]) * 0x100000001b3ULL;
+	h ^= h >> 29;
+	return h | 1;
+}
+
+static tail_slot *tail_lookup(ingest *in, const pd_record *r, long leaf, uint64_t h)
+{
+	const pd_sample *s = &r->u.sample;
+	tail_slot *t = &in->tails[h & (ING_TAIL_SLOTS - 1)];
+	size_t l = (size_t)leaf;
+
+	if (t->hash != h || t->pid != s->pid || t->tid != s->tid || t->misc != r->misc ||
+	    t->nr != s->nr_callchain || t->leaf != l ||
+	    memcmp(t->chain, s->callchain, l * sizeof(*t->chain)) ||
+	    memcmp(t->chain + l + 1, s->callchain + l + 1, (t->nr - l - 1) * sizeof(*t->chain)))
+		return NULL;
+	if (pd_symbolizer_stamp(in->sym, s->pid, s->tid) > t->gen)
+		return NULL;
+	return t;
+}
+
+static void tail_store(ingest *in, const pd_record *r, long leaf, uint64_t h, uint32_t node,
+		       uint32_t comm, uint32_t pid, uint32_t tid, int all_named)
+{
+	const pd_sample *s = &r->u.sample;
+	tail_slot *t = &in->tails[h & (ING_TAIL_SLOTS - 1)];
+	uint64_t *chain = t->nr >= s->nr_callchain && t->chain ? t->chain :
+			  realloc(t->chain, s->nr_callchain * sizeof(*chain));
+
+	if (!chain) {
+		t->hash = 0;
+		return;
+	}
+	memcpy(chain, s->callchain, s->nr_callchain * sizeof(*chain));
+	chain[leaf] = 0;
+	t->chain = chain;
+	t->hash = h;
+	t->gen = pd_symbolizer_generation(in->sym);
+	t->pid = s->pid;
+	t->tid = s->tid;
+	t->misc = r->misc;
+	t->nr = (uint32_t)s->nr_callchain;
+	t->leaf = (uint32_t)leaf;
+	t->node = node;
+	t->comm = comm;
+	t->st_pid = pid;
+	t->st_tid = tid;
+	t->all_named = all_named;
+}
+
+static void tail_cache_free(ingest *in)
+{
+	size_t i;
+
+	if (!in->tails)
+		return;
+	for (i = 0; i < ING_TAIL_SLOTS; i++)
+		free(in->tails[i].chain);
+	free(in->tails);
+	in->tails = NULL;
 }
 
 static ing_dso *dso_find(ingest *in, const char *path, int add)
@@ -379,13 +504,26 @@ known:
 	return id;
 }
 
+static uint64_t nr_markers(const pd_record *r)
+{
+	uint64_t i, n = 0;
+
+	for (i = 0; i < r->u.sample.nr_callchain; i++)
+		n += r->u.sample.callchain[i] >= PD_CONTEXT_MAX;
+	return n;
+}
+
 static int on_sample(ingest *in, const pd_record *r)
 {
 	const pd_sample *s = &r->u.sample;
 	uint32_t node = 0, comm, pid, tid;
 	int all_named = 1, failed = 0, cacheable = in->chains && chain_cacheable(r);
-	uint64_t h = 0;
+	uint64_t h = 0, th = 0;
 	chain_slot *hit = NULL;
+	tail_slot *tail = NULL;
+	long leaf = -1;
+	uint32_t callers = 0;
+	int callers_named = 1;
 	pd_stack st;
 	st_sample row;
 	size_t i;
@@ -404,11 +542,48 @@ static int on_sample(ingest *in, const pd_record *r)
 		all_named = hit->all_named;
 		goto write;
 	}
+	if (cacheable && in->tails && (leaf = tail_leaf(r)) >= 0) {
+		th = tail_hash(r, leaf);
+		tail = tail_lookup(in, r, leaf, th);
+	}
+	if (tail) {
+		/* the markers before the leaf and the leaf: its frame alone */
+		pd_record one = *r;
+
+		one.u.sample.nr_callchain = (uint64_t)leaf + 1;
+		if (pd_symbolize(in->sym, &one, &st) < 0)
+			return -1;
+		phase_end(in, PH_SYMBOLIZE, &t);
+		if (st.nr == 1) {
+			uint32_t fid = store_frame(in, &st.frames[0], &failed);
+
+			if (failed)
+				return -1;
+			node = tail->node;
+			all_named = tail->all_named;
+			if (!st.frames[0].sym) {
+				all_named = 0;
+				note_unresolved(in, st.frames[0].dso);
+			}
+			if (fid && !(node = st_writer_stack(in->w, node, fid)))
+				return -1;
+			comm = tail->comm;
+			pid = tail->st_pid;
+			tid = tail->st_tid;
+			in->tail_hits++;
+			goto store;
+		}
+		tail = NULL;	/* not one frame after all: the whole chain */
+	}
 	if (pd_symbolize(in->sym, r, &st) < 0)
 		return -1;
 	phase_end(in, PH_SYMBOLIZE, &t);
 	/* frames come innermost first; the tree is outermost first */
 	for (i = st.nr; i-- > 0;) {
+		if (i == 0) {
+			callers = node;	/* the stack without the leaf */
+			callers_named = all_named;
+		}
 		uint32_t fid = store_frame(in, &st.frames[i], &failed);
 		if (failed)
 			return -1;
@@ -425,6 +600,11 @@ static int on_sample(ingest *in, const pd_record *r)
 	comm = st_writer_string(in->w, st.comm ? st.comm : "");
 	pid = st.pid;
 	tid = st.tid;
+	/* one frame per address: the leaf is frames[0] */
+	if (leaf >= 0 && th && st.nr > 1 &&
+	    st.nr == r->u.sample.nr_callchain - nr_markers(r))
+		tail_store(in, r, leaf, th, callers, comm, pid, tid, callers_named);
+store:
 	if (cacheable)
 		hit = chain_store(in, r, h, node, comm, pid, tid, all_named);
 write:
@@ -655,6 +835,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	if (dbg)
 		so.debuginfo_dir = dbg_dir(dbg);
 	in.chains = calloc(ING_CHAIN_SLOTS, sizeof(*in.chains));	/* NULL: no cache */
+	in.tails = calloc(ING_TAIL_SLOTS, sizeof(*in.tails));	/* NULL: no cache */
 	in.frames = calloc(ING_FRAME_SLOTS, sizeof(*in.frames));	/* NULL: no memo */
 	in.foffs = calloc(ING_FOFF_SLOTS, sizeof(*in.foffs));	/* NULL: none */
 	in.sym = pd_symbolizer_new(f, cache, &so);
@@ -716,6 +897,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	res->sample_ms = (double)in.ns[PH_SAMPLE] / 1e6;
 	res->other_ms = (double)in.ns[PH_OTHER] / 1e6;
 	res->chain_hits = in.chain_hits;
+	res->tail_hits = in.tail_hits;
 	if (write_summary(&in, f, now_ms() - t0, &res->samples, &res->write) < 0) {
 		snprintf(res->msg, sizeof(res->msg), "storage error while writing the profile");
 		goto out;
@@ -736,6 +918,7 @@ out:
 	pd_symbolizer_free(in.sym);
 	dsos_free(&in);
 	chain_cache_free(&in);
+	tail_cache_free(&in);
 	free(in.foffs);
 	if (in.frames) {
 		for (i = 0; i < ING_FRAME_SLOTS; i++) {

@@ -31,6 +31,7 @@ typedef struct ing_result {
 	/* of those, the store writer's own share (exact) */
 	st_write_times write;
 	uint64_t chain_hits;	/* samples whose callchain was found in the cache */
+	uint64_t tail_hits;	/* of the others, those whose callers were */
 } ing_result;
 
 /* Parses `path` (kind "file", or "tar": unpacked next to it first) into
