@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <elfutils/libdwfl.h>
 
@@ -37,6 +38,12 @@ enum { ARM64_SP = 31, ARM64_PC = 32 };
 #define MAX_LOADS	16	/* PT_LOAD segments remembered per module */
 #define NEG_CACHE_SIZE	512	/* files known to be unusable */
 #define SEEN_MAPS	4	/* mappings already checked against a module */
+#define MAX_RESUMES	8	/* walks restarted past a lost %rbx, per sample */
+
+/* x86-64 DWARF registers: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, rip 16 */
+#define X86_DWARF_RBX	3
+#define X86_DWARF_RIP	16
+#define X86_DWARF_REGS	17
 
 /* One ELF file reported into a session. */
 struct module {
@@ -79,6 +86,9 @@ struct unwinder {
 	uint64_t clock;
 	const unwind_input *cur;	/* the sample being unwound */
 	uint64_t cur_sp;
+	/* when set, the initial registers of a walk resumed mid-stack */
+	const Dwarf_Word *resume_regs;
+	uint32_t resume_known;		/* which of them are known */
 	struct {
 		uint64_t hash;
 		char *path;
@@ -531,6 +541,15 @@ cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
 	Dwarf_Word w;
 	uint64_t v;
 
+	if (s->u->resume_regs != NULL) {
+		/* caller-saved registers are unknown past the first frame */
+		for (unsigned i = 0; i < X86_DWARF_REGS; i++)
+			if ((s->u->resume_known & (1U << i)) &&
+			    !dwfl_thread_state_registers(thread, (int)i, 1,
+							 &s->u->resume_regs[i]))
+				return false;
+		return true;
+	}
 	if (s->u->arch == UNWIND_ARCH_X86_64) {
 		/* DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
 		static const unsigned dwarf_to_perf[17] = {
@@ -569,12 +588,54 @@ static const Dwfl_Thread_Callbacks thread_callbacks = {
 
 /* ---- walking ----------------------------------------------------------- */
 
+/*
+ * libdwfl's x86-64 ABI defaults (elfutils backends/x86_64_cfi.c, at least
+ * up to 0.188) mark DWARF register 0 (%rax) "same value" where %rbx (3) is
+ * meant, so a frame whose CFI says nothing about %rbx leaves it undefined in
+ * its caller. A caller whose CFA is computed from %rbx then cannot be
+ * unwound: ld.so's _dl_runtime_resolve_xsavec (CFA = rbx+32) reached
+ * through _dl_fixup's prologue stopped the walk there, where perf goes on
+ * to the caller of the lazily bound function. %rbx is callee-saved, so an
+ * unspecified rule means its value is the callee's: the walk carries it,
+ * and when libdwfl stops at a frame whose CFA needs it, the walk is resumed
+ * from that frame with its registers and the carried %rbx.
+ */
 struct walk {
 	struct session *s;
 	uint64_t *ips;
 	size_t n, max;
 	bool stale, nomem;
+	size_t seen;		/* frames the current libdwfl walk showed */
+	bool skip_first;	/* a resumed walk: its first frame is ips[n-1] */
+	bool rbx_known;		/* rbx holds %rbx as of the last frame */
+	bool rbx_lost;		/* libdwfl had no %rbx in the last frame */
+	Dwarf_Word rbx;
 };
+
+/* The registers of one frame of a walk, taken by walking again, only when
+ * a walk is resumed: reading them at every frame slowed all walks by
+ * 10-15%. */
+struct frame_regs {
+	size_t target, seen;
+	bool ok;
+	uint32_t known;		/* bit per DWARF register */
+	Dwarf_Word regs[X86_DWARF_REGS];
+};
+
+static int
+regs_cb(Dwfl_Frame *state, void *arg)
+{
+	struct frame_regs *f = arg;
+
+	if (f->seen++ < f->target)
+		return DWARF_CB_OK;
+	f->known = 0;
+	for (unsigned r = 0; r < X86_DWARF_REGS; r++)
+		if (dwfl_frame_reg(state, r, &f->regs[r]) == 0)
+			f->known |= 1U << r;
+	f->ok = true;
+	return DWARF_CB_ABORT;
+}
 
 static int
 frame_cb(Dwfl_Frame *state, void *arg)
@@ -585,6 +646,12 @@ frame_cb(Dwfl_Frame *state, void *arg)
 
 	if (!dwfl_frame_pc(state, &pc, NULL))
 		return DWARF_CB_ABORT;
+	w->seen++;
+	if (w->skip_first) {
+		/* the frame the walk was resumed from, recorded already */
+		w->skip_first = false;
+		return DWARF_CB_OK;
+	}
 	/* the module must be known before libdwfl unwinds this frame (and
 	 * before it can tell whether the frame is an activation); the
 	 * first frame's was reported before the walk */
@@ -598,10 +665,53 @@ frame_cb(Dwfl_Frame *state, void *arg)
 	}
 	if (!dwfl_frame_pc(state, &pc, &activation))
 		return DWARF_CB_ABORT;
+	if (w->s->u->arch == UNWIND_ARCH_X86_64) {
+		/* carry %rbx where libdwfl loses it (see above) */
+		Dwarf_Word v;
+
+		w->rbx_lost = dwfl_frame_reg(state, X86_DWARF_RBX, &v) != 0;
+		if (!w->rbx_lost) {
+			w->rbx = v;
+			w->rbx_known = true;
+		}
+	}
 	if (!activation && pc > 0)
 		pc--;	/* the call instruction, not the return address */
 	w->ips[w->n++] = pc;
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+/* Is the CFA of the frame at `pc` (a call site or an activation's pc)
+ * computed from %rbx? */
+static bool
+cfa_needs_rbx(Dwfl *dwfl, Dwarf_Addr pc)
+{
+	Dwfl_Module *dm = dwfl_addrmodule(dwfl, pc);
+	if (dm == NULL)
+		return false;
+	for (int which = 0; which < 2; which++) {
+		Dwarf_Addr bias;
+		Dwarf_CFI *cfi = which == 0 ? dwfl_module_eh_cfi(dm, &bias)
+					    : dwfl_module_dwarf_cfi(dm, &bias);
+		Dwarf_Frame *frame = NULL;
+		Dwarf_Op *ops = NULL;
+		size_t nops = 0;
+		bool uses = false;
+
+		if (cfi == NULL || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
+			continue;
+		if (dwarf_frame_cfa(frame, &ops, &nops) == 0)
+			for (size_t i = 0; i < nops; i++)
+				if (ops[i].atom == DW_OP_breg0 + X86_DWARF_RBX ||
+				    ops[i].atom == DW_OP_reg0 + X86_DWARF_RBX ||
+				    ((ops[i].atom == DW_OP_bregx ||
+				      ops[i].atom == DW_OP_regx) &&
+				     ops[i].number == X86_DWARF_RBX))
+					uses = true;
+		free(frame);
+		return uses;
+	}
+	return false;
 }
 
 /* One attempt. Returns frames, -1 out of memory, -2 session went stale. */
@@ -634,6 +744,40 @@ walk_once(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips,
 	struct walk w = { .s = s, .ips = ips, .max = max };
 	pid_t tid = u->cur->tid ? (pid_t)u->cur->tid : 1;
 	int rc = dwfl_getthread_frames(s->dwfl, tid, frame_cb, &w);
+	/* a walk ends with 0 where libdwfl cannot compute a CFA, too */
+	Dwarf_Word seg_regs[X86_DWARF_REGS];
+	for (unsigned resumes = 0; rc <= 0 && !w.nomem && !w.stale &&
+	     w.rbx_known && w.rbx_lost && w.n > 0 && w.n < w.max &&
+	     resumes < MAX_RESUMES; resumes++) {
+		/* libdwfl stopped at the last frame: resume there when its CFA
+		 * needs the %rbx libdwfl lost (see struct walk) */
+		struct frame_regs f = { .target = w.seen - 1 };
+		size_t before = w.n;
+
+		if (!cfa_needs_rbx(s->dwfl, ips[w.n - 1]))
+			break;
+		/* the same walk again (from the same initial registers) up to
+		 * the last frame, for its registers */
+		dwfl_getthread_frames(s->dwfl, tid, regs_cb, &f);
+		if (!f.ok)
+			break;
+		memcpy(seg_regs, f.regs, sizeof(seg_regs));
+		seg_regs[X86_DWARF_RBX] = w.rbx;
+		/* the call site: a resumed walk's first frame is taken as an
+		 * activation, whose CFI row is looked up at its pc as is */
+		seg_regs[X86_DWARF_RIP] = ips[w.n - 1];
+		u->resume_regs = seg_regs;
+		u->resume_known = f.known | 1U << X86_DWARF_RBX |
+				  1U << X86_DWARF_RIP;
+		w.skip_first = true;
+		w.seen = 0;
+		w.rbx_lost = false;
+		rc = dwfl_getthread_frames(s->dwfl, tid, frame_cb, &w);
+		u->stats.resumed++;
+		if (w.n == before)
+			break;
+	}
+	u->resume_regs = NULL;
 	if (w.nomem)
 		return -1;
 	if (w.stale)

@@ -147,6 +147,7 @@ typedef struct unwind_stats {
 	uint64_t build_id_mismatch; /* files refused: not the recorded build */
 	uint64_t stale_sessions; /* sessions rebuilt because maps changed */
 	uint64_t errors;	/* unwinds libdwfl stopped with an error */
+	uint64_t resumed;	/* walks resumed past a lost %rbx (unwind.c) */
 	uint64_t sessions_created, sessions_evicted;
 } unwind_stats;
 

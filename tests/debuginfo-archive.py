@@ -10,20 +10,11 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perfhubd_harness import SKIP, Daemon, builddir  # noqa: E402
-from debuginfo_common import Recording  # noqa: E402
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL " + what)
-
+from debuginfo_common import (Recording, check, collapsed, finish,  # noqa: E402
+                              wait_resymbolized)
 
 def main():
     rec = Recording(buildid_cache=True)
@@ -48,8 +39,7 @@ def main():
         pid = r["id"]
         p = d.wait(pid)
         pct0 = p["symbolized_pct"]
-        _, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed" % pid)
-        check(bracket in body.decode(), "without the bundle the frames are %s" % bracket)
+        check(bracket in collapsed(d, pid), "without the bundle the frames are %s" % bracket)
 
         r = subprocess.run([exe, "upload", bundle, "--server", d.url], capture_output=True,
                            text=True, timeout=300)
@@ -61,14 +51,8 @@ def main():
             st, _, _ = d.request("HEAD", "/api/v1/debuginfo/" + kbid)
             check(st == 200, "the bundle's kallsyms is stored for %s: HEAD %d" % (kbid, st))
 
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            st, p = d.json("GET", "/api/v1/profiles/%d" % pid)
-            if p["status"] == "ready" and p["symbolized_pct"] > pct0:
-                break
-            time.sleep(0.1)
-        _, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed" % pid)
-        text = body.decode()
+        p = wait_resymbolized(d, pid, pct0)
+        text = collapsed(d, pid)
         print("after the bundle: symbolized_pct=%.1f (was %.1f)" % (p["symbolized_pct"], pct0))
         check(bracket not in text, "%s frames remain after the bundle" % bracket)
         check(rec.agreement(text, "archive"), "re-symbolized from the bundle vs perf script")
@@ -77,11 +61,7 @@ def main():
                        {"Content-Type": "application/x-bzip2"})
         check(st == 400 and "archive" in r.get("error", ""), "not an archive: %d %r" % (st, r))
 
-    if failures:
-        print("%d failure(s)" % len(failures))
-        return 1
-    rec.cleanup()
-    return 0
+    return finish(rec)
 
 
 if __name__ == "__main__":

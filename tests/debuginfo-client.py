@@ -12,31 +12,16 @@ import re
 import shutil
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perfhubd_harness import Daemon, builddir  # noqa: E402
-from debuginfo_common import Recording  # noqa: E402
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL " + what)
-
+from debuginfo_common import (Recording, check, collapsed, finish,  # noqa: E402
+                              wait_resymbolized)
 
 def perfhub(args, home, d):
     exe = os.path.join(builddir(), "cli", "perfhub")
     env = dict(os.environ, HOME=home, PERFHUB_SERVER=d.url)
     return subprocess.run([exe] + args, capture_output=True, text=True, env=env, timeout=300)
-
-
-def collapsed(d, pid):
-    st, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed" % pid)
-    check(st == 200, "collapsed %d: %d" % (pid, st))
-    return body.decode()
 
 
 def kernel_build_id(data):
@@ -114,12 +99,7 @@ def main():
               "the same file answers the same id: %s" % r.stdout)
         check(r.stderr.count("debuginfo %s sent" % bid) == 2,
               "the stripped binary and the debug file were both sent")
-        deadline = time.time() + 120
-        while time.time() < deadline:
-            st, p = d.json("GET", "/api/v1/profiles/%d" % pid)
-            if p["status"] == "ready" and p["symbolized_pct"] > pct0:
-                break
-            time.sleep(0.1)
+        p = wait_resymbolized(d, pid, pct0)
         text = collapsed(d, pid)
         print("stripped + debug from the client: symbolized_pct=%.1f" % p["symbolized_pct"])
         check(bracket not in text, "%s frames after the second upload" % bracket)
@@ -146,14 +126,8 @@ def main():
             text = collapsed(d, int(r.stdout.split()[0]))
             check(bracket not in text, "--buildid-mmap: %s frames" % bracket)
             check(mrec.agreement(text, "client-buildid-mmap"), "--buildid-mmap vs perf script")
-        if not failures:
-            mrec.cleanup()
 
-    if failures:
-        print("%d failure(s)" % len(failures))
-        return 1
-    rec.cleanup()
-    return 0
+    return finish(rec, mrec)
 
 
 if __name__ == "__main__":

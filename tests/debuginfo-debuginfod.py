@@ -15,16 +15,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perfhubd_harness import SKIP, Daemon, builddir  # noqa: E402
-from debuginfo_common import Recording  # noqa: E402
-
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL " + what)
-
+from debuginfo_common import (Recording, check, collapsed, finish,  # noqa: E402
+                              resymbolize)
 
 class Debuginfod(http.server.BaseHTTPRequestHandler):
     files = {}          # build-id -> path
@@ -77,8 +69,7 @@ def main():
         with Daemon(args=["--debuginfod", url]) as d:
             st, r = d.upload(rec.data)
             p = d.wait(r["id"])
-            _, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed" % r["id"])
-            text = body.decode()
+            text = collapsed(d, r["id"])
             asked = [a for a in Debuginfod.asked if rec.build_id in a]
             print("debuginfod asked %d times (%d for the program); symbolized_pct=%.1f" %
                   (len(Debuginfod.asked), len(asked), p["symbolized_pct"]))
@@ -90,10 +81,7 @@ def main():
             check(st == 200, "the fetched file is kept in the store: HEAD %d" % st)
             # parsed again: the store answers, debuginfod is not asked again
             n = len(Debuginfod.asked)
-            st, r2 = d.json("POST", "/api/v1/profiles/%d/resymbolize" % r["id"], b"")
-            check(st == 202, "resymbolize: %d" % st)
-            time.sleep(0.3)
-            d.wait(r["id"])
+            resymbolize(d, r["id"])
             check(not [a for a in Debuginfod.asked[n:] if rec.build_id in a],
                   "debuginfod asked again for a stored build-id")
 
@@ -112,11 +100,7 @@ def main():
         Debuginfod.stall = 0
         httpd.shutdown()
 
-    if failures:
-        print("%d failure(s)" % len(failures))
-        return 1
-    rec.cleanup()
-    return 0
+    return finish(rec)
 
 
 if __name__ == "__main__":

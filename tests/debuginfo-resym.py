@@ -9,50 +9,19 @@ file, a PUT without a write token."""
 import os
 import subprocess
 import sys
-import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perfhubd_harness import Daemon  # noqa: E402
-from debuginfo_common import Recording, build, build_id  # noqa: E402
+from debuginfo_common import (Recording, build, build_id, check, collapsed,  # noqa: E402
+                              finish, resymbolize, wait_resymbolized)
 
-failures = []
-
-
-def check(cond, what):
-    if not cond:
-        failures.append(what)
-        print("FAIL " + what)
-
-
-def collapsed(d, pid):
-    st, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed" % pid)
-    check(st == 200, "collapsed %d: %d" % (pid, st))
-    return body.decode()
-
-
-def wait_resymbolized(d, pid, before_pct, timeout=120):
-    """The profile goes back to the queue and comes back ready with more
-    samples symbolized."""
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        st, p = d.json("GET", "/api/v1/profiles/%d" % pid)
-        if p["status"] == "ready" and p["symbolized_pct"] > before_pct:
-            return p
-        if p["status"] == "failed":
-            raise AssertionError("re-symbolization failed: %r" % p)
-        time.sleep(0.1)
-    raise AssertionError("profile %d not re-symbolized after %ds" % (pid, timeout))
-
-
-def put(d, bid, path_or_bytes, headers=None):
-    if isinstance(path_or_bytes, bytes):
-        body = path_or_bytes
-    else:
-        with open(path_or_bytes, "rb") as f:
-            body = f.read()
-    h = {"Content-Type": "application/octet-stream"}
-    h.update(headers or {})
-    return d.json("PUT", "/api/v1/debuginfo/" + bid, body, h)
+def put(d, bid, data, headers=None):
+    """PUT /api/v1/debuginfo/BID: data is bytes or a file's path."""
+    if not isinstance(data, bytes):
+        with open(data, "rb") as f:
+            data = f.read()
+    return d.json("PUT", "/api/v1/debuginfo/" + bid, data,
+                  dict({"Content-Type": "application/octet-stream"}, **(headers or {})))
 
 
 def main():
@@ -126,10 +95,7 @@ def main():
         check(st == 200 and r["missing"] == [], "missing after: %d %r" % (st, r))
 
         # a forced re-symbolization gives the same answer
-        st, r = d.json("POST", "/api/v1/profiles/%d/resymbolize" % pid, b"", auth)
-        check(st == 202, "resymbolize: %d %r" % (st, r))
-        time.sleep(0.2)
-        p = d.wait(pid)
+        resymbolize(d, pid, auth)
         check(collapsed(d, pid) == after, "forced re-symbolization changed the stacks")
         st, r = d.json("POST", "/api/v1/profiles/999999/resymbolize", b"", auth)
         check(st == 404, "resymbolize unknown: %d" % st)
@@ -167,11 +133,7 @@ def main():
         with open(rec.binary, "rb") as f:
             check(st == 200 and body == f.read(), "GET gives the full binary: %d" % st)
 
-    if failures:
-        print("%d failure(s)" % len(failures))
-        return 1
-    rec.cleanup()
-    return 0
+    return finish(rec)
 
 
 if __name__ == "__main__":

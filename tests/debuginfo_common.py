@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from perfhubd_harness import SKIP, have_perf_record, tmpdir  # noqa: E402
@@ -109,3 +110,57 @@ class Recording:
 
     def cleanup(self):
         shutil.rmtree(self.work, ignore_errors=True)
+
+
+# ---- checks shared by the debuginfo tests --------------------------------
+
+failures = []
+
+
+def check(cond, what):
+    """Record (and print) a failure unless cond; the test goes on."""
+    if not cond:
+        failures.append(what)
+        print("FAIL " + what)
+    return bool(cond)
+
+
+def finish(*recordings):
+    """The exit status: 1 after any failure (the recordings' files stay for
+    a look), else 0 with them removed."""
+    if failures:
+        print("%d failure(s)" % len(failures))
+        return 1
+    for rec in recordings:
+        if rec is not None:
+            rec.cleanup()
+    return 0
+
+
+def collapsed(d, pid):
+    """The profile's folded stacks from the daemon d."""
+    st, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed" % pid)
+    check(st == 200, "collapsed %d: %d" % (pid, st))
+    return body.decode()
+
+
+def wait_resymbolized(d, pid, before_pct, timeout=120):
+    """The profile goes back to the queue and comes back ready with more
+    samples symbolized; returns its JSON."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        st, p = d.json("GET", "/api/v1/profiles/%d" % pid)
+        if p["status"] == "ready" and p["symbolized_pct"] > before_pct:
+            return p
+        if p["status"] == "failed":
+            raise AssertionError("re-symbolization failed: %r" % p)
+        time.sleep(0.1)
+    raise AssertionError("profile %d not re-symbolized after %ds" % (pid, timeout))
+
+
+def resymbolize(d, pid, headers=None):
+    """POST .../resymbolize (202: the profile is queued before the answer)
+    and wait for the parse; returns the profile's JSON."""
+    st, r = d.json("POST", "/api/v1/profiles/%d/resymbolize" % pid, b"", headers)
+    check(st == 202, "resymbolize %d: %d %r" % (pid, st, r))
+    return d.wait(pid)

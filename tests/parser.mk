@@ -13,14 +13,14 @@ EXTRA_DIST += tests/test-perf-stats.sh
 # synthesized recordings (every sample field, both byte orders, file and
 # pipe, zstd) read back field by field
 check_PROGRAMS += tests/test-readback
-tests_test_readback_SOURCES = tests/test-readback.c
+tests_test_readback_SOURCES = tests/test-readback.c tests/wbuf.h
 tests_test_readback_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 tests_test_readback_LDADD = $(PARSER_LIBS) $(ZSTD_LIBS)
 TESTS += tests/test-readback
 
 # must-fail inputs with their messages, and random mutations
 check_PROGRAMS += tests/test-hostile
-tests_test_hostile_SOURCES = tests/test-hostile.c
+tests_test_hostile_SOURCES = tests/test-hostile.c tests/wbuf.h
 tests_test_hostile_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 tests_test_hostile_LDADD = $(PARSER_LIBS) $(ZSTD_LIBS)
 TESTS += tests/test-hostile

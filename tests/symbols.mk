@@ -22,6 +22,10 @@ EXTRA_DIST += tests/symbols/test-collapse.sh tests/symbols/stackcollapse.py
 TESTS += tests/symbols/test-rust.sh tests/symbols/test-symfs.sh
 EXTRA_DIST += tests/symbols/test-rust.sh tests/symbols/test-symfs.sh \
 	tests/symbols/collapse-lib.sh tests/progs/rustcalls.rs
+# --call-graph dwarf samples of programs starting (in ld.so): the loader's
+# frames wherever perf has them
+TESTS += tests/symbols/test-startup.sh
+EXTRA_DIST += tests/symbols/test-startup.sh
 
 # programs recorded by the real-recording tests: frame pointers, no inlining
 check_PROGRAMS += tests/progs/calls tests/progs/cxx tests/progs/forker tests/progs/calls_nofp

@@ -12,31 +12,9 @@
 #include <zstd.h>
 
 #include "perfdata.h"
+#include "wbuf.h"
 
 static int failures;
-
-typedef struct wbuf {
-	uint8_t *p;
-	size_t len, cap;
-} wbuf;
-
-static void put(wbuf *b, const void *src, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2 + 4096;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p)
-			abort();
-	}
-	memcpy(b->p + b->len, src, n);
-	b->len += n;
-}
-
-static void put16(wbuf *b, uint16_t v) { put(b, &v, 2); }
-static void put32(wbuf *b, uint32_t v) { put(b, &v, 4); }
-static void put64(wbuf *b, uint64_t v) { put(b, &v, 8); }
-static void set64(wbuf *b, size_t at, uint64_t v) { memcpy(b->p + at, &v, 8); }
-static void zeros(wbuf *b, size_t n) { uint8_t z = 0; while (n--) put(b, &z, 1); }
 
 #define ST (PD_SAMPLE_IP | PD_SAMPLE_TID | PD_SAMPLE_TIME | PD_SAMPLE_CALLCHAIN)
 
@@ -206,7 +184,7 @@ static uint64_t rnd(void)
 /* Random byte flips, overwrites with boundary values, and truncations. */
 static void mutate_and_walk(const wbuf *orig, int rounds, int ordered)
 {
-	wbuf m = { NULL, 0, 0 };
+	wbuf m = { NULL, 0, 0, 0 };
 	pd_options opt;
 	pd_error err;
 	int i, k;
@@ -244,7 +222,7 @@ static void mutate_and_walk(const wbuf *orig, int rounds, int ordered)
 
 int main(void)
 {
-	wbuf b = { NULL, 0, 0 }, d = { NULL, 0, 0 }, raw = { NULL, 0, 0 };
+	wbuf b = { NULL, 0, 0, 0 }, d = { NULL, 0, 0, 0 }, raw = { NULL, 0, 0, 0 };
 	pd_options opt;
 	int i;
 	uint8_t *zero;

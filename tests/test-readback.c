@@ -10,6 +10,7 @@
 #include <zstd.h>
 
 #include "perfdata.h"
+#include "wbuf.h"
 
 static int failures;
 
@@ -18,34 +19,6 @@ static int failures;
 	fprintf(stderr, __VA_ARGS__); fputc('\n', stderr); } } while (0)
 
 static char cfg_name[160];
-
-/* ---- a growable buffer written in a chosen byte order -------------------- */
-
-typedef struct wbuf {
-	uint8_t *p;
-	size_t len, cap;
-	int swap;
-} wbuf;
-
-static void put(wbuf *b, const void *src, size_t n)
-{
-	if (b->len + n > b->cap) {
-		b->cap = (b->len + n) * 2 + 4096;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p)
-			abort();
-	}
-	memcpy(b->p + b->len, src, n);
-	b->len += n;
-}
-
-static void put8(wbuf *b, uint8_t v) { put(b, &v, 1); }
-static void put16(wbuf *b, uint16_t v) { if (b->swap) v = __builtin_bswap16(v); put(b, &v, 2); }
-static void put32(wbuf *b, uint32_t v) { if (b->swap) v = __builtin_bswap32(v); put(b, &v, 4); }
-static void put64(wbuf *b, uint64_t v) { if (b->swap) v = __builtin_bswap64(v); put(b, &v, 8); }
-static void set16(wbuf *b, size_t at, uint16_t v) { if (b->swap) v = __builtin_bswap16(v); memcpy(b->p + at, &v, 2); }
-static void set64(wbuf *b, size_t at, uint64_t v) { if (b->swap) v = __builtin_bswap64(v); memcpy(b->p + at, &v, 8); }
-static void zeros(wbuf *b, size_t n) { while (n--) put8(b, 0); }
 
 static uint64_t mirror(uint64_t v)
 {

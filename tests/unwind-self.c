@@ -9,6 +9,11 @@
  *    from libdwfl's symbol lookup, maps from /proc/self/maps).
  * 2. The same snapshot with truncated stacks: fewer frames, never wrong
  *    ones, never a crash.
+ * 2b. A frame whose CFA is computed from %rbx (as ld.so's
+ *    _dl_runtime_resolve_xsavec, which realigns the stack), below a frame
+ *    whose CFI says nothing of %rbx: main -> rbx_outer ->
+ *    unwind_self_rbx_frame -> unwind_self_rbx_leaf -> capture must unwind
+ *    to main although libdwfl forgets %rbx (unwind.c, struct walk).
  * 3. Random register values, masks, sizes and stack bytes (GARBAGE_ROUNDS
  *    per architecture): no crash, no
  *    more frames than asked for.
@@ -140,6 +145,46 @@ __attribute__((noinline)) static void chain_inner(void) { capture(); depth_sink+
 __attribute__((noinline)) static void chain_mid(void) { chain_inner(); depth_sink++; }
 __attribute__((noinline)) static void chain_outer(void) { chain_mid(); depth_sink++; }
 
+/* unwind_self_rbx_frame(fn): saves %rbx, keeps its CFA in it (CFA = rbx+16)
+ * while the stack is realigned and calls unwind_self_rbx_leaf, whose CFI
+ * has no rule for %rbx, which calls fn. */
+void unwind_self_rbx_frame(void (*fn)(void));
+__asm__(".text\n"
+	".globl unwind_self_rbx_frame\n"
+	".type unwind_self_rbx_frame, @function\n"
+	"unwind_self_rbx_frame:\n"
+	"	.cfi_startproc\n"
+	"	push %rbx\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	.cfi_offset %rbx, -16\n"
+	"	mov %rsp, %rbx\n"
+	"	.cfi_def_cfa_register %rbx\n"
+	"	and $-64, %rsp\n"
+	"	sub $576, %rsp\n"
+	"	call unwind_self_rbx_leaf\n"
+	"	mov %rbx, %rsp\n"
+	"	.cfi_def_cfa_register %rsp\n"
+	"	pop %rbx\n"
+	"	.cfi_restore %rbx\n"
+	"	.cfi_def_cfa_offset 8\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size unwind_self_rbx_frame, .-unwind_self_rbx_frame\n"
+	".globl unwind_self_rbx_leaf\n"
+	".type unwind_self_rbx_leaf, @function\n"
+	"unwind_self_rbx_leaf:\n"
+	"	.cfi_startproc\n"
+	"	sub $8, %rsp\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	call *%rdi\n"
+	"	add $8, %rsp\n"
+	"	.cfi_def_cfa_offset 8\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size unwind_self_rbx_leaf, .-unwind_self_rbx_leaf\n");
+
+__attribute__((noinline)) static void rbx_outer(void) { unwind_self_rbx_frame(capture); depth_sink++; }
+
 static void
 input_from_snapshot(unwind_input *in, uint64_t stack_bytes)
 {
@@ -155,6 +200,32 @@ input_from_snapshot(unwind_input *in, uint64_t stack_bytes)
 							    : snap.stack_size;
 }
 
+/* Unwind the snapshot into ips (64 slots); 0 when the functions `want`
+ * (five, innermost first) are among its frames in order. */
+static int
+expect_frames(unwinder *u, const char *const want[5], uint64_t ips[64], int *n)
+{
+	unwind_input in;
+	size_t w = 0;
+
+	input_from_snapshot(&in, snap.stack_size);
+	*n = unwind_sample(u, &in, ips, 64);
+	printf("captured stack, %d frames:", *n);
+	for (int i = 0; i < *n; i++) {
+		const char *s = unwind_symbol_name(u, in.pid, ips[i]);
+		printf(" %s", s ? s : "?");
+		if (w < 5 && s && strcmp(s, want[w]) == 0)
+			w++;
+	}
+	printf("\n");
+	if (*n < 5 || w != 5) {
+		printf("FAIL: the chain %s..%s was not unwound in order\n",
+		       want[0], want[4]);
+		return 1;
+	}
+	return 0;
+}
+
 static int
 check_chain(unwinder *u)
 {
@@ -163,21 +234,10 @@ check_chain(unwinder *u)
 	};
 	uint64_t ips[64];
 	unwind_input in;
-	input_from_snapshot(&in, snap.stack_size);
-	int n = unwind_sample(u, &in, ips, 64);
-	size_t w = 0;
-	printf("captured stack, %d frames:", n);
-	for (int i = 0; i < n; i++) {
-		const char *s = unwind_symbol_name(u, in.pid, ips[i]);
-		printf(" %s", s ? s : "?");
-		if (w < 5 && s && strcmp(s, want[w]) == 0)
-			w++;
-	}
-	printf("\n");
-	if (n < 5 || w != 5) {
-		printf("FAIL: the chain capture..main was not unwound in order\n");
+	int n;
+
+	if (expect_frames(u, want, ips, &n) != 0)
 		return 1;
-	}
 
 	/* truncated copies: a prefix of the full chain, never other frames */
 	for (uint64_t bytes = 0; bytes <= snap.stack_size; bytes += 8) {
@@ -318,6 +378,15 @@ main(int argc, char **argv)
 			return 1;
 		}
 		rc |= check_chain(u);
+		/* 2b: through a frame whose CFA is %rbx-based */
+		static const char *const via_rbx[] = {
+			"capture", "unwind_self_rbx_leaf",
+			"unwind_self_rbx_frame", "rbx_outer", "main",
+		};
+		uint64_t ips[64];
+		int n;
+		rbx_outer();
+		rc |= expect_frames(u, via_rbx, ips, &n);
 		unwind_free(u);
 	}
 	rc |= check_garbage(UNWIND_ARCH_X86_64);

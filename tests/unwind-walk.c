@@ -346,9 +346,9 @@ main(int argc, char **argv)
 			"samples %" PRIu64 " unwound %" PRIu64 " frames %" PRIu64
 			" no_regs %" PRIu64 " no_module %" PRIu64 " build_id_mismatch %"
 			PRIu64 " errors %" PRIu64 " sessions %" PRIu64 " stale %" PRIu64
-			"\n", samples, unwound, frames, st->no_regs, st->no_module,
-			st->build_id_mismatch, st->errors, st->sessions_created,
-			st->stale_sessions);
+			" resumed %" PRIu64 "\n", samples, unwound, frames, st->no_regs,
+			st->no_module, st->build_id_mismatch, st->errors,
+			st->sessions_created, st->stale_sessions, st->resumed);
 	}
 	if (bench && busy > 0)
 		printf("unwind: %.0f samples/s, %.0f frames/s (%.3f s for %" PRIu64

@@ -12,6 +12,8 @@ command -v perf >/dev/null 2>&1 || { echo "SKIP: perf not installed"; exit 77; }
 perf record -q -o "$T/probe.data" -g true >/dev/null 2>&1 ||
 	{ echo "SKIP: perf record does not work here"; exit 77; }
 fail=0
+# the calls program's own frames (tests/progs/calls.c, libsymlib.so)
+CALLS_FRAMES=main,outer_a,middle_b,leaf_spin,outer_c,recurse,lib_work,lib_inner
 
 # compare NAME DATA MIN [collapse options] -- [perf script options] -- [fold options] [-- user frames]
 # perfhub collapse against perf script folded by the stackcollapse rules;

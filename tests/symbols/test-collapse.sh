@@ -4,47 +4,9 @@
 # recordings of the test programs made now. Prints the agreement of each
 # case; skips (77) when perf cannot record here.
 set -u
-: "${top_builddir:=.}" "${top_srcdir:=.}" "${PERFHUB_TEST_TMP:=/tmp}"
-PERFHUB="$top_builddir/cli/perfhub"
-PROGS="$top_builddir/tests/progs"
-FOLD="python3 $top_srcdir/tests/symbols/stackcollapse.py"
-T="$PERFHUB_TEST_TMP/collapse.$$"
-mkdir -p "$T" || exit 99
-trap 'rm -rf "$T"' EXIT
-command -v perf >/dev/null 2>&1 || { echo "perf not installed"; exit 77; }
-perf record -q -o "$T/probe.data" -g true >/dev/null 2>&1 || { echo "perf record does not work here"; exit 77; }
+. "${top_srcdir:-.}/tests/symbols/collapse-lib.sh"
 
-fail=0
-CALLS_FRAMES=main,outer_a,middle_b,leaf_spin,outer_c,recurse,lib_work,lib_inner
 CXX_FRAMES=main,perfhub_test::overloaded,perfhub_test::depth,perfhub_test::Worker,perfhub_test::hidden_spin
-
-# compare NAME DATA MIN [collapse options] -- [perf script options] -- [fold options] [-- user frames]
-compare() {
-	name=$1 data=$2 min=$3
-	shift 3
-	copts="" popts="" fopts="" user=""
-	while [ $# -gt 0 ] && [ "$1" != "--" ]; do copts="$copts $1"; shift; done
-	[ $# -gt 0 ] && shift
-	while [ $# -gt 0 ] && [ "$1" != "--" ]; do popts="$popts $1"; shift; done
-	[ $# -gt 0 ] && shift
-	while [ $# -gt 0 ] && [ "$1" != "--" ]; do fopts="$fopts $1"; shift; done
-	[ $# -gt 0 ] && shift
-	[ $# -gt 0 ] && user="--user-of $1"
-	# shellcheck disable=SC2086
-	if ! "$PERFHUB" collapse "$data" $copts >"$T/$name.ours" 2>"$T/$name.err"; then
-		echo "FAIL $name: perfhub collapse failed:"; cat "$T/$name.err"; fail=1; return
-	fi
-	# shellcheck disable=SC2086
-	perf script -i "$data" $popts 2>/dev/null | $FOLD fold $fopts >"$T/$name.perf"
-	# shellcheck disable=SC2086
-	$FOLD compare "$T/$name.ours" "$T/$name.perf" --min "$min" --label "$name" $user || {
-		echo "FAIL $name"; fail=1; }
-}
-
-record() {	# record OUT [perf record options] -- command...
-	out=$1; shift
-	perf record -q -o "$out" "$@" >"$T/record.log" 2>&1
-}
 
 # frame pointers, C with a shared library
 record "$T/calls.data" -g -- "$PROGS/calls" 0.6 || { echo "perf record -g failed"; cat "$T/record.log"; exit 77; }
@@ -53,10 +15,9 @@ compare calls-samples "$T/calls.data" 99 --weight samples -- -F comm,tid,time,ev
 compare calls-tid "$T/calls.data" 99 --tid -- -F comm,pid,tid,time,period,event,ip,sym,dso -- --tid -- "$CALLS_FRAMES"
 compare calls-pid "$T/calls.data" 99 --pid -- -F comm,pid,tid,time,period,event,ip,sym,dso -- --pid -- "$CALLS_FRAMES"
 compare calls-kernel "$T/calls.data" 99 --kernel -- -- --kernel -- "$CALLS_FRAMES"
-grep -q 'main;outer_c;recurse;recurse;.*leaf_spin' "$T/calls.ours" ||
-	{ echo "FAIL calls: the known chain main;outer_c;recurse...;leaf_spin is missing"; fail=1; }
-grep -q 'main;.*lib_inner' "$T/calls.ours" ||
-	{ echo "FAIL calls: the shared library frame lib_inner is missing"; fail=1; }
+expect calls "$T/calls.ours" 'main;outer_c;recurse;recurse;.*leaf_spin' \
+	"the known chain main;outer_c;recurse...;leaf_spin is missing"
+expect calls "$T/calls.ours" 'main;.*lib_inner' "the shared library frame lib_inner is missing"
 
 # --format=json: a tree whose leaf paths carry the folded counts
 if "$PERFHUB" collapse "$T/calls.data" --format=json >"$T/calls.json" 2>/dev/null; then
@@ -86,8 +47,8 @@ fi
 # C++: namespaces, templates, overloads, an anonymous namespace
 record "$T/cxx.data" -g -- "$PROGS/cxx" 0.5 && {
 	compare cxx "$T/cxx.data" 99 -- -- -- "$CXX_FRAMES"
-	grep -q 'perfhub_test::depth<3>;perfhub_test::depth<2>' "$T/cxx.ours" ||
-		{ echo "FAIL cxx: demangled template names missing"; fail=1; }
+	expect cxx "$T/cxx.ours" 'perfhub_test::depth<3>;perfhub_test::depth<2>' \
+		"demangled template names missing"
 }
 
 # zstd-compressed records
@@ -116,11 +77,10 @@ fi
 # --call-graph dwarf on a program without frame pointers
 record "$T/dwarf.data" --call-graph dwarf -- "$PROGS/calls_nofp" 2 && {
 	# frames named from DWARF as perf does (addr2line -i), the program's own
-	# frames exactly; ld.so's startup frames are the known difference
-	# (docs/symbols.md), so the run is long enough to be mostly the program
+	# frames exactly (ld.so's start-up: tests/symbols/test-startup.sh)
 	compare dwarf "$T/dwarf.data" 97 -- -- -- "$CALLS_FRAMES"
-	grep -q 'main;outer_a;middle_b;leaf_spin\|main;outer_a;leaf_spin' "$T/dwarf.ours" ||
-		{ echo "FAIL dwarf: no unwound stack main;outer_a;...;leaf_spin"; fail=1; }
+	expect dwarf "$T/dwarf.ours" 'main;outer_a;middle_b;leaf_spin\|main;outer_a;leaf_spin' \
+		"no unwound stack main;outer_a;...;leaf_spin"
 }
 
 # comm changes (prctl, fork inheritance, exec into calls)
@@ -130,8 +90,8 @@ record "$T/fork.data" -g -- "$PROGS/forker" "$PROGS/calls" && {
 	grep -q '^fk-renamed;.*child_spin' "$T/fork-tid.ours" 2>/dev/null ||
 		grep -q '^fk-renamed-[0-9]*/[0-9]*;.*child_spin' "$T/fork-tid.ours" ||
 		{ echo "FAIL fork: the child does not inherit the renamed comm"; fail=1; }
-	grep -q '^calls-[0-9]*/[0-9]*;.*leaf_spin' "$T/fork-tid.ours" ||
-		{ echo "FAIL fork: no samples under the comm set at exec"; fail=1; }
+	expect fork "$T/fork-tid.ours" '^calls-[0-9]*/[0-9]*;.*leaf_spin' \
+		"no samples under the comm set at exec"
 }
 
 # system-wide with kernel stacks; a tracepoint
@@ -175,8 +135,7 @@ if HOME="$T/home" perf record -q --no-buildid-cache -g -o "$T/replaced.data" "$T
 		echo "FAIL replaced: names from the replacement binary"; fail=1
 	fi
 	grep -q 'outer_a' "$T/replaced.ours" && { echo "FAIL replaced: names without a binary"; fail=1; }
-	grep -q 'build-id mismatch' "$T/replaced.err" ||
-		{ echo "FAIL replaced: no build-id mismatch warning"; cat "$T/replaced.err"; fail=1; }
+	expect replaced "$T/replaced.err" 'build-id mismatch' "no build-id mismatch warning"
 	[ "$(grep -c 'build-id mismatch' "$T/replaced.err")" -le 1 ] ||
 		{ echo "FAIL replaced: the warning is repeated"; fail=1; }
 	echo "replaced binary: $(grep -c '\[calls\]' "$T/replaced.ours") stacks keep [calls] frames, no wrong names"

@@ -28,39 +28,47 @@ unmangled() {	# unmangled NAME
 }
 
 cases=0
+# rust_case NAME BINARY [PATTERN WHAT]...: record and compare, each PATTERN
+# expected in the folded stacks (WHAT says what is missing), no mangled name
+rust_case() {
+	name=$1 bin=$2
+	shift 2
+	record "$T/$name.data" -g -- "$bin" 0.5 ||
+		{ echo "FAIL: perf record of the Rust program"; cat "$T/record.log"; exit 1; }
+	compare "$name" "$T/$name.data" 99 -- -- -- "$RUST_FRAMES"
+	while [ $# -ge 2 ]; do
+		expect "$name" "$T/$name.ours" "$1" "$2"
+		shift 2
+	done
+	unmangled "$name"
+	cases=$((cases + 1))
+}
+
 # legacy (_ZN...17h<hash>E): rustc's default up to now
 if ! build "$T/rust_legacy"; then
 	echo "FAIL: rustc could not build $SRC:"; cat "$T/rustc.log"; exit 1
 fi
 if grep -a -q '_ZN9rustcalls' "$T/rust_legacy"; then
-	record "$T/legacy.data" -g -- "$T/rust_legacy" 0.5 ||
-		{ echo "FAIL: perf record of the Rust program"; cat "$T/record.log"; exit 1; }
-	compare rust-legacy "$T/legacy.data" 99 -- -- -- "$RUST_FRAMES"
-	expect rust-legacy "$T/rust-legacy.ours" 'rustcalls::outer::Worker<T>::run;rustcalls::outer::inner::leaf_spin' \
-		"no demangled generic method rustcalls::outer::Worker<T>::run"
-	expect rust-legacy "$T/rust-legacy.ours" ';<rustcalls::outer::Worker<u32> as rustcalls::outer::Job>::work;' \
-		"no demangled trait method <... as rustcalls::outer::Job>::work"
-	expect rust-legacy "$T/rust-legacy.ours" 'rustcalls::main;rustcalls::recurse;rustcalls::recurse;' \
+	rust_case rust-legacy "$T/rust_legacy" \
+		'rustcalls::outer::Worker<T>::run;rustcalls::outer::inner::leaf_spin' \
+		"no demangled generic method rustcalls::outer::Worker<T>::run" \
+		';<rustcalls::outer::Worker<u32> as rustcalls::outer::Job>::work;' \
+		"no demangled trait method <... as rustcalls::outer::Job>::work" \
+		'rustcalls::main;rustcalls::recurse;rustcalls::recurse;' \
 		"no recursion main;recurse;recurse"
-	unmangled rust-legacy
-	cases=$((cases + 1))
 else
 	echo "SKIP case rust-legacy: this rustc's default mangling is not legacy"
 fi
 
 # v0 (_R...)
 if build "$T/rust_v0" -C symbol-mangling-version=v0 && grep -a -q '_RNv' "$T/rust_v0"; then
-	record "$T/v0.data" -g -- "$T/rust_v0" 0.5 ||
-		{ echo "FAIL: perf record of the Rust program"; cat "$T/record.log"; exit 1; }
-	compare rust-v0 "$T/v0.data" 99 -- -- -- "$RUST_FRAMES"
-	expect rust-v0 "$T/rust-v0.ours" ';<rustcalls::outer::Worker<u64>>::run;rustcalls::outer::inner::leaf_spin' \
-		"no demangled generic method <rustcalls::outer::Worker<u64>>::run"
-	expect rust-v0 "$T/rust-v0.ours" ';rustcalls::apply::<rustcalls::main::{closure#[0-9]}>;' \
-		"no demangled generic function with a closure argument"
-	expect rust-v0 "$T/rust-v0.ours" ';<rustcalls::outer::Worker<u32> as rustcalls::outer::Job>::work;' \
+	rust_case rust-v0 "$T/rust_v0" \
+		';<rustcalls::outer::Worker<u64>>::run;rustcalls::outer::inner::leaf_spin' \
+		"no demangled generic method <rustcalls::outer::Worker<u64>>::run" \
+		';rustcalls::apply::<rustcalls::main::{closure#[0-9]}>;' \
+		"no demangled generic function with a closure argument" \
+		';<rustcalls::outer::Worker<u32> as rustcalls::outer::Job>::work;' \
 		"no demangled trait method <... as rustcalls::outer::Job>::work"
-	unmangled rust-v0
-	cases=$((cases + 1))
 else
 	echo "SKIP case rust-v0: this rustc does not take -C symbol-mangling-version=v0"
 fi

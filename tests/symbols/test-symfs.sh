@@ -9,7 +9,6 @@ set -u
 : "${top_builddir:=.}" "${top_srcdir:=.}"
 . "$top_srcdir/tests/symbols/collapse-lib.sh"
 
-CALLS_FRAMES=main,outer_a,middle_b,leaf_spin,outer_c,recurse,lib_work,lib_inner
 mkdir -p "$T/home" "$T/bin" || exit 99
 HOME="$T/home"
 export HOME
