@@ -247,8 +247,14 @@ async function main() {
     ok(f.match === want, 'dso search marks ' + f.path + ' (' + d + '): ' + f.match);
   }
   ok(dsoMatched >= 3, 'frames of the test program matched by its DSO: ' + dsoMatched);
-  await page.click('#fg-reset');
+  /* Escape in the box clears the search; a second one goes back to the graph */
+  await page.keyboard.press('Escape');
   await untilParam(page, 'q', '');
+  ok(await page.$eval('#fg-search', (e) => e.value === '' && document.activeElement === e), 'Escape clears the search box');
+  await page.keyboard.press('Escape');
+  ok(await page.evaluate(() => document.activeElement.id === 'fg'), 'a second Escape goes back to the graph');
+  await drawn(page, '#fg');
+  ok((await frames(page)).every((f) => !f.match), 'no frame marked after Escape');
 
   /* ---- the heat map: a drag over 40..300 ms ---- */
   log('the heat map: a drag');

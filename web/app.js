@@ -399,6 +399,24 @@
     t.style.top = (y + h + 24 > window.innerHeight ? y - h - 10 : y + 16) + 'px';
   }
 
+  /* A search box's keys, the same in every browser: Escape clears the
+   * search (a second Escape goes back to the graph), Enter searches at
+   * once and goes back to the graph. */
+  function searchKeys(box, canvas, cancel) {
+    box.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape' && e.key !== 'Enter') return;
+      e.preventDefault();
+      cancel();
+      if (e.key === 'Escape' && box.value) {
+        box.value = '';
+        setParams({ q: '' }, true);
+        return;
+      }
+      if (e.key === 'Enter') setParams({ q: box.value }, true);
+      canvas.focus();
+    });
+  }
+
   function hideTip() { $('#tooltip').hidden = true; tipAt = null; }
 
   function tipAfterScroll() {
@@ -622,6 +640,7 @@
         clearTimeout(t);
         t = setTimeout(() => setParams({ q: e.target.value }, true), 200);
       });
+      searchKeys($('#fg-search'), $('#fg'), () => clearTimeout(t));
       $('#fg-reset').addEventListener('click', () => setParams({ zoom: '', q: '' }));
       $('#tl-clear').addEventListener('click', () => setParams({ from_ns: '', to_ns: '', zoom: '' }));
       this.initHeat();
@@ -1044,6 +1063,7 @@
         clearTimeout(t);
         t = setTimeout(() => setParams({ q: e.target.value }, true), 200);
       });
+      searchKeys($('#cmp-search'), $('#cmp-fg'), () => clearTimeout(t));
       $('#cmp-reset').addEventListener('click', () => setParams({ zoom: '', q: '' }, true));
     },
 
