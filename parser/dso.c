@@ -562,8 +562,11 @@ static void load_elf(pd_dso *d)
 	const char *bdir;
 	elf_file sym = { .fd = -1 }, run = { .fd = -1 };
 	int mismatch = 0, done = 0;
+	/* perf's build-id cache names a DSO's copy "elf", its debug file
+	 * "debug", and the saved vdso image "vdso" */
 	static const char *const cache_forms[] = { "%s/.build-id/%.2s/%s/elf",
-		"%s/.build-id/%.2s/%s/debug", "%s/.build-id/%.2s/%s", "%s/.build-id/%.2s/%s.debug" };
+		"%s/.build-id/%.2s/%s/debug", "%s/.build-id/%.2s/%s/vdso", "%s/.build-id/%.2s/%s",
+		"%s/.build-id/%.2s/%s.debug" };
 	size_t i;
 
 	sfmt(home_debug, sizeof(home_debug), "%s/.debug", home ? home : "/root");
@@ -576,7 +579,8 @@ static void load_elf(pd_dso *d)
 	}
 	/* perf's order: its build-id cache, debug files by build-id, the
 	 * binary itself, debug files by path and by .gnu_debuglink */
-	for (i = 0; d->build_id_size && i < 4 && !done; i++) {
+	for (i = 0; d->build_id_size && i < sizeof(cache_forms) / sizeof(*cache_forms) && !done;
+	     i++) {
 		sfmt(cand, sizeof(cand), cache_forms[i], bdir, hex, hex + 2);
 		done = try_candidate(d, cand, &sym, &run, &mismatch);
 	}

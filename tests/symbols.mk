@@ -26,9 +26,15 @@ EXTRA_DIST += tests/symbols/test-rust.sh tests/symbols/test-symfs.sh \
 # frames wherever perf has them
 TESTS += tests/symbols/test-startup.sh
 EXTRA_DIST += tests/symbols/test-startup.sh
+# [vdso] frames named from the image in perf's build-id cache
+TESTS += tests/symbols/test-vdso.sh
+EXTRA_DIST += tests/symbols/test-vdso.sh
 
 # programs recorded by the real-recording tests: frame pointers, no inlining
 check_PROGRAMS += tests/progs/calls tests/progs/cxx tests/progs/forker tests/progs/calls_nofp
+check_PROGRAMS += tests/progs/vdsoloop
+tests_progs_vdsoloop_SOURCES = tests/progs/vdsoloop.c
+tests_progs_vdsoloop_CFLAGS = -g -O1 -fno-omit-frame-pointer
 PROGS_CFLAGS = -g -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls
 tests_progs_calls_SOURCES = tests/progs/calls.c
 tests_progs_calls_CFLAGS = $(PROGS_CFLAGS)
