@@ -229,8 +229,32 @@ async function main() {
   const ms = /matched (\d+) frames, ([\d.]+)% of all/.exec(mt);
   ok(ms && near(+ms[2], share, 0.051) && share > 20, 'search share ' + mt + ' = ' + share.toFixed(2) + '%');
   await shot(page, 'profile-search', '#fg');
-  await page.click('#fg-reset');
+  /* dso:TERM marks the frames whose DSO (as the API gives it) matches */
+  const dterm = 'dso:tests/web/hotspot';
+  await page.focus('#fg-search');
+  await page.keyboard.down('Control');
+  await page.keyboard.press('a');
+  await page.keyboard.up('Control');
+  await page.keyboard.type(dterm);
+  await untilParam(page, 'q', dterm);
+  await drawn(page, '#fg');
+  fr = await frames(page);
+  let dsoMatched = 0;
+  for (const f of fr) {
+    const d = vals.get(f.path).dso;
+    const want = f.depth >= 2 && typeof d === 'string' && d.toLowerCase().includes(dterm.slice(4));
+    if (want) dsoMatched++;
+    ok(f.match === want, 'dso search marks ' + f.path + ' (' + d + '): ' + f.match);
+  }
+  ok(dsoMatched >= 3, 'frames of the test program matched by its DSO: ' + dsoMatched);
+  /* Escape in the box clears the search; a second one goes back to the graph */
+  await page.keyboard.press('Escape');
   await untilParam(page, 'q', '');
+  ok(await page.$eval('#fg-search', (e) => e.value === '' && document.activeElement === e), 'Escape clears the search box');
+  await page.keyboard.press('Escape');
+  ok(await page.evaluate(() => document.activeElement.id === 'fg'), 'a second Escape goes back to the graph');
+  await drawn(page, '#fg');
+  ok((await frames(page)).every((f) => !f.match), 'no frame marked after Escape');
 
   /* ---- the heat map: a drag over 40..300 ms ---- */
   log('the heat map: a drag');

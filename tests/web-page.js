@@ -173,6 +173,27 @@ async function main() {
     ok(cellW > 0, 'cell width');
     snapshot('range');
 
+    /* the same grid by keyboard: Escape clears, arrows move a cursor
+     * (the first press shows it on bucket 0), Shift extends, Enter selects
+     * buckets 3..7 of the first second */
+    const key = (k, shift) => $('#heat').dispatchEvent(new w.KeyboardEvent('keydown', { key: k, shiftKey: !!shift, bubbles: true }));
+    $('#heat').focus();
+    key('Escape');
+    await until(() => !F.parseHash(w.location.hash).params.from_ns, 'Escape clears the range');
+    for (let i = 0; i <= 3; i++) key('ArrowDown');
+    for (let i = 3; i < 7; i++) key('ArrowDown', true);
+    key('Enter');
+    const kr = F.bucketRange(tl, 3, 7);
+    await until(() => F.parseHash(w.location.hash).params.from_ns === String(kr.fromNs) &&
+      F.parseHash(w.location.hash).params.to_ns === String(kr.toNs), 'keys select buckets 3..7: ' + w.location.hash);
+    key('ArrowRight');
+    key('Enter');
+    const kr2 = F.bucketRange(tl, 7 + g.rows, 7 + g.rows);
+    await until(() => F.parseHash(w.location.hash).params.from_ns === String(kr2.fromNs), 'ArrowRight moves a second on; Enter selects one bucket');
+    ok(F.parseHash(w.location.hash).params.to_ns === String(kr2.toNs), 'one bucket: ' + w.location.hash);
+    key('Escape');
+    await until(() => !F.parseHash(w.location.hash).params.from_ns, 'Escape clears the range again');
+
     /* icicle layout puts the root on top */
     nav('#/profile/' + id + '?layout=icicle');
     await until(() => { const o = ctxs.fg.ops.find((x) => x.op === 'text' && x.text === 'all'); return o && o.y === ROW_H / 2 + 2; }, 'icicle: root on top');

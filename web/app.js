@@ -321,7 +321,7 @@
     hover(e) {
       const r = this.at(e);
       if (!r) { hideTip(); return; }
-      showTip(this.describe(r.node), e.clientX, e.clientY);
+      showTip(this.describe(r.node), e.clientX, e.clientY, { el: this.canvas, again: (ev) => this.hover(ev) });
     }
 
     /* The tooltip: name, DSO, value, share of the whole and of the parent. */
@@ -383,7 +383,13 @@
     }
   }
 
-  function showTip(children, x, y) {
+  /* pointer: {el, again(event)} for a tooltip the mouse asked for at
+   * (x, y). A scroll moves the page under a pointer that stays, with no
+   * mousemove: the tooltip then describes what is under it now (see
+   * tipAfterScroll). The keyboard's tooltips go with the focus. */
+  let tipAt = null;
+  function showTip(children, x, y, pointer) {
+    tipAt = pointer ? { el: pointer.el, again: pointer.again, x: x, y: y } : null;
     const t = $('#tooltip');
     t.textContent = '';
     for (const c of children) t.append(c);
@@ -393,7 +399,32 @@
     t.style.top = (y + h + 24 > window.innerHeight ? y - h - 10 : y + 16) + 'px';
   }
 
-  function hideTip() { $('#tooltip').hidden = true; }
+  /* A search box's keys, the same in every browser: Escape clears the
+   * search (a second Escape goes back to the graph), Enter searches at
+   * once and goes back to the graph. */
+  function searchKeys(box, canvas, cancel) {
+    box.addEventListener('keydown', (e) => {
+      if (e.key !== 'Escape' && e.key !== 'Enter') return;
+      e.preventDefault();
+      cancel();
+      if (e.key === 'Escape' && box.value) {
+        box.value = '';
+        setParams({ q: '' }, true);
+        return;
+      }
+      if (e.key === 'Enter') setParams({ q: box.value }, true);
+      canvas.focus();
+    });
+  }
+
+  function hideTip() { $('#tooltip').hidden = true; tipAt = null; }
+
+  function tipAfterScroll() {
+    const a = tipAt;
+    if (!a || $('#tooltip').hidden) return;
+    if (document.elementFromPoint && document.elementFromPoint(a.x, a.y) === a.el) a.again({ clientX: a.x, clientY: a.y });
+    else hideTip();
+  }
 
   /* ---- the list ------------------------------------------------------------ */
 
@@ -609,6 +640,7 @@
         clearTimeout(t);
         t = setTimeout(() => setParams({ q: e.target.value }, true), 200);
       });
+      searchKeys($('#fg-search'), $('#fg'), () => clearTimeout(t));
       $('#fg-reset').addEventListener('click', () => setParams({ zoom: '', q: '' }));
       $('#tl-clear').addEventListener('click', () => setParams({ from_ns: '', to_ns: '', zoom: '' }));
       this.initHeat();
@@ -879,12 +911,13 @@
         }
       });
       cv.addEventListener('blur', () => { this.anchor = null; hideTip(); this.drawHeat(); });
-      cv.addEventListener('mousemove', (e) => {
+      const move = (e) => {
         const i = idx(e);
         if (i === null) { hideTip(); return; }
         if (start !== null) { this.dragEnd = i; this.drawHeat(); }
-        showTip(this.heatTip(i), e.clientX, e.clientY);
-      });
+        showTip(this.heatTip(i), e.clientX, e.clientY, { el: cv, again: move });
+      };
+      cv.addEventListener('mousemove', move);
       cv.addEventListener('mouseleave', () => hideTip());
       window.addEventListener('mouseup', (e) => {
         if (start === null) return;
@@ -1030,6 +1063,7 @@
         clearTimeout(t);
         t = setTimeout(() => setParams({ q: e.target.value }, true), 200);
       });
+      searchKeys($('#cmp-search'), $('#cmp-fg'), () => clearTimeout(t));
       $('#cmp-reset').addEventListener('click', () => setParams({ zoom: '', q: '' }, true));
     },
 
@@ -1194,6 +1228,7 @@
       }, 100);
     };
     window.addEventListener('resize', redraw);
+    window.addEventListener('scroll', tipAfterScroll, { passive: true });
     /* a new pixel ratio without a resize (the window moved to another
      * screen): the canvases' backing stores must follow it */
     const watchRatio = () => {

@@ -66,7 +66,8 @@ const countNear = (shown, v) => near(parseCount(shown), v, Math.max(0.5, v * 0.0
 /* The drawn frames (window.PerfhubPage.frames()) against an API tree:
  * every frame is a node of the tree with its value (or base and target);
  * every node at least 1 px wide is drawn with its width; labels are the
- * name or its start with an ellipsis. Returns the number of wide nodes. */
+ * name or its start with an ellipsis, and fit their frames. Returns the
+ * number of wide nodes. */
 function checkFrames(fr, apiTree, what, opts) {
   const o = opts || {};
   const vals = pathValues(apiTree);
@@ -79,6 +80,8 @@ function checkFrames(fr, apiTree, what, opts) {
     else ok(v.value === f.value, what + ': ' + f.path + ' value ' + f.value + ' = API ' + v.value);
     ok(f.label === '' || f.label === f.name || (f.label.endsWith('\u2026') && f.name.startsWith(f.label.slice(0, -1))),
       what + ': label "' + f.label + '" of ' + f.name);
+    /* the label inside its frame, as the browser measures the text */
+    ok(f.label === '' || (f.labelW > 0 && f.labelW <= f.w - 4), what + ': label "' + f.label + '" (' + f.labelW + ' px) inside ' + f.w.toFixed(1) + ' px');
   }
   const rootF = fr.find((f) => f.path === (o.focus || ''));
   ok(rootF, what + ': focus frame drawn');
