@@ -36,6 +36,8 @@
 #define API_PREFIX "/api/v1/profiles"
 #define API_QCACHE_BYTES ((size_t)256 << 20)	/* query answers kept */
 #define API_KEY_LEN 1024
+/* longest wait for an answer another request is computing */
+#define API_CLAIM_WAIT_S 120
 
 #if MHD_VERSION < 0x00097002
 typedef int MHD_Result_t;
@@ -55,6 +57,7 @@ struct api {
 	atomic_ullong uploads, duplicates, rejected;
 	atomic_ullong by_status[6];	/* 2xx 3xx 4xx 5xx other */
 	qcache *qc;		/* answers of per-profile queries (NULL: none) */
+	atomic_ullong answers_kept, answers_computed;	/* served from qc, computed */
 };
 
 enum req_kind { REQ_PLAIN, REQ_UPLOAD, REQ_DEBUGINFO };
@@ -615,13 +618,20 @@ static int answer_key(api *a, const char *endpoint, int64_t id, const fold_args 
 }
 
 /* The kept answer for key, queued; 0 when there is none. */
+/* With `claimed`, a request finding the same answer being computed by
+ * another waits for it (up to API_CLAIM_WAIT_S) instead of computing it
+ * again; *claimed = 1 then says this request must end its claim. */
 static int reply_kept(api *a, struct MHD_Connection *conn, const char *key, const char *type,
-		      MHD_Result_t *ret)
+		      MHD_Result_t *ret, int *claimed)
 {
-	qc_answer *ans = qc_get(a->qc, key);
+	qc_answer *ans = claimed ? qc_get_or_claim(a->qc, key, API_CLAIM_WAIT_S, claimed) :
+				   qc_get(a->qc, key);
 
-	if (!ans)
+	if (!ans) {
+		atomic_fetch_add(&a->answers_computed, 1);
 		return 0;
+	}
+	atomic_fetch_add(&a->answers_kept, 1);
 	*ret = reply_answer(a, conn, 200, ans, type);
 	return 1;
 }
@@ -657,24 +667,15 @@ static int collapsed_line(void *ctx, const char *line, uint64_t samples, uint64_
 	return 0;
 }
 
-static MHD_Result_t get_collapsed(api *a, struct MHD_Connection *conn, int64_t id)
+/* /collapsed computed; kept under key unless NULL. */
+static MHD_Result_t collapsed_answer(api *a, struct MHD_Connection *conn, int64_t id,
+				     const fold_args *fa, const char *key)
 {
-	fold_args fa;
 	textbuf b = { 0 };
 	int rc;
 
-	MHD_Result_t ret;
-
-	char key[API_KEY_LEN];
-	int keep;
-
-	if (parse_fold_args(a, conn, &fa, "period", &ret) < 0)
-		return ret;
-	keep = answer_key(a, "collapsed", id, &fa, 0, key) == 0;
-	if (keep && reply_kept(a, conn, key, "text/plain; charset=utf-8", &ret))
-		return ret;
-	b.by_samples = fa.by_samples;
-	rc = st_fold(a->st, id, &fa.f, collapsed_line, &b);
+	b.by_samples = fa->by_samples;
+	rc = st_fold(a->st, id, &fa->f, collapsed_line, &b);
 	if (rc == 1) {
 		free(b.p);
 		return reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
@@ -687,7 +688,26 @@ static MHD_Result_t get_collapsed(api *a, struct MHD_Connection *conn, int64_t i
 		b.p = strdup("");
 	if (!b.p)
 		return reply_error(a, conn, 500, "out of memory");
-	return reply_keep(a, conn, b.p, b.len, "text/plain; charset=utf-8", keep ? key : NULL);
+	return reply_keep(a, conn, b.p, b.len, "text/plain; charset=utf-8", key);
+}
+
+static MHD_Result_t get_collapsed(api *a, struct MHD_Connection *conn, int64_t id)
+{
+	static const char type[] = "text/plain; charset=utf-8";
+	fold_args fa;
+	MHD_Result_t ret;
+	char key[API_KEY_LEN];
+	int keep, claimed = 0;
+
+	if (parse_fold_args(a, conn, &fa, "period", &ret) < 0)
+		return ret;
+	keep = answer_key(a, "collapsed", id, &fa, 0, key) == 0;
+	if (keep && reply_kept(a, conn, key, type, &ret, &claimed))
+		return ret;
+	ret = collapsed_answer(a, conn, id, &fa, keep ? key : NULL);
+	if (claimed)
+		qc_unclaim(a->qc, key);
+	return ret;
 }
 
 typedef struct obuf {
@@ -751,6 +771,17 @@ static void ob_json_str(obuf *b, const char *s, size_t n)
 	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0, run = 0;
 
+	/* most names are printable ASCII: one copy */
+	while (i < n && u[i] >= 0x20 && u[i] < 0x80 && u[i] != '"' && u[i] != '\\')
+		i++;
+	if (i == n && !b->oom && b->len + n + 3 <= b->cap) {
+		b->p[b->len] = '"';
+		memcpy(b->p + b->len + 1, s, n);
+		b->p[b->len + n + 1] = '"';
+		b->len += n + 2;
+		return;
+	}
+	i = 0;
 	ob_add(b, "\"", 1);
 	while (i < n) {
 		size_t k = utf8_len(u + i, n - i);
@@ -783,22 +814,37 @@ typedef struct fg_writer {
 	int comma;		/* a sibling was written before */
 } fg_writer;
 
+/* Decimal digits of v, written backwards from end; returns the start. */
+static char *u64_dec(char *end, uint64_t v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	return end;
+}
+
 static int fg_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value)
 {
+	static const char tail[] = ",\"children\":[";
 	fg_writer *w = ctx;
-	char num[48];
-	int k;
+	char num[64], *d;
 
 	if (w->comma)
-		ob_add(&w->b, ",", 1);
-	ob_add(&w->b, "{\"name\":", 8);
+		ob_add(&w->b, ",{\"name\":", 9);
+	else
+		ob_add(&w->b, "{\"name\":", 8);
 	ob_json_str(&w->b, name, len);
 	if (dso) {
 		ob_add(&w->b, ",\"dso\":", 7);
 		ob_json_str(&w->b, dso, strlen(dso));
 	}
-	k = snprintf(num, sizeof(num), ",\"value\":%llu,\"children\":[", (unsigned long long)value);
-	ob_add(&w->b, num, (size_t)k);
+	/* ,"value":N,"children":[ without printf */
+	memcpy(num + sizeof(num) - sizeof(tail), tail, sizeof(tail) - 1);
+	d = u64_dec(num + sizeof(num) - sizeof(tail), value);
+	d -= 9;
+	memcpy(d, ",\"value\":", 9);
+	ob_add(&w->b, d, (size_t)(num + sizeof(num) - 1 - d));
 	w->comma = 0;
 	return w->b.oom ? -1 : 0;
 }
@@ -812,22 +858,16 @@ static int fg_leave(void *ctx)
 	return w->b.oom ? -1 : 0;
 }
 
-static MHD_Result_t get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id)
+/* /flamegraph computed; kept under key unless NULL. */
+static MHD_Result_t flamegraph_answer(api *a, struct MHD_Connection *conn, int64_t id,
+				      const fold_args *fa, const char *key)
 {
 	static const st_tree_cb cb = { fg_enter, fg_leave };
-	fold_args fa;
 	fg_writer w;
-	MHD_Result_t ret;
-	char key[API_KEY_LEN];
-	int keep, rc;
+	int rc;
 
-	if (parse_fold_args(a, conn, &fa, "period", &ret) < 0)
-		return ret;
-	keep = answer_key(a, "flamegraph", id, &fa, 0, key) == 0;
-	if (keep && reply_kept(a, conn, key, "application/json", &ret))
-		return ret;
 	memset(&w, 0, sizeof(w));
-	rc = st_flame(a->st, id, &fa.f, fa.by_samples, &cb, &w);
+	rc = st_flame(a->st, id, &fa->f, fa->by_samples, &cb, &w);
 	if (rc != 0 || w.b.oom || !w.b.p) {
 		free(w.b.p);
 		if (rc == 1)
@@ -835,7 +875,31 @@ static MHD_Result_t get_flamegraph(api *a, struct MHD_Connection *conn, int64_t 
 		return reply_error(a, conn, 500, rc < 0 ? "storage error" : "out of memory");
 	}
 	w.b.p[w.b.len] = 0;
-	return reply_keep(a, conn, w.b.p, w.b.len, "application/json", keep ? key : NULL);
+	return reply_keep(a, conn, w.b.p, w.b.len, "application/json", key);
+}
+
+static MHD_Result_t get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id)
+{
+	fold_args fa;
+	MHD_Result_t ret;
+	char key[API_KEY_LEN];
+	int64_t max_nodes = 0;
+	int keep, claimed = 0;
+
+	if (parse_fold_args(a, conn, &fa, "period", &ret) < 0)
+		return ret;
+	/* opt-in: the default answer is every node (each leaf path = its
+	 * collapsed count) */
+	if (arg_i64(conn, "max_nodes", 1, INT32_MAX, &max_nodes) < 0)
+		return reply_error(a, conn, 400, "bad parameter 'max_nodes' (1..%d)", INT32_MAX);
+	fa.f.max_nodes = (size_t)max_nodes;
+	keep = answer_key(a, "flamegraph", id, &fa, max_nodes, key) == 0;
+	if (keep && reply_kept(a, conn, key, "application/json", &ret, &claimed))
+		return ret;
+	ret = flamegraph_answer(a, conn, id, &fa, keep ? key : NULL);
+	if (claimed)
+		qc_unclaim(a->qc, key);
+	return ret;
 }
 
 
@@ -849,7 +913,7 @@ static MHD_Result_t get_threads(api *a, struct MHD_Connection *conn, int64_t id)
 	MHD_Result_t ret;
 	json_t *o;
 
-	if (keep && reply_kept(a, conn, key, "application/json", &ret))
+	if (keep && reply_kept(a, conn, key, "application/json", &ret, NULL))
 		return ret;
 	o = st_threads_json(a->st, id, &notfound);
 	if (notfound)
@@ -877,7 +941,7 @@ static MHD_Result_t get_timeline(api *a, struct MHD_Connection *conn, int64_t id
 	memset(&ev_only, 0, sizeof(ev_only));
 	ev_only.f.event = arg(conn, "event");
 	keep = answer_key(a, "timeline", id, &ev_only, bucket_ms, key) == 0;
-	if (keep && reply_kept(a, conn, key, "application/json", &ret))
+	if (keep && reply_kept(a, conn, key, "application/json", &ret, NULL))
 		return ret;
 	o = st_timeline_json(a->st, id, arg(conn, "event"), (uint64_t)bucket_ms * 1000000,
 			     &notfound);
@@ -922,7 +986,7 @@ static MHD_Result_t get_top(api *a, struct MHD_Connection *conn, int64_t id)
 	if (arg_i64(conn, "limit", 1, 100000, &limit) < 0)
 		return reply_error(a, conn, 400, "bad parameter 'limit' (1..100000)");
 	keep = answer_key(a, "top", id, &fa, limit, key) == 0;
-	if (keep && reply_kept(a, conn, key, "application/json", &ret))
+	if (keep && reply_kept(a, conn, key, "application/json", &ret, NULL))
 		return ret;
 	all = st_top_json(a->st, id, &fa.f, fa.by_samples, &notfound);
 	if (notfound)
@@ -1265,6 +1329,12 @@ static MHD_Result_t get_metrics(api *a, struct MHD_Connection *conn)
 	OUT("# HELP perfhub_database_bytes Size of the SQLite database.\n"
 	    "# TYPE perfhub_database_bytes gauge\nperfhub_database_bytes %lld\n",
 	    (long long)c.db_bytes);
+	OUT("# HELP perfhub_query_answers_total Per-profile query answers by where they came "
+	    "from.\n# TYPE perfhub_query_answers_total counter\n"
+	    "perfhub_query_answers_total{source=\"kept\"} %llu\n"
+	    "perfhub_query_answers_total{source=\"computed\"} %llu\n",
+	    (unsigned long long)atomic_load(&a->answers_kept),
+	    (unsigned long long)atomic_load(&a->answers_computed));
 	OUT("# HELP perfhub_http_responses_total HTTP responses by status class.\n"
 	    "# TYPE perfhub_http_responses_total counter\n");
 	for (i = 0; i < 5; i++)

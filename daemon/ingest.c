@@ -44,12 +44,15 @@ typedef struct ing_dso {
 
 /*
  * Callchain cache: most samples repeat a callchain seen before, and while
- * the symbolizer's generation lasts (no record changed threads, comms or
- * maps) the same raw callchain of the same thread symbolizes to the same
- * stack. A hit skips symbolizing, naming and interning every frame.
+ * nothing the thread's stacks depend on changed (its comm, its process's
+ * maps, the kernel's: pd_symbolizer_stamp) the same raw callchain of the
+ * same thread symbolizes to the same stack. A hit skips symbolizing,
+ * naming and interning every frame, and finds the sample's aggregate row
+ * without hashing. Other threads' forks and mmaps leave the slot valid.
  */
 typedef struct chain_slot {
 	uint64_t hash;		/* 0 = empty */
+	uint64_t gen;		/* symbolizer generation when stored */
 	uint32_t pid, tid;	/* the sample's */
 	uint16_t misc;
 	uint64_t ip;
@@ -58,6 +61,7 @@ typedef struct chain_slot {
 	/* the answer */
 	uint32_t node, comm, st_pid, st_tid;
 	int all_named;
+	uint32_t agg;		/* the writer's aggregate row hint (0 = none) */
 } chain_slot;
 
 /*
@@ -67,6 +71,12 @@ typedef struct chain_slot {
  * a pointer may be reused once the cache drops a table.
  */
 #define ING_FRAME_SLOTS 16384	/* a power of 2 */
+#define ING_FOFF_SLOTS 8192	/* recently noted (frame, offset) pairs; a power of 2 */
+
+typedef struct foff_slot {
+	uint32_t frame;		/* 0 = empty */
+	uint64_t off;
+} foff_slot;
 
 typedef struct frame_slot {
 	const char *symp, *dsop;
@@ -86,8 +96,9 @@ typedef struct ingest {
 	const char *last_dso;	/* the last unresolved frame's dso (a fast path) */
 	ing_dso *last;
 	chain_slot *chains;	/* ING_CHAIN_SLOTS, direct mapped; NULL = no cache */
-	uint64_t chain_gen;	/* symbolizer generation the slots belong to */
 	uint64_t chain_hits;
+	foff_slot *foffs;	/* ING_FOFF_SLOTS noted already (NULL = none): the
+				   writer dedups them all, this saves it the lookup */
 	int timing;		/* this record is timed */
 	uint64_t ns[PH_NR];	/* timed records' nanoseconds by phase */
 } ingest;
@@ -143,10 +154,14 @@ static chain_slot *chain_lookup(ingest *in, const pd_record *r, uint64_t h)
 	    c->ip != s->ip || c->nr != s->nr_callchain ||
 	    (c->nr && memcmp(c->chain, s->callchain, c->nr * sizeof(*c->chain))))
 		return NULL;
+	/* stale once the thread's comm or maps changed after it was stored */
+	if (pd_symbolizer_stamp(in->sym, s->pid, s->tid) > c->gen)
+		return NULL;
 	return c;
 }
 
-static void chain_store(ingest *in, const pd_record *r, uint64_t h, uint32_t node,
+/* The slot now holding the answer, NULL when it could not be kept. */
+static chain_slot *chain_store(ingest *in, const pd_record *r, uint64_t h, uint32_t node,
 			uint32_t comm, uint32_t pid, uint32_t tid, int all_named)
 {
 	const pd_sample *s = &r->u.sample;
@@ -158,12 +173,14 @@ static void chain_store(ingest *in, const pd_record *r, uint64_t h, uint32_t nod
 			realloc(c->chain, s->nr_callchain * sizeof(*chain));
 		if (!chain) {
 			c->hash = 0;
-			return;
+			return NULL;
 		}
 		memcpy(chain, s->callchain, s->nr_callchain * sizeof(*chain));
 		c->chain = chain;
 	}
 	c->hash = h;
+	c->gen = pd_symbolizer_generation(in->sym);
+	c->agg = 0;
 	c->pid = s->pid;
 	c->tid = s->tid;
 	c->misc = r->misc;
@@ -174,6 +191,7 @@ static void chain_store(ingest *in, const pd_record *r, uint64_t h, uint32_t nod
 	c->st_pid = pid;
 	c->st_tid = tid;
 	c->all_named = all_named;
+	return c;
 }
 
 static void chain_cache_free(ingest *in)
@@ -345,8 +363,19 @@ remember:
 	}
 known:
 	/* the offset lets a later pass symbolize what is unresolved now */
-	if (id && !fr->sym && fr->dso && st_writer_frame_offset(in->w, id, fr->dso_off) < 0)
-		*failed = 1;
+	if (id && !fr->sym && fr->dso) {
+		uint64_t h = (fr->dso_off ^ (uint64_t)id << 40) * 0x9e3779b97f4a7c15ULL;
+		foff_slot *o = in->foffs ? &in->foffs[(h >> 40) & (ING_FOFF_SLOTS - 1)] : NULL;
+
+		if (!o || o->frame != id || o->off != fr->dso_off) {
+			if (st_writer_frame_offset(in->w, id, fr->dso_off) < 0)
+				*failed = 1;
+			if (o) {
+				o->frame = id;
+				o->off = fr->dso_off;
+			}
+		}
+	}
 	return id;
 }
 
@@ -363,12 +392,6 @@ static int on_sample(ingest *in, const pd_record *r)
 	uint64_t t = in->timing ? now_ns() : 0;
 
 	if (cacheable) {
-		uint64_t gen = pd_symbolizer_generation(in->sym);
-		if (gen != in->chain_gen) {
-			for (i = 0; i < ING_CHAIN_SLOTS; i++)
-				in->chains[i].hash = 0;
-			in->chain_gen = gen;
-		}
 		h = chain_hash(r);
 		hit = chain_lookup(in, r, h);
 	}
@@ -403,7 +426,7 @@ static int on_sample(ingest *in, const pd_record *r)
 	pid = st.pid;
 	tid = st.tid;
 	if (cacheable)
-		chain_store(in, r, h, node, comm, pid, tid, all_named);
+		hit = chain_store(in, r, h, node, comm, pid, tid, all_named);
 write:
 	phase_end(in, PH_INTERN, &t);
 	memset(&row, 0, sizeof(row));
@@ -420,7 +443,7 @@ write:
 	in->samples++;
 	if (all_named)
 		in->resolved_samples++;
-	if (st_writer_sample(in->w, &row) < 0)
+	if (st_writer_sample_hint(in->w, &row, hit ? &hit->agg : NULL) < 0)
 		return -1;
 	phase_end(in, PH_SAMPLE, &t);
 	return 0;
@@ -633,6 +656,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 		so.debuginfo_dir = dbg_dir(dbg);
 	in.chains = calloc(ING_CHAIN_SLOTS, sizeof(*in.chains));	/* NULL: no cache */
 	in.frames = calloc(ING_FRAME_SLOTS, sizeof(*in.frames));	/* NULL: no memo */
+	in.foffs = calloc(ING_FOFF_SLOTS, sizeof(*in.foffs));	/* NULL: none */
 	in.sym = pd_symbolizer_new(f, cache, &so);
 	if (!in.sym) {
 		snprintf(res->msg, sizeof(res->msg), "out of memory for the symbolizer");
@@ -712,6 +736,7 @@ out:
 	pd_symbolizer_free(in.sym);
 	dsos_free(&in);
 	chain_cache_free(&in);
+	free(in.foffs);
 	if (in.frames) {
 		for (i = 0; i < ING_FRAME_SLOTS; i++) {
 			free(in.frames[i].sym);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <zlib.h>
 
@@ -123,8 +124,17 @@ const char *qc_answer_gzip(qc_answer *a, size_t *len)
 	return gz;
 }
 
+/* A key some request is computing now (qc_get_or_claim). */
+typedef struct qc_claim {
+	struct qc_claim *next;
+	uint64_t hash;
+	char *key;
+} qc_claim;
+
 struct qcache {
 	pthread_mutex_t lock;
+	pthread_cond_t claims_done;	/* a claim went away */
+	qc_claim *claims;
 	size_t max, used;
 	qc_entry *head, *tail;
 	qc_entry *buckets[QC_BUCKETS];
@@ -146,6 +156,7 @@ qcache *qc_new(size_t max_bytes)
 	if (!q)
 		return NULL;
 	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->claims_done, NULL);
 	q->max = max_bytes;
 	return q;
 }
@@ -167,6 +178,13 @@ void qc_free(qcache *q)
 		n = e->next;
 		entry_free(e);
 	}
+	while (q->claims) {
+		qc_claim *c = q->claims;
+		q->claims = c->next;
+		free(c->key);
+		free(c);
+	}
+	pthread_cond_destroy(&q->claims_done);
 	pthread_mutex_destroy(&q->lock);
 	free(q);
 }
@@ -217,23 +235,98 @@ static void unlink_entry(qcache *q, qc_entry *e)
 	q->used -= e->bytes;
 }
 
+/* Under the lock: the answer with a new reference, or NULL. */
+static qc_answer *lookup(qcache *q, const char *key, uint64_t h)
+{
+	qc_entry *e = find(q, key, h);
+
+	if (!e)
+		return NULL;
+	list_unlink(q, e);
+	list_push(q, e);
+	return qc_answer_ref(e->ans);
+}
+
 qc_answer *qc_get(qcache *q, const char *key)
 {
 	uint64_t h = qc_hash(key);
-	qc_entry *e;
-	qc_answer *a = NULL;
+	qc_answer *a;
 
 	if (!q || !q->max)
 		return NULL;
 	pthread_mutex_lock(&q->lock);
-	e = find(q, key, h);
-	if (e) {
-		list_unlink(q, e);
-		list_push(q, e);
-		a = qc_answer_ref(e->ans);
-	}
+	a = lookup(q, key, h);
 	pthread_mutex_unlock(&q->lock);
 	return a;
+}
+
+static qc_claim **claim_find(qcache *q, const char *key, uint64_t h)
+{
+	qc_claim **pp;
+
+	for (pp = &q->claims; *pp; pp = &(*pp)->next)
+		if ((*pp)->hash == h && !strcmp((*pp)->key, key))
+			return pp;
+	return NULL;
+}
+
+/* Under the lock: drops the claim on key, if any, and wakes the waiters. */
+static void claim_drop(qcache *q, const char *key, uint64_t h)
+{
+	qc_claim **pp = claim_find(q, key, h), *c;
+
+	if (!pp)
+		return;
+	c = *pp;
+	*pp = c->next;
+	free(c->key);
+	free(c);
+	pthread_cond_broadcast(&q->claims_done);
+}
+
+qc_answer *qc_get_or_claim(qcache *q, const char *key, unsigned wait_s, int *claimed)
+{
+	uint64_t h = qc_hash(key);
+	struct timespec until;
+	qc_answer *a;
+	qc_claim *c;
+
+	*claimed = 0;
+	if (!q || !q->max)
+		return NULL;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += wait_s;
+	pthread_mutex_lock(&q->lock);
+	for (;;) {
+		if ((a = lookup(q, key, h)))
+			goto out;
+		if (!claim_find(q, key, h))
+			break;
+		/* another request is computing it: its answer will do */
+		if (pthread_cond_timedwait(&q->claims_done, &q->lock, &until))
+			goto out;	/* waited long enough: compute it too */
+	}
+	c = calloc(1, sizeof(*c));
+	if (c && (c->key = strdup(key))) {
+		c->hash = h;
+		c->next = q->claims;
+		q->claims = c;
+		*claimed = 1;
+	} else {
+		free(c);
+	}
+out:
+	pthread_mutex_unlock(&q->lock);
+	return a;
+}
+
+void qc_unclaim(qcache *q, const char *key)
+{
+	if (!q || !q->max)
+		return;
+	pthread_mutex_lock(&q->lock);
+	claim_drop(q, key, qc_hash(key));
+	pthread_mutex_unlock(&q->lock);
 }
 
 void qc_put(qcache *q, const char *key, qc_answer *a)
@@ -242,18 +335,18 @@ void qc_put(qcache *q, const char *key, qc_answer *a)
 	qc_entry *e, *victims = NULL;
 
 	/* the gzip form, made later, is counted up front: it is never larger */
-	if (!q || !q->max || !a || 2 * a->len > q->max / 4)
-		return;
-	e = calloc(1, sizeof(*e));
-	if (!e)
-		return;
-	e->hash = h;
-	e->key = strdup(key);
-	e->bytes = 2 * a->len + strlen(key) + sizeof(*e) + sizeof(*a) + 64;
-	if (!e->key) {
-		free(e);
+	if (!q || !q->max || !a || 2 * a->len > q->max / 4) {
+		qc_unclaim(q, key);
 		return;
 	}
+	e = calloc(1, sizeof(*e));
+	if (!e || !(e->key = strdup(key))) {
+		free(e);
+		qc_unclaim(q, key);
+		return;
+	}
+	e->hash = h;
+	e->bytes = 2 * a->len + strlen(key) + sizeof(*e) + sizeof(*a) + 64;
 	e->ans = qc_answer_ref(a);
 	pthread_mutex_lock(&q->lock);
 	{
@@ -274,6 +367,7 @@ void qc_put(qcache *q, const char *key, qc_answer *a)
 		old->next = victims;
 		victims = old;
 	}
+	claim_drop(q, key, h);
 	pthread_mutex_unlock(&q->lock);
 	/* freeing a large body is not done under the lock */
 	while (victims) {

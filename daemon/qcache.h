@@ -39,8 +39,18 @@ qcache *qc_new(size_t max_bytes);
 void qc_free(qcache *q);
 /* The answer under key with a reference for the caller, or NULL. */
 qc_answer *qc_get(qcache *q, const char *key);
+/* Like qc_get, but when another request has claimed the key (it is
+ * computing that answer) waits up to wait_s seconds for its answer rather
+ * than computing it again. NULL and *claimed = 1: the caller now holds the
+ * claim, computes, and ends it with qc_put() or qc_unclaim(). NULL and
+ * *claimed = 0: compute without a claim (nothing kept, or waited long
+ * enough). */
+qc_answer *qc_get_or_claim(qcache *q, const char *key, unsigned wait_s, int *claimed);
+/* Ends the caller's claim on key without an answer (a no-op without one). */
+void qc_unclaim(qcache *q, const char *key);
 /* Keeps a reference to a under key (answers larger than a quarter of the
- * bound are not kept). The caller keeps its own reference. */
+ * bound are not kept) and ends any claim on key. The caller keeps its own
+ * reference. */
 void qc_put(qcache *q, const char *key, qc_answer *a);
 
 #endif

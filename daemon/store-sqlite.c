@@ -22,7 +22,7 @@
 #include "store.h"
 
 #define ST_BUSY_TIMEOUT_MS 30000
-#define ST_BATCH_ROWS 50000	/* rows per transaction while ingesting */
+#define ST_PENDING_MAX 65536	/* rows waiting for the next transaction, at most */
 #define ST_POOL_MAX 64		/* idle reader connections kept */
 #define ST_MAX_STACK_NODES (1u << 30)
 #define ST_MAX_DEPTH_FOLD 8192	/* frames per folded stack */
@@ -1066,12 +1066,29 @@ static const char *const writer_sql[W_NR_STMTS] = {
 	[W_RECORD] = "INSERT OR REPLACE INTO record_counts (profile_id, type, count) VALUES (?, ?, ?)",
 };
 
+/*
+ * Rows wait in memory and go to the database in one short transaction per
+ * sample block (or when ST_PENDING_MAX rows wait): parsing, symbolizing and
+ * compressing happen outside it, so with several workers the write lock is
+ * held only while rows are inserted, never while a block is parsed.
+ */
+#define PR_VALS 8
+
+typedef struct pend_row {
+	uint8_t which;		/* W_* */
+	uint8_t nvals;		/* parameters after profile_id */
+	uint8_t null_mask;	/* parameters bound as NULL */
+	uint8_t text_mask;	/* parameters bound from text[], in order */
+	uint8_t owned;		/* text[] to free */
+	int64_t v[PR_VALS];
+	char *text[2];
+} pend_row;
+
 struct st_writer {
 	st_store *st;
 	sqlite3 *db;
 	int64_t id;
 	sqlite3_stmt *stmt[W_NR_STMTS];
-	uint64_t rows;		/* rows in the open transaction */
 	uint64_t nr_samples, nr_comms, nr_maps;
 	strmap strings;
 	uint32_t next_string;
@@ -1079,6 +1096,8 @@ struct st_writer {
 	uint32_t next_frame;
 	u64map stacks;		/* parent << 32 | frame -> node id */
 	uint32_t next_stack;
+	pend_row *pend;		/* rows not written yet */
+	size_t nr_pend, cap_pend;
 	sblock *blk;		/* the block being filled */
 	uint64_t nr_blocks, nr_frame_offsets;
 	ZSTD_CCtx *zc;
@@ -1099,20 +1118,16 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Ends the open transaction and opens the next (deferred: the write lock is
- * taken by the next row, so other workers write in between). */
-static int w_commit(st_writer *w)
+static void pend_clear(st_writer *w)
 {
-	uint64_t t0 = now_ns();
+	size_t i;
 
-	if (exec(w->db, "COMMIT") < 0 || exec(w->db, "BEGIN") < 0) {
-		w->failed = 1;
-		return -1;
-	}
-	w->rows = 0;
-	w->times.commits++;
-	w->times.commit_ns += now_ns() - t0;
-	return 0;
+	for (i = 0; i < w->nr_pend; i++)
+		if (w->pend[i].owned) {
+			free(w->pend[i].text[0]);
+			free(w->pend[i].text[1]);
+		}
+	w->nr_pend = 0;
 }
 
 static int w_step(st_writer *w, int which)
@@ -1127,9 +1142,132 @@ static int w_step(st_writer *w, int which)
 		w->failed = 1;
 		return -1;
 	}
-	/* batched transactions: bounded WAL, other writers get their turn */
-	if (++w->rows >= ST_BATCH_ROWS)
-		return w_commit(w);
+	return 0;
+}
+
+/* Inserts the waiting rows (inside the caller's transaction). */
+static int pend_write(st_writer *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->nr_pend; i++) {
+		const pend_row *p = &w->pend[i];
+		sqlite3_stmt *s = w->stmt[p->which];
+		unsigned k, t = 0;
+
+		sqlite3_bind_int64(s, 1, w->id);
+		for (k = 0; k < p->nvals; k++) {
+			if (p->text_mask & (1u << k))
+				sqlite3_bind_text(s, (int)k + 2, p->text[t++], -1, SQLITE_STATIC);
+			else if (p->null_mask & (1u << k))
+				sqlite3_bind_null(s, (int)k + 2);
+			else
+				sqlite3_bind_int64(s, (int)k + 2, p->v[k]);
+		}
+		if (w_step(w, p->which) < 0)
+			return -1;
+	}
+	pend_clear(w);
+	return 0;
+}
+
+/* A transaction: BEGIN IMMEDIATE waits for the write lock (busy timeout). */
+static int w_begin(st_writer *w)
+{
+	uint64_t t0 = now_ns();
+
+	if (exec(w->db, "BEGIN IMMEDIATE") < 0) {
+		w->failed = 1;
+		return -1;
+	}
+	w->times.lock_ns += now_ns() - t0;
+	return 0;
+}
+
+static int w_end(st_writer *w)
+{
+	uint64_t t0 = now_ns();
+
+	if (exec(w->db, "COMMIT") < 0) {
+		exec(w->db, "ROLLBACK");
+		w->failed = 1;
+		return -1;
+	}
+	w->times.commits++;
+	w->times.commit_ns += now_ns() - t0;
+	return 0;
+}
+
+static void w_rollback(st_writer *w)
+{
+	if (!sqlite3_get_autocommit(w->db))
+		exec(w->db, "ROLLBACK");
+}
+
+/* The waiting rows and (block != 0) the bound block row, in a transaction. */
+static int w_flush(st_writer *w, int block)
+{
+	uint64_t t0;
+
+	if (w->failed)
+		return -1;
+	if (!w->nr_pend && !block)
+		return 0;
+	if (w_begin(w) < 0)
+		return -1;
+	t0 = now_ns();
+	if (pend_write(w) < 0 || (block && w_step(w, W_BLOCK) < 0)) {
+		w_rollback(w);
+		return -1;
+	}
+	w->times.insert_ns += now_ns() - t0;
+	return w_end(w);
+}
+
+/* A row to write with the next flush; NULL (failed) out of memory. */
+static pend_row *pend_add(st_writer *w, int which, unsigned nvals)
+{
+	pend_row *p;
+
+	if (w->failed)
+		return NULL;
+	if (w->nr_pend >= ST_PENDING_MAX && w_flush(w, 0) < 0)
+		return NULL;
+	if (w->nr_pend == w->cap_pend) {
+		size_t nc = w->cap_pend ? 2 * w->cap_pend : 1024;
+		pend_row *np = realloc(w->pend, nc * sizeof(*np));
+
+		if (!np) {
+			w->failed = 1;
+			return NULL;
+		}
+		w->pend = np;
+		w->cap_pend = nc;
+	}
+	p = &w->pend[w->nr_pend++];
+	memset(p, 0, sizeof(*p));
+	p->which = (uint8_t)which;
+	p->nvals = (uint8_t)nvals;
+	return p;
+}
+
+/* Parameter k is text t (a copy when `copy`, else it must outlive the flush). */
+static int pend_text(st_writer *w, pend_row *p, unsigned k, unsigned t, const char *text, int copy)
+{
+	if (!text) {
+		p->null_mask |= (uint8_t)(1u << k);
+		return 0;
+	}
+	p->text_mask |= (uint8_t)(1u << k);
+	if (!copy) {
+		p->text[t] = (char *)text;
+		return 0;
+	}
+	p->owned = 1;
+	if (!(p->text[t] = strdup(text))) {
+		w->failed = 1;
+		return -1;
+	}
 	return 0;
 }
 
@@ -1149,7 +1287,10 @@ st_writer *st_writer_begin(st_store *st, int64_t id)
 		free(w);
 		return NULL;
 	}
-	if (exec(w->db, "BEGIN IMMEDIATE") < 0 || delete_rows(w->db, id) < 0)
+	/* what an earlier attempt left goes first */
+	if (exec(w->db, "BEGIN IMMEDIATE") < 0)
+		goto fail;
+	if (delete_rows(w->db, id) < 0 || exec(w->db, "COMMIT") < 0)
 		goto fail;
 	for (i = 0; i < W_NR_STMTS; i++)
 		if (!(w->stmt[i] = prep(w->db, writer_sql[i])))
@@ -1177,6 +1318,8 @@ static void writer_free(st_writer *w)
 	for (i = 0; i < W_NR_STMTS; i++)
 		sqlite3_finalize(w->stmt[i]);
 	sqlite3_close(w->db);
+	pend_clear(w);
+	free(w->pend);
 	strmap_free(&w->strings);
 	free(w->frames.keys);
 	free(w->frames.vals);
@@ -1195,8 +1338,8 @@ void st_writer_abort(st_writer *w)
 {
 	if (!w)
 		return;
-	exec(w->db, "ROLLBACK");
-	/* earlier batches were committed: take them away again */
+	w_rollback(w);
+	/* earlier blocks were committed: take them away again */
 	if (exec(w->db, "BEGIN IMMEDIATE") == 0) {
 		if (delete_rows(w->db, w->id) == 0)
 			exec(w->db, "COMMIT");
@@ -1211,7 +1354,7 @@ uint32_t st_writer_string(st_writer *w, const char *s)
 	strmap *m = &w->strings;
 	uint64_t h;
 	size_t j;
-	sqlite3_stmt *st;
+	pend_row *p;
 
 	if (!s)
 		return 0;
@@ -1230,12 +1373,11 @@ uint32_t st_writer_string(st_writer *w, const char *s)
 	m->hashes[j] = h;
 	m->ids[j] = ++w->next_string;
 	m->n++;
-	st = w->stmt[W_STRING];
-	sqlite3_bind_int64(st, 1, w->id);
-	sqlite3_bind_int64(st, 2, m->ids[j]);
-	sqlite3_bind_text(st, 3, s, -1, SQLITE_STATIC);
-	if (w_step(w, W_STRING) < 0)
+	/* the map's copy lives as long as the writer */
+	if (!(p = pend_add(w, W_STRING, 2)))
 		return 0;
+	p->v[0] = m->ids[j];
+	pend_text(w, p, 1, 0, m->strs[j], 0);
 	return m->ids[j];
 }
 
@@ -1264,7 +1406,7 @@ uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int re
 			 int kernel)
 {
 	uint32_t n = st_writer_string(w, name), d = st_writer_string(w, dso), id;
-	sqlite3_stmt *s;
+	pend_row *p;
 	int added;
 
 	if (!n)
@@ -1273,22 +1415,21 @@ uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int re
 	id = intern(&w->frames, ((uint64_t)n << 32 | d) << 1 | 1, &w->next_frame, &added);
 	if (!added)
 		return id;
-	s = w->stmt[W_FRAME];
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_int64(s, 2, id);
-	sqlite3_bind_int64(s, 3, n);
-	if (d)
-		sqlite3_bind_int64(s, 4, d);
-	else
-		sqlite3_bind_null(s, 4);
-	sqlite3_bind_int(s, 5, resolved ? 1 : 0);
-	sqlite3_bind_int(s, 6, kernel ? 1 : 0);
-	return w_step(w, W_FRAME) < 0 ? 0 : id;
+	if (!(p = pend_add(w, W_FRAME, 5)))
+		return 0;
+	p->v[0] = id;
+	p->v[1] = n;
+	p->v[2] = d;
+	if (!d)
+		p->null_mask |= 1u << 2;
+	p->v[3] = resolved ? 1 : 0;
+	p->v[4] = kernel ? 1 : 0;
+	return id;
 }
 
 uint32_t st_writer_stack(st_writer *w, uint32_t parent, uint32_t frame)
 {
-	sqlite3_stmt *s;
+	pend_row *p;
 	uint32_t id;
 	int added;
 
@@ -1297,15 +1438,15 @@ uint32_t st_writer_stack(st_writer *w, uint32_t parent, uint32_t frame)
 	id = intern(&w->stacks, (uint64_t)parent << 32 | frame, &w->next_stack, &added);
 	if (!added)
 		return id;
-	s = w->stmt[W_STACK];
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_int64(s, 2, id);
-	sqlite3_bind_int64(s, 3, parent);
-	sqlite3_bind_int64(s, 4, frame);
-	return w_step(w, W_STACK) < 0 ? 0 : id;
+	if (!(p = pend_add(w, W_STACK, 3)))
+		return 0;
+	p->v[0] = id;
+	p->v[1] = parent;
+	p->v[2] = frame;
+	return id;
 }
 
-/* Writes the filled block (if any) as one row. */
+/* Writes the filled block (if any) as one row, with the rows waiting. */
 static int flush_block(st_writer *w)
 {
 	sblock *b = w->blk;
@@ -1313,11 +1454,10 @@ static int flush_block(st_writer *w)
 	uint64_t lo = UINT64_MAX, hi = 0;
 	size_t raw_len, z;
 	uint32_t i;
-	uint64_t t0 = now_ns(), t1;
-	int rc;
+	uint64_t t0 = now_ns();
 
 	if (!b->n)
-		return 0;
+		return w_flush(w, 0);
 	for (i = 0; i < b->n; i++) {
 		if (b->time[i] < lo)
 			lo = b->time[i];
@@ -1340,30 +1480,38 @@ static int flush_block(st_writer *w)
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)hi);
 	sqlite3_bind_blob(s, 6, w->zbuf, (int)z, SQLITE_STATIC);
 	b->n = 0;
-	t1 = now_ns();
-	w->times.compress_ns += t1 - t0;
+	w->times.compress_ns += now_ns() - t0;
 	w->times.blocks++;
-	rc = w_step(w, W_BLOCK);
-	w->times.insert_ns += now_ns() - t1;
-	if (rc < 0)
-		return -1;
-	/* a transaction per block: no worker holds the write lock for longer
-	 * than it takes to parse one block's samples */
-	return w->rows ? w_commit(w) : 0;
+	/* a transaction per block: the write lock is held for its inserts only */
+	return w_flush(w, 1);
 }
 
 int st_writer_sample(st_writer *w, const st_sample *x)
 {
+	return st_writer_sample_hint(w, x, NULL);
+}
+
+int st_writer_sample_hint(st_writer *w, const st_sample *x, uint32_t *agg_hint)
+{
 	sblock *b = w->blk;
-	agg_row *a;
+	agg_row *a = NULL;
 
 	if (w->failed)
 		return -1;
-	a = agg_get(&w->agg, x->event, x->pid, x->tid, x->comm, x->stack);
+	if (agg_hint && *agg_hint && *agg_hint <= w->agg.n) {
+		a = &w->agg.rows[*agg_hint - 1];
+		if (a->stack != x->stack || a->tid != x->tid || a->pid != x->pid ||
+		    a->comm != x->comm || a->event != x->event)
+			a = NULL;
+	}
+	if (!a)
+		a = agg_get(&w->agg, x->event, x->pid, x->tid, x->comm, x->stack);
 	if (!a) {
 		w->failed = 1;
 		return -1;
 	}
+	if (agg_hint)
+		*agg_hint = (uint32_t)(a - w->agg.rows) + 1;
 	++w->nr_samples;
 	if (!a->samples)
 		a->first_seq = w->nr_samples;
@@ -1385,9 +1533,8 @@ int st_writer_sample(st_writer *w, const st_sample *x)
 
 int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off)
 {
-	sqlite3_stmt *s = w->stmt[W_FOFF];
-
 	agg_row *seen;
+	pend_row *p;
 
 	if (!frame || w->nr_frame_offsets >= ST_MAX_FRAME_OFFSETS)
 		return 0;
@@ -1400,18 +1547,39 @@ int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off)
 	if (seen->samples++)
 		return 0;
 	w->nr_frame_offsets++;
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_int64(s, 2, frame);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)dso_off);
-	return w_step(w, W_FOFF);
+	if (!(p = pend_add(w, W_FOFF, 2)))
+		return -1;
+	p->v[0] = frame;
+	p->v[1] = (int64_t)dso_off;
+	return 0;
 }
 
-/* The aggregate, written once at the end. */
+/* The primary key's order: rows are appended to the table's b-tree. */
+static int cmp_agg_row(const void *x, const void *y)
+{
+	const agg_row *a = x, *b = y;
+
+	if (a->event != b->event)
+		return a->event < b->event ? -1 : 1;
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->comm != b->comm)
+		return a->comm < b->comm ? -1 : 1;
+	if (a->stack != b->stack)
+		return a->stack < b->stack ? -1 : 1;
+	return 0;
+}
+
+/* The aggregate, written once at the end (no more lookups: sorted in place). */
 static int write_agg(st_writer *w)
 {
 	sqlite3_stmt *s = w->stmt[W_AGG];
 	size_t i;
 
+	if (w->agg.n)
+		qsort(w->agg.rows, w->agg.n, sizeof(*w->agg.rows), cmp_agg_row);
 	for (i = 0; i < w->agg.n; i++) {
 		const agg_row *r = &w->agg.rows[i];
 		sqlite3_bind_int64(s, 1, w->id);
@@ -1431,71 +1599,71 @@ static int write_agg(st_writer *w)
 
 int st_writer_comm(st_writer *w, uint32_t pid, uint32_t tid, uint64_t time, const char *comm)
 {
-	sqlite3_stmt *s = w->stmt[W_COMM];
 	uint32_t c = st_writer_string(w, comm);
+	pend_row *p = pend_add(w, W_COMM, 5);
 
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)++w->nr_comms);
-	sqlite3_bind_int64(s, 3, pid);
-	sqlite3_bind_int64(s, 4, tid);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)time);
-	sqlite3_bind_int64(s, 6, c);
-	return w_step(w, W_COMM);
+	if (!p)
+		return -1;
+	p->v[0] = (int64_t)++w->nr_comms;
+	p->v[1] = pid;
+	p->v[2] = tid;
+	p->v[3] = (int64_t)time;
+	p->v[4] = c;
+	return 0;
 }
 
 int st_writer_mmap(st_writer *w, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
 		   const char *filename, const char *build_id_hex, uint64_t time)
 {
-	sqlite3_stmt *s = w->stmt[W_MAP];
 	uint32_t f = st_writer_string(w, filename);
+	pend_row *p = pend_add(w, W_MAP, 8);
 
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_int64(s, 2, (sqlite3_int64)++w->nr_maps);
-	sqlite3_bind_int64(s, 3, pid);
-	sqlite3_bind_int64(s, 4, (sqlite3_int64)start);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)len);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)pgoff);
-	sqlite3_bind_int64(s, 7, f);
-	sqlite3_bind_text(s, 8, build_id_hex, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 9, (sqlite3_int64)time);
-	return w_step(w, W_MAP);
+	if (!p)
+		return -1;
+	p->v[0] = (int64_t)++w->nr_maps;
+	p->v[1] = pid;
+	p->v[2] = (int64_t)start;
+	p->v[3] = (int64_t)len;
+	p->v[4] = (int64_t)pgoff;
+	p->v[5] = f;
+	p->v[7] = (int64_t)time;
+	return pend_text(w, p, 6, 0, build_id_hex, 1);
 }
 
 int st_writer_feature(st_writer *w, const char *name, const char *json)
 {
-	sqlite3_stmt *s = w->stmt[W_FEATURE];
+	pend_row *p = pend_add(w, W_FEATURE, 2);
 
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, json, -1, SQLITE_STATIC);
-	return w_step(w, W_FEATURE);
+	if (!p || pend_text(w, p, 0, 0, name, 1) < 0)
+		return -1;
+	return pend_text(w, p, 1, 1, json, 1);
 }
 
 int st_writer_event(st_writer *w, uint32_t idx, const char *name, uint32_t type, uint64_t config,
 		    uint64_t sample_type, uint64_t period_or_freq, int freq, uint64_t samples)
 {
-	sqlite3_stmt *s = w->stmt[W_EVENT];
+	pend_row *p = pend_add(w, W_EVENT, 8);
 
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_int64(s, 2, idx);
-	sqlite3_bind_text(s, 3, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 4, type);
-	sqlite3_bind_int64(s, 5, (sqlite3_int64)config);
-	sqlite3_bind_int64(s, 6, (sqlite3_int64)sample_type);
-	sqlite3_bind_int64(s, 7, (sqlite3_int64)period_or_freq);
-	sqlite3_bind_int(s, 8, freq);
-	sqlite3_bind_int64(s, 9, (sqlite3_int64)samples);
-	return w_step(w, W_EVENT);
+	if (!p)
+		return -1;
+	p->v[0] = idx;
+	p->v[2] = type;
+	p->v[3] = (int64_t)config;
+	p->v[4] = (int64_t)sample_type;
+	p->v[5] = (int64_t)period_or_freq;
+	p->v[6] = freq;
+	p->v[7] = (int64_t)samples;
+	return pend_text(w, p, 1, 0, name, 1);
 }
 
 int st_writer_record_count(st_writer *w, const char *type, uint64_t count)
 {
-	sqlite3_stmt *s = w->stmt[W_RECORD];
+	pend_row *p = pend_add(w, W_RECORD, 2);
 
-	sqlite3_bind_int64(s, 1, w->id);
-	sqlite3_bind_text(s, 2, type, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 3, (sqlite3_int64)count);
-	return w_step(w, W_RECORD);
+	if (!p)
+		return -1;
+	p->v[1] = (int64_t)count;
+	return pend_text(w, p, 0, 0, type, 1);
 }
 
 int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
@@ -1504,8 +1672,14 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 	int rc = -1;
 	uint64_t t0;
 
-	if (w->failed || flush_block(w) < 0)
+	/* the last block alone, then the rest with the aggregate and the
+	 * status: ready and complete become visible at once */
+	if (w->failed || flush_block(w) < 0 || w_begin(w) < 0)
 		goto out;
+	t0 = now_ns();
+	if (pend_write(w) < 0)
+		goto out;
+	w->times.insert_ns += now_ns() - t0;
 	t0 = now_ns();
 	if (write_agg(w) < 0)
 		goto out;
@@ -1536,15 +1710,11 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 	/* a profile deleted while it was parsed stays deleted */
 	if (rc == 0 && sqlite3_changes(w->db) == 0)
 		rc = delete_rows(w->db, w->id);
-	if (rc == 0) {
-		t0 = now_ns();
-		rc = exec(w->db, "COMMIT");
-		w->times.commit_ns += now_ns() - t0;
-		w->times.commits++;
-	}
+	if (rc == 0)
+		rc = w_end(w);
 out:
 	if (rc < 0)
-		exec(w->db, "ROLLBACK");
+		w_rollback(w);
 	if (times)
 		*times = w->times;
 	writer_free(w);
@@ -1991,49 +2161,96 @@ static int in_set(const pcache *pc, const unsigned char *set, uint32_t event)
 	return event < pc->nr_events && set[event];
 }
 
-/* Adds matching samples of the blocks overlapping [from, to) into m, keyed
- * (0, pid, tid, comm, stack). */
+/* The string id whose text is `text` (strings are interned: at most one),
+ * or 0 when the profile has none. */
+static uint32_t string_id(const pcache *pc, const char *text)
+{
+	size_t i;
+
+	for (i = 1; i < pc->nr_strs; i++)
+		if (pc->strs[i] && !strcmp(pc->strs[i], text))
+			return (uint32_t)i;
+	return 0;
+}
+
+/* The matching samples of the blocks overlapping [from, to), grouped as
+ * group_rows() groups them (comm, stack, and pid/tid when printed) into out:
+ * the time range needs the samples themselves. Only the columns a fold
+ * uses are read, straight from the decompressed block. */
 static int fold_blocks(sqlite3 *db, const pcache *pc, const unsigned char *set,
-		       const st_fold_filter *f, agg_map *m)
+		       const st_fold_filter *f, agg_map *out)
 {
 	sqlite3_stmt *s = prep(db, "SELECT nr, data FROM sample_blocks WHERE profile_id = ?1"
 				   " AND (?2 = 0 OR max_time >= ?2) AND (?3 = 0 OR min_time < ?3)"
 				   " ORDER BY seq");
-	sblock *b = malloc(sizeof(*b));
 	uint8_t *raw = malloc(SBLOCK_RAW_MAX);
+	uint64_t to = f->to_ns ? f->to_ns : UINT64_MAX;
+	uint32_t want_comm = f->comm ? string_id(pc, f->comm) : 0;
+	int by_pid = f->with_pid || f->with_tid, by_tid = f->with_tid;
 	int rc = -1, r;
 
-	if (!s || !b || !raw)
+	if (!s || !raw)
 		goto out;
+	if (f->comm && !want_comm) {
+		rc = 0;		/* no thread ever had that comm */
+		goto out;
+	}
 	sqlite3_bind_int64(s, 1, pc->id);
 	sqlite3_bind_int64(s, 2, (sqlite3_int64)f->from_ns);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)f->to_ns);
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
-		uint32_t i;
-		if (sblock_decode(sqlite3_column_blob(s, 1), (size_t)sqlite3_column_bytes(s, 1),
-				  sqlite3_column_int64(s, 0), raw, b) < 0) {
-			log_warn("msg=\"corrupt sample block\" profile=%lld", (long long)pc->id);
-			goto out;
-		}
-		for (i = 0; i < b->n; i++) {
+		const void *blob = sqlite3_column_blob(s, 1);
+		size_t len = (size_t)sqlite3_column_bytes(s, 1), n, i;
+		int64_t nr = sqlite3_column_int64(s, 0);
+		const uint8_t *tcol, *ecol, *pcol, *tidcol, *percol, *scol, *ccol;
+		uint64_t t = 0, want;
+		size_t got;
+
+		/* the layout sblock_decode() reads, column by column */
+		if (nr <= 0 || nr > ST_BLOCK_SAMPLES || !blob)
+			goto corrupt;
+		n = (size_t)nr;
+		want = ZSTD_getFrameContentSize(blob, len);
+		if (want != 8 + n * SBLOCK_ROW_BYTES)
+			goto corrupt;
+		got = ZSTD_decompress(raw, SBLOCK_RAW_MAX, blob, len);
+		if (ZSTD_isError(got) || got != want || get32(raw) != ST_BLOCK_MAGIC ||
+		    get32(raw + 4) != n)
+			goto corrupt;
+		tcol = raw + 8;
+		ecol = tcol + 8 * n;
+		pcol = ecol + 8 * n;	/* after event and cpu */
+		tidcol = pcol + 4 * n;
+		percol = tidcol + 4 * n;
+		scol = percol + 16 * n;	/* after period and weight */
+		ccol = scol + 4 * n;
+		for (i = 0; i < n; i++) {
+			uint32_t pid, tid, comm;
 			agg_row *a;
-			if (!in_set(pc, set, b->event[i]) ||
-			    (f->pid >= 0 && b->pid[i] != (uint64_t)f->pid) ||
-			    (f->tid >= 0 && b->tid[i] != (uint64_t)f->tid) ||
-			    (f->from_ns && b->time[i] < f->from_ns) ||
-			    (f->to_ns && b->time[i] >= f->to_ns))
+
+			t += get64(tcol + 8 * i);
+			if (t < f->from_ns || t >= to || !in_set(pc, set, get32(ecol + 4 * i)))
 				continue;
-			a = agg_get(m, 0, b->pid[i], b->tid[i], b->comm[i], b->stack[i]);
+			pid = get32(pcol + 4 * i);
+			tid = get32(tidcol + 4 * i);
+			comm = get32(ccol + 4 * i);
+			if ((f->pid >= 0 && pid != (uint64_t)f->pid) ||
+			    (f->tid >= 0 && tid != (uint64_t)f->tid) || (want_comm && comm != want_comm))
+				continue;
+			a = agg_get(out, 0, by_pid ? pid : 0, by_tid ? tid : 0, comm,
+				    get32(scol + 4 * i));
 			if (!a)
 				goto out;
 			a->samples++;
-			a->period += b->period[i];
+			a->period += get64(percol + 8 * i);
 		}
 	}
 	rc = r == SQLITE_DONE ? 0 : -1;
+	goto out;
+corrupt:
+	log_warn("msg=\"corrupt sample block\" profile=%lld", (long long)pc->id);
 out:
 	sqlite3_finalize(s);
-	free(b);
 	free(raw);
 	return rc;
 }
@@ -2170,7 +2387,7 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 {
 	sqlite3 *db;
 	pcache *pc;
-	agg_map blocks = { 0 }, groups = { 0 };
+	agg_map groups = { 0 };
 	unsigned char *set = NULL;
 	const char *ev;
 	int rc = open_profile(st, id, &db, &pc);
@@ -2187,8 +2404,7 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 		goto out;
 	if (f->from_ns || f->to_ns) {
 		/* a time range needs the samples themselves */
-		if (fold_blocks(db, pc, set, f, &blocks) < 0 ||
-		    group_rows(pc, f, blocks.rows, blocks.n, NULL, &groups) < 0)
+		if (fold_blocks(db, pc, set, f, &groups) < 0)
 			goto out;
 	} else if (group_rows(pc, f, pc->agg, pc->nr_agg, set, &groups) < 0) {
 		goto out;
@@ -2200,7 +2416,6 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
 	rc = emit_lines(pc, f, &groups, cb, ctx);
 out:
 	free(set);
-	agg_free(&blocks);
 	agg_free(&groups);
 	close_profile(st, db, pc);
 	return rc;
@@ -2347,6 +2562,75 @@ static int cmp_tchild(const void *x, const void *y, void *arg)
 	return la < lb ? -1 : la > lb;
 }
 
+/* The k-th largest of v[0..n) (k from 0, k < n); v is reordered. A
+ * three-way quickselect with pseudo-random pivots. */
+static uint64_t kth_largest(uint64_t *v, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;	/* the answer is in v[lo..hi) */
+	uint64_t seed = 0x9e3779b97f4a7c15ULL, x;
+
+	while (hi - lo > 1) {
+		size_t lt = lo, i = lo, gt = hi;
+		uint64_t pivot;
+
+		seed = mix64(seed + 1);
+		pivot = v[lo + seed % (hi - lo)];
+		/* v[lo..lt) > pivot, v[lt..i) == pivot, v[gt..hi) < pivot */
+		while (i < gt) {
+			if (v[i] > pivot) {
+				x = v[i];
+				v[i++] = v[lt];
+				v[lt++] = x;
+			} else if (v[i] < pivot) {
+				x = v[i];
+				v[i] = v[--gt];
+				v[gt] = x;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return pivot;
+	}
+	return v[lo];
+}
+
+/* Flags of the max largest nodes of t (ties: the earlier node, so a parent
+ * before its child); the root always. NULL out of memory. */
+static unsigned char *keep_largest(const ttree *t, size_t max)
+{
+	uint64_t *v = malloc(t->nr * sizeof(*v)), cut;
+	unsigned char *keep = calloc(t->nr, 1);
+	size_t i, left;
+
+	if (!v || !keep) {
+		free(v);
+		free(keep);
+		return NULL;
+	}
+	for (i = 0; i < t->nr; i++)
+		v[i] = t->n[i].value;
+	cut = kth_largest(v, t->nr, max - 1);
+	free(v);
+	left = max;
+	for (i = 0; i < t->nr; i++)
+		if (t->n[i].value > cut) {
+			keep[i] = 1;
+			left--;
+		}
+	for (i = 0; i < t->nr && left; i++)
+		if (t->n[i].value == cut) {
+			keep[i] = 1;
+			left--;
+		}
+	keep[0] = 1;
+	return keep;
+}
+
 /* A frame name as the tree prints it; marked names are made in buf. */
 typedef struct rank_ent {
 	const char *s;
@@ -2427,7 +2711,7 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 {
 	sqlite3 *db;
 	pcache *pc;
-	agg_map blocks = { 0 }, groups = { 0 };
+	agg_map groups = { 0 };
 	unsigned char *set = NULL;
 	ttree t;
 	strmap comms = { 0 };
@@ -2437,6 +2721,7 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	tname_ctx nc;
 	const char *ev;
 	sbuf b = { 0 };
+	unsigned char *kept = NULL;
 	int rc = open_profile(st, id, &db, &pc);
 
 	if (rc)
@@ -2455,8 +2740,7 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 		if (!(set = event_set(pc, ev)))
 			goto out;
 		if (f->from_ns || f->to_ns) {
-			if (fold_blocks(db, pc, set, f, &blocks) < 0 ||
-			    group_rows(pc, f, blocks.rows, blocks.n, NULL, &groups) < 0)
+			if (fold_blocks(db, pc, set, f, &groups) < 0)
 				goto out;
 		} else if (group_rows(pc, f, pc->agg, pc->nr_agg, set, &groups) < 0) {
 			goto out;
@@ -2563,6 +2847,10 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	/* subtree sums: children always come after their parent */
 	for (i = t.nr; i-- > 1;)
 		t.n[t.n[i].parent].value += t.n[i].value;
+	/* max_nodes: only the largest nodes stay (an ancestor is never smaller
+	 * than its descendants, so what stays is a tree) */
+	if (f->max_nodes && t.nr > f->max_nodes && !(kept = keep_largest(&t, f->max_nodes)))
+		goto out;
 	/* children by name, then out depth first */
 	nc.pc = pc;
 	nc.comms = &comms;
@@ -2577,7 +2865,14 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 			size_t k = 0, j;
 			uint32_t c;
 			for (c = t.n[i].first_child; c; c = t.n[c].next)
-				kids[k++] = c;
+				if (!kept || kept[c])
+					kids[k++] = c;
+			if (kept && !k)
+				t.n[i].first_child = 0;
+			if (kept && k == 1) {
+				t.n[i].first_child = kids[0];
+				t.n[kids[0]].next = 0;
+			}
 			if (k < 2)
 				continue;
 			/* comms (under the root) by their text; frames by rank */
@@ -2626,7 +2921,6 @@ emitted:
 	}
 out:
 	free(set);
-	agg_free(&blocks);
 	agg_free(&groups);
 	free(t.n);
 	free(t.slots);
@@ -2636,6 +2930,7 @@ out:
 	free(comm_text);
 	free(path);
 	free(kids);
+	free(kept);
 	free(stack);
 	free(b.p);
 	close_profile(st, db, pc);
@@ -2649,7 +2944,7 @@ json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_sa
 {
 	sqlite3 *db;
 	pcache *pc;
-	agg_map blocks = { 0 }, groups = { 0 };
+	agg_map groups = { 0 };
 	st_fold_filter gf = *f;
 	unsigned char *set = NULL;
 	uint64_t *self = NULL, *total = NULL, *seen = NULL;
@@ -2670,8 +2965,7 @@ json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_sa
 	if (!(set = event_set(pc, ev)))
 		goto fail;
 	if (f->from_ns || f->to_ns) {
-		if (fold_blocks(db, pc, set, f, &blocks) < 0 ||
-		    group_rows(pc, &gf, blocks.rows, blocks.n, NULL, &groups) < 0)
+		if (fold_blocks(db, pc, set, &gf, &groups) < 0)
 			goto fail;
 	} else if (group_rows(pc, &gf, pc->agg, pc->nr_agg, set, &groups) < 0) {
 		goto fail;
@@ -2748,7 +3042,6 @@ out:
 	free(seen);
 	free(dso);
 	free(path);
-	agg_free(&blocks);
 	agg_free(&groups);
 	close_profile(st, db, pc);
 	return arr;

@@ -89,6 +89,8 @@ typedef struct st_fold_filter {
 	int kernel;			/* kernel frames get "_[k]" */
 	int any_order;			/* lines may come unsorted and a text more
 					   than once (the caller adds them up) */
+	size_t max_nodes;		/* st_flame only: 0 = every node; else the
+					   largest this many (see st_flame) */
 } st_fold_filter;
 
 /* One call per distinct folded stack, in the order stackcollapse-perf
@@ -106,8 +108,11 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
  * then leave(). A node's value is the sum of its lines' samples or period;
  * `dso` is the path of a frame node's DSO as the recording names it (NULL
  * for the root, comms and frames without one; when frames of one name come
- * from several DSOs, that of the earliest sample). 1 = not ready. Built
- * from the stack tree, no folded text in between. */
+ * from several DSOs, that of the earliest sample). With f->max_nodes only
+ * that many nodes are handed out, the largest by value (the root always):
+ * smaller subtrees are left out, their values still counted in their
+ * parents'. 1 = not ready. Built from the stack tree, no folded text in
+ * between. */
 typedef struct st_tree_cb {
 	int (*enter)(void *ctx, const char *name, size_t len, const char *dso, uint64_t value);
 	int (*leave)(void *ctx);
@@ -180,6 +185,10 @@ typedef struct st_sample {
 /* Samples are kept in compressed blocks of a few thousand, and counted per
  * (event, pid, tid, comm, stack) for the aggregate written at the end. */
 int st_writer_sample(st_writer *w, const st_sample *s);
+/* The same; *agg_hint (0 at first) remembers the sample's aggregate row so
+ * a caller that knows the next sample has the same (event, pid, tid, comm,
+ * stack) saves the lookup. A wrong hint only costs the lookup. */
+int st_writer_sample_hint(st_writer *w, const st_sample *s, uint32_t *agg_hint);
 /* A file offset seen for an unresolved frame (kept for symbolizing later). */
 int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off);
 int st_writer_comm(st_writer *w, uint32_t pid, uint32_t tid, uint64_t time, const char *comm);
@@ -200,10 +209,10 @@ typedef struct st_summary {
 	uint64_t lost;
 } st_summary;
 /* Where the writer's time went so far (nanoseconds, wall clock): encoding
- * and compressing sample blocks, inserting them, committing (waiting for
- * the write lock included), and the final aggregate. */
+ * and compressing sample blocks, waiting for the write lock, inserting rows,
+ * committing, and the final aggregate. */
 typedef struct st_write_times {
-	uint64_t compress_ns, insert_ns, commit_ns, agg_ns;
+	uint64_t compress_ns, lock_ns, insert_ns, commit_ns, agg_ns;
 	uint64_t blocks, commits;
 } st_write_times;
 /* Writes the summary, marks the profile ready and commits. Frees w. When

@@ -84,6 +84,7 @@ struct pd_dso {
 	size_t nr_inl;
 	size_t bytes;
 	pd_dso_cache *cache;
+	uint64_t serial;	/* unique in its cache, never reused */
 };
 
 struct pd_dso_cache {
@@ -92,6 +93,7 @@ struct pd_dso_cache {
 	size_t bytes, max_bytes;
 	pd_dso_fetch_fn fetch;	/* set before use, read-only after */
 	void *fetch_ctx;
+	uint64_t serials;	/* dsos made so far */
 };
 
 /* ---- names ------------------------------------------------------------- */
@@ -815,6 +817,11 @@ const char *pd_dso_lookup(pd_dso *d, uint64_t addr, uint64_t *sym_off)
 	return NULL;
 }
 
+uint64_t pd_dso_serial(const pd_dso *d)
+{
+	return d->serial;
+}
+
 const char *pd_dso_problem(pd_dso *d)
 {
 	load(d);
@@ -943,6 +950,7 @@ pd_dso *pd_dso_get(pd_dso_cache *c, int kind, const char *path,
 	d->debuginfo_dir = dup_or_null(paths->debuginfo_dir);
 	d->refs = 1;
 	d->cache = c;
+	d->serial = ++c->serials;
 	if (!d->path) {
 		dso_free(d);
 		d = NULL;

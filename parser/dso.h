@@ -64,6 +64,9 @@ void pd_dso_ref(pd_dso_cache *c, pd_dso *d);
  * while the reference is held) and the offset into it, or NULL.
  */
 const char *pd_dso_lookup(pd_dso *d, uint64_t addr, uint64_t *sym_off);
+/* A number no other dso of the same cache has or had (from 1): unlike the
+ * pointer, it is never reused, so callers may key lookups by it. */
+uint64_t pd_dso_serial(const pd_dso *d);
 
 /* Why the table is empty, once loaded: NULL when it is not, else a
  * sentence ("build-id mismatch: ... not used for names"). */

@@ -30,6 +30,15 @@ static void sfmt(char *buf, size_t len, const char *fmt, ...)
 #define SYM_MAX_WARNINGS 64
 #define SYM_DEFAULT_MAX_STACK 127	/* perf script's PERF_MAX_STACK_DEPTH */
 #define SYM_MAX_BUILD_IDS (1u << 20)
+#define SYM_SLOTS 16384	/* symbol memo slots (a power of 2) */
+
+/* A remembered pd_dso_lookup answer. */
+typedef struct sym_slot {
+	uint64_t serial;	/* the dso's; 0 = empty */
+	uint64_t off;
+	const char *name;	/* NULL: no symbol there */
+	uint64_t sym_off;
+} sym_slot;
 
 typedef struct bid_entry {
 	char *path;
@@ -56,6 +65,7 @@ struct pd_symbolizer {
 	int bids_sorted;
 	pd_frame *frames;
 	size_t cap_frames;
+	sym_slot *syms;		/* SYM_SLOTS, direct mapped; NULL = none */
 	uint64_t generation;
 	/* generations of the last change that reaches every thread's stacks:
 	 * kernel maps, and everything else (build-ids) */
@@ -237,6 +247,7 @@ pd_symbolizer *pd_symbolizer_new(pd_file *f, pd_symcache *cache,
 		goto fail;
 	s->threads = pd_threads_new(s->cache);
 	s->kmaps = pd_maps_new(s->cache);
+	s->syms = calloc(SYM_SLOTS, sizeof(*s->syms));	/* NULL: no memo */
 	if (!s->threads || !s->kmaps || !s->jit_dir)
 		goto fail;
 	h = f ? pd_get_header(f) : NULL;
@@ -269,6 +280,7 @@ void pd_symbolizer_free(pd_symbolizer *s)
 	for (i = 0; i < s->nr_warnings; i++)
 		free(s->warnings[i]);
 	free(s->frames);
+	free(s->syms);
 	free(s->ips);
 	unwind_free(s->unwinder);
 	free(s->kallsyms);
@@ -543,6 +555,28 @@ int pd_symbolizer_record(pd_symbolizer *s, const pd_record *r)
 
 /* ---- stacks ---------------------------------------------------------------- */
 
+/* pd_dso_lookup through the memo: the same return addresses come back in
+ * stack after stack, and a table's binary search misses the cache at
+ * every step. Keyed by the dso's serial, never by its pointer. */
+static const char *sym_lookup(pd_symbolizer *s, pd_dso *d, uint64_t off, uint64_t *sym_off)
+{
+	uint64_t serial = pd_dso_serial(d), h;
+	sym_slot *e;
+
+	if (!s->syms)
+		return pd_dso_lookup(d, off, sym_off);
+	h = (off ^ serial * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
+	e = &s->syms[(h >> 40) & (SYM_SLOTS - 1)];
+	if (e->serial != serial || e->off != off) {
+		e->name = pd_dso_lookup(d, off, &e->sym_off);
+		e->serial = serial;
+		e->off = off;
+	}
+	if (e->name)
+		*sym_off = e->sym_off;
+	return e->name;
+}
+
 static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, int cpumode)
 {
 	pd_frame *f;
@@ -581,7 +615,7 @@ static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, i
 		f->sym = map->fixed_sym;
 		f->sym_off = ip - map->start;
 	} else if (map->dso) {
-		f->sym = pd_dso_lookup(map->dso, f->dso_off, &f->sym_off);
+		f->sym = sym_lookup(s, map->dso, f->dso_off, &f->sym_off);
 		if (!f->sym) {
 			const char *p = pd_dso_problem(map->dso);
 

@@ -42,7 +42,16 @@ def query_ms(d, path, n=5):
 
 
 def run(files, workers):
-    with Daemon(workers=workers) as d:
+    d = Daemon(workers=workers)
+    try:
+        measure(d, files, workers)
+    finally:
+        # the spool holds a copy of every upload: hundreds of MB
+        shutil.rmtree(d.state, ignore_errors=True)
+
+
+def measure(d, files, workers):
+    with d:
         cpu0 = cpu_seconds(d.proc.pid)
         t0 = time.perf_counter()
         ids = []

@@ -10,6 +10,8 @@ import os
 import re
 import subprocess
 import sys
+import threading
+import urllib.parse
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
 from perfhubd_harness import (SKIP, Daemon, check, corpus, have_perf_record, perf_record,
@@ -122,8 +124,84 @@ def check_dsos(d, work):
         for a, b in zip(f["children"], g["children"]):
             same(a, b)
     same(fg, df)
+    check_max_nodes(d, pid, strip_dso(fg))
+    check_blocks(d, pid)
     check_gzip(d, pid)
+    check_single_flight(d, pid)
     print("ok: %d frame DSOs agree with perf script" % checked)
+
+
+def check_blocks(d, pid):
+    """The sample blocks (read for any time range) fold to what the
+    per-profile aggregate (read without one) gives, under every filter."""
+    _, th = d.json("GET", "/api/v1/profiles/%d/threads" % pid)
+    qs = ["", "weight=samples", "with_pid=1", "with_tid=1&kernel=1"]
+    for t in th["threads"][:3]:
+        qs += ["tid=%d" % t["tid"], "pid=%d&with_tid=1" % t["pid"],
+               "comm=%s&with_pid=1" % urllib.parse.quote(t["comms"][0])]
+    for q in qs:
+        st, _, whole = d.request("GET", "/api/v1/profiles/%d/collapsed?%s" % (pid, q))
+        st2, _, ranged = d.request("GET", "/api/v1/profiles/%d/collapsed?%s&from_ns=1&to_ns=%d"
+                                   % (pid, q, 2**62))
+        check(st == st2 == 200 and whole == ranged,
+              "collapsed?%s: the blocks fold differently from the aggregate" % q)
+
+
+def nodes(node, path=()):
+    """{path: value} of every node."""
+    path += (node["name"],)
+    out = {path: node["value"]}
+    for c in node["children"]:
+        out.update(nodes(c, path))
+    return out
+
+
+def check_max_nodes(d, pid, full):
+    """max_nodes=N keeps the N largest nodes, as a tree, with their values."""
+    every = nodes(full)
+    for n in (1, 7, 50, len(every) - 1, len(every), len(every) + 10):
+        st, got = d.json("GET", "/api/v1/profiles/%d/flamegraph?max_nodes=%d" % (pid, n))
+        check(st == 200, "max_nodes=%d: %d" % (n, st))
+        kept = nodes(strip_dso(got))
+        check(len(kept) == min(n, len(every)), "max_nodes=%d gave %d nodes" % (n, len(kept)))
+        check(all(every.get(p) == v for p, v in kept.items()),
+              "max_nodes=%d: a node's value or path differs from the full tree's" % n)
+        dropped = [v for p, v in every.items() if p not in kept]
+        check(not dropped or min(kept.values()) >= max(dropped),
+              "max_nodes=%d left out a larger node than one it kept" % n)
+    st, _ = d.json("GET", "/api/v1/profiles/%d/flamegraph?max_nodes=0" % pid)
+    check(st == 400, "max_nodes=0 answers %d" % st)
+
+
+def answers(d):
+    """{source: count} of perfhub_query_answers_total."""
+    _, _, body = d.request("GET", "/metrics")
+    return {m.group(1): int(m.group(2)) for m in re.finditer(
+        r'^perfhub_query_answers_total\{source="(\w+)"\} (\d+)$', body.decode(), re.M)}
+
+
+def check_single_flight(d, pid):
+    """Requests for one answer at once: one computes it, the others wait
+    for it and get the same bytes."""
+    path = "/api/v1/profiles/%d/flamegraph?weight=samples&from_ns=2&with_pid=1" % pid
+    before = answers(d)
+    out = [None] * 8
+    go = threading.Barrier(len(out))
+
+    def get(i):
+        go.wait()
+        out[i] = d.request("GET", path)
+    th = [threading.Thread(target=get, args=(i,)) for i in range(len(out))]
+    for t in th:
+        t.start()
+    for t in th:
+        t.join()
+    after = answers(d)
+    check(all(r[0] == 200 and r[2] == out[0][2] for r in out), "concurrent answers differ")
+    check(after["computed"] - before["computed"] == 1 and
+          after["kept"] - before["kept"] == len(out) - 1,
+          "8 requests at once: computed %d times, kept %d" % (
+              after["computed"] - before["computed"], after["kept"] - before["kept"]))
 
 
 def check_gzip(d, pid):
@@ -174,6 +252,7 @@ def main():
                     check(st == 200 and strip_dso(got) == want,
                           "%s: flamegraph%s differs from the tree of /collapsed" %
                           (os.path.basename(path), q))
+            check_blocks(d, pid)
             # /top: self adds up to the samples with a stack; every function has a dso key
             st, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed?weight=samples" % pid)
             with_stack = sum(int(l.rpartition(" ")[2]) for l in body.decode().splitlines()

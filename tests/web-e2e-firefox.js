@@ -35,13 +35,18 @@ const drawn = (page, sel) => until(page, (s) => {
   return c && c.dataset.hash === location.hash && !c.closest('[hidden]');
 }, sel, 'canvas ' + sel + ' drawn for ' + sel);
 const untilParam = (page, k, want) => until(page, ([key, w]) => (new URLSearchParams(location.hash.split('?')[1] || '').get(key) || '') === w, [k, want], 'URL has ' + k + '=' + want);
+const sigOf = (list) => JSON.stringify(list.map((f) => [f.path, f.x.toFixed(2), f.w.toFixed(2), f.y, f.label]));
 /* in-page navigation: a new hash, as a click on a link gives */
 const nav = (page, hash) => page.evaluate((h) => { location.hash = h; }, hash);
 
+/* A shot of the window with the view's main element in it (a full page
+ * at ratio 2 is a 2560 x 6000 px image that takes seconds on a loaded
+ * machine) */
 let shotNo = 0;
-async function shot(page, name) {
+async function shot(page, name, sel) {
   const file = path.join(shots, String(++shotNo).padStart(2, '0') + '-' + name + '.png');
-  await page.screenshot({ path: file, fullPage: true });
+  if (sel) await page.evaluate((s) => document.querySelector(s).scrollIntoView({ block: 'center' }), sel);
+  await page.screenshot({ path: file });
   ok(fs.statSync(file).size > 5000, 'screenshot ' + name);
 }
 
@@ -88,7 +93,7 @@ async function main() {
     const p = list.profiles[i], c = rows[i].cells;
     ok(c[0] === p.name && c[3].startsWith(p.status) && countNear(c[4], p.samples), 'list row ' + c.join(' | ') + ' = API ' + p.name);
   }
-  await shot(page, 'list');
+  await shot(page, 'list', '#profiles');
 
   /* ---- a profile: frames = the API's tree, drawn at the pixel ratio ---- */
   log('a profile: frames = the API\'s tree');
@@ -122,14 +127,29 @@ async function main() {
   }
   ok(labelled > 5, 'labels drawn: ' + labelled);
   log('profile: ' + fr.length + ' frames, ' + wide + ' API nodes >= 1 px, ' + labelled + ' labels inside their frames');
-  await shot(page, 'profile');
+  await shot(page, 'profile', '#fg');
+  /* a new pixel ratio, the window's size the same: the backing stores follow */
+  await page.setViewport(Object.assign({}, VIEWPORT, { deviceScaleFactor: 1 }));
+  const store = () => page.evaluate(() => ['#fg', '#heat'].map((s) => {
+    const c = document.querySelector(s), b = c.getBoundingClientRect();
+    return [window.devicePixelRatio, c.width, Math.round(b.width), c.height, Math.round(b.height)];
+  }));
+  await until(page, () => ['#fg', '#heat'].every((s) => {
+    const c = document.querySelector(s);
+    return window.devicePixelRatio === 1 && Math.abs(c.width - c.getBoundingClientRect().width) <= 1;
+  }), null, 'canvases redrawn at ratio 1: ' + JSON.stringify(await store()));
+  await page.setViewport(VIEWPORT);
+  await until(page, () => ['#fg', '#heat'].every((s) => {
+    const c = document.querySelector(s);
+    return window.devicePixelRatio === 2 && Math.abs(c.width - 2 * c.getBoundingClientRect().width) <= 2;
+  }), null, 'canvases redrawn at ratio 2 again');
+  ok(sigOf(await frames(page)) === sigOf(fr), 'the same frames at either ratio');
 
   /* hover: the tooltips of a few frames = the API (DSO when it gives one) */
   log('hover: tooltips');
   const hot = fr.filter((f) => f.depth >= 3 && f.w > 60).sort((a, b) => b.w - a.w)[0];
   ok(hot, 'a wide frame at depth >= 3');
-  const names = new Set();
-  const hovered = [hot].concat(fr.filter((f) => f.depth >= 2 && f.w > 30 && f !== hot)).filter((f) => !names.has(f.name) && names.add(f.name)).slice(0, 5);
+  const hovered = C.framesToHover(fr, 2, [hot.name]).concat([hot]);
   let withDso = 0;
   for (const f of hovered) {
     const q = await centre(page, 'profile', f);
@@ -138,6 +158,8 @@ async function main() {
     if (C.checkTip(await tipLines(page), f, vals, 'samples', 'tooltip of ' + f.path)) withDso++;
   }
   log('hover: ' + hovered.length + ' tooltips = the API, ' + withDso + ' with the DSO the API gives');
+  ok(withDso >= 2, 'tooltips with the DSO /flamegraph gives: ' + withDso + ' of ' + hovered.length);
+  await shot(page, 'profile-tooltip');
 
   /* a click zooms: the frame fills the width, breadcrumbs name its path */
   log('a click zooms');
@@ -151,7 +173,7 @@ async function main() {
   checkFrames(fr.filter((f) => !f.dim), whole, 'zoomed', { focus: hot.path });
   const crumbs = await page.$$eval('#crumbs a, #crumbs strong', (es) => es.map((e) => e.textContent));
   ok(crumbs.join(';') === 'all;' + hot.path, 'breadcrumbs ' + crumbs.join(' > '));
-  await shot(page, 'profile-zoom');
+  await shot(page, 'profile-zoom', '#fg');
 
   /* ---- the keyboard ---- */
   log('keyboard: Escape, arrows, Enter, /');
@@ -170,6 +192,9 @@ async function main() {
   const kid2 = rootKids[0].children.slice().sort((a, b) => b.value - a.value)[0];
   ok(sel && sel.path === rootKids[0].name + ';' + kid2.name, 'ArrowUp twice selects the largest callee path: ' + (sel && sel.path));
   ok((await page.$eval('#tooltip', (t) => !t.hidden && t.textContent)).startsWith(sel.name), 'the tooltip follows the selection');
+  await page.keyboard.press('Tab');
+  ok(await page.$eval('#tooltip', (t) => t.hidden), 'Tab away: the tooltip goes');
+  await page.focus('#fg');
   await page.keyboard.press('ArrowRight');
   await page.keyboard.press('ArrowLeft');
   ok((await frames(page)).find((f) => f.selected).path === sel.path, 'ArrowRight then ArrowLeft comes back');
@@ -203,7 +228,7 @@ async function main() {
   const mt = await page.$eval('#fg-match', (e) => e.textContent);
   const ms = /matched (\d+) frames, ([\d.]+)% of all/.exec(mt);
   ok(ms && near(+ms[2], share, 0.051) && share > 20, 'search share ' + mt + ' = ' + share.toFixed(2) + '%');
-  await shot(page, 'profile-search');
+  await shot(page, 'profile-search', '#fg');
   await page.click('#fg-reset');
   await untilParam(page, 'q', '');
 
@@ -233,7 +258,7 @@ async function main() {
   checkFrames(await frames(page), rangeTree, 'time range');
   const inRange = tl.buckets.filter((x) => x.t_ns >= from && x.t_ns < to).reduce((s, x) => s + x.samples, 0);
   ok(rangeTree.value === inRange && rangeTree.value < whole.value, 'range tree holds the range\'s samples: ' + rangeTree.value + ' of ' + whole.value);
-  await shot(page, 'profile-range');
+  await shot(page, 'profile-range', '#heat');
   await page.click('#tl-clear');
   await untilParam(page, 'from_ns', '');
 
@@ -273,7 +298,17 @@ async function main() {
   ok(beta && beta.base === 0 && /^hsl\(0,/.test(beta.color), 'beta_hot (new in the target) drawn red: ' + (beta && beta.color));
   const reg = await page.$$eval('#cmp-regressions tbody tr', (trs) => trs.map((tr) => Array.from(tr.cells).map((c) => c.textContent)));
   ok(reg.length && reg[0][0] === 'beta_hot' && parseFloat(reg[0][3]) > 20, 'largest regression: beta_hot: ' + (reg[0] || []).join(' | '));
-  await shot(page, 'compare');
+  const dvals = pathValues(diffTree);
+  let diffDso = 0;
+  for (const f of C.framesToHover(fr, 2)) {
+    const q = await centre(page, 'compare', f);
+    await page.mouse.move(q.x, q.y);
+    await until(page, (n) => { const e = document.querySelector('#tooltip:not([hidden]) .fn'); return e && e.textContent === n; }, f.name, 'diff tooltip of ' + f.name);
+    if (C.checkDiffTip(await tipLines(page), f, dvals, 'diff tooltip of ' + f.path)) diffDso++;
+  }
+  log('compare: diff tooltips = /diff, ' + diffDso + ' with the DSO');
+  ok(diffDso >= 1, 'diff tooltips with the DSO /diff gives: ' + diffDso);
+  await shot(page, 'compare', '#cmp-fg');
   /* a regression row, by keyboard: Tab to it, Enter searches its function */
   await page.focus('#cmp-regressions tbody tr:first-child');
   await page.keyboard.press('Enter');
@@ -288,7 +323,7 @@ async function main() {
   fr = await frames(page, 'compare');
   const zm = fr.find((f) => f.name === 'main' && !f.dim);
   ok(zm && zm.x === 0 && near(zm.w, fr.find((f) => f.path === '').w, 0.01), 'diff zoom: main fills the width');
-  await shot(page, 'compare-zoom');
+  await shot(page, 'compare-zoom', '#cmp-fg');
 
   /* ---- a view's URL, opened in a new page, draws the same view ---- */
   log('a URL opened fresh');
@@ -313,11 +348,11 @@ async function finish() {
 
 /* the browser and the daemon are ours to end, also on a timeout */
 const watchdog = setTimeout(() => {
-  console.error('FAIL: timed out after 110 s');
+  console.error('FAIL: timed out after 170 s');
   if (srv) srv.kill();
   if (browser && browser.process()) browser.process().kill('SIGKILL');
   process.exit(1);
-}, 110000);
+}, 170000);
 main().then(async () => { clearTimeout(watchdog); await finish(); }, async (e) => {
   clearTimeout(watchdog);
   console.error(e && e.message ? e.message : e);

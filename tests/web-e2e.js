@@ -231,10 +231,7 @@ async function main() {
     const parentPath = hot.path.split(';').slice(0, -1).join(';');
     /* more frames, kernel and user: each tooltip names the DSO the API
      * gives that node */
-    const names = new Set([hot.name]);
-    const more = fr.filter((f) => f.depth >= 2 && f.w > 30 && !names.has(f.name) && names.add(f.name)).sort((p, q) => q.w - p.w);
-    const hovered = [];
-    for (const kind of ['kernel', 'user', 'unresolved']) hovered.push(...more.filter((f) => f.kind === kind).slice(0, 3));
+    const hovered = C.framesToHover(fr, 3, [hot.name]);
     let withDso = C.checkTip(await tipLines(page), hot, vals, 'samples', 'tooltip') ? 1 : 0;
     for (const f of hovered) {
       const q = await centre(page, 'profile', f);
@@ -243,6 +240,8 @@ async function main() {
       if (C.checkTip(await tipLines(page), f, vals, 'samples', 'tooltip of ' + f.path)) withDso++;
     }
     log('hover: ' + (hovered.length + 1) + ' tooltips = the API, ' + withDso + ' with the DSO the API gives');
+    /* perfhubd names the DSO of every resolved frame of this recording */
+    ok(withDso >= 3, 'tooltips with the DSO /flamegraph gives: ' + withDso + ' of ' + (hovered.length + 1));
     pt = await centre(page, 'profile', hot);
     await page.mouse.move(pt.x, pt.y);
     await page.waitForFunction((n) => document.querySelector('#tooltip .fn').textContent === n, hot.name);
@@ -460,6 +459,17 @@ async function main() {
     ok(reg.length && reg[0][0] === 'beta_hot' && parseFloat(reg[0][3]) > 20, 'largest regression: beta_hot: ' + (reg[0] || []).join(' | '));
     const alphaRow = reg.find((r) => r[0] === 'alpha_hot');
     ok(!alphaRow || parseFloat(alphaRow[3]) < 0, 'alpha_hot shrank');
+    /* hover in the diff: base and target counts, the DSO /diff gives */
+    const dvals = pathValues(diffTree);
+    let diffDso = 0;
+    for (const f of C.framesToHover(fr, 2)) {
+      const q = await centre(page, 'compare', f);
+      await page.mouse.move(q.x, q.y);
+      await page.waitForFunction((n) => { const e = document.querySelector('#tooltip .fn'); return e && e.textContent === n; }, f.name);
+      if (C.checkDiffTip(await tipLines(page), f, dvals, 'diff tooltip of ' + f.path)) diffDso++;
+    }
+    log('compare: diff tooltips = /diff, ' + diffDso + ' with the DSO');
+    ok(diffDso >= 1, 'diff tooltips with the DSO /diff gives: ' + diffDso);
     /* its share in the target, from /diff */
     log('its share in the target, from /diff');
     let betaSelf = 0;

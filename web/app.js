@@ -134,6 +134,8 @@
     $('#nav-compare').toggleAttribute('aria-current', s.view === 'compare');
     if (s.view !== 'list') stopListPoll();
     showMessage('');
+    /* back from another view: no rows of an old answer while the list loads */
+    if (s.view === 'list' && prev.view !== 'list') $('#profiles tbody').textContent = '';
     if (s.view === 'list') listView.show(s.params);
     else if (s.view === 'profile') profileView.show(s.id, s.params, prev);
     else compareView.show(s.params, prev);
@@ -161,6 +163,8 @@
         if (r) this.opts.onZoom(r.node.parent ? F.pathOf(r.node) : []);
       });
       canvas.addEventListener('keydown', (e) => this.key(e));
+      /* the keyboard's tooltip goes with the focus */
+      canvas.addEventListener('blur', () => hideTip());
       /* the width can change without a window resize: a scrollbar that
        * appears once the page is taller (Firefox, classic scrollbars) */
       this.width = 0;
@@ -1182,13 +1186,23 @@
     profileView.init();
     compareView.init();
     let rt = null;
-    window.addEventListener('resize', () => {
+    const redraw = () => {
       clearTimeout(rt);
       rt = setTimeout(() => {
         if (current.view === 'profile') { profileView.fg.draw(); profileView.drawHeat(); }
         if (current.view === 'compare') compareView.fg.draw();
       }, 100);
-    });
+    };
+    window.addEventListener('resize', redraw);
+    /* a new pixel ratio without a resize (the window moved to another
+     * screen): the canvases' backing stores must follow it */
+    const watchRatio = () => {
+      if (!window.matchMedia) return;
+      const mq = window.matchMedia('(resolution: ' + (window.devicePixelRatio || 1) + 'dppx)');
+      const changed = () => { mq.removeEventListener('change', changed); redraw(); watchRatio(); };
+      mq.addEventListener('change', changed);
+    };
+    watchRatio();
     /* hashchange covers back/forward and edited URLs; go() routes itself
      * after pushState, which fires no event. */
     window.addEventListener('hashchange', route);

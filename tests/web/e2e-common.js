@@ -235,7 +235,35 @@ function checkTip(tip, f, vals, unit, what) {
   return false;
 }
 
+/* The compare view's tooltip of a frame against the /diff node: name,
+ * the DSO when /diff gives one, base and target counts. */
+function checkDiffTip(tip, f, vals, what) {
+  const v = vals.get(f.path);
+  const m = /^base ([\d.]+(?: [kMG])?) \([\d.]+%\), target ([\d.]+(?: [kMG])?) \([\d.]+%\)$/.exec(tip.value || '');
+  ok(tip.fn === f.name && m && countNear(m[1], v.base) && countNear(m[2], v.target), what + ': name, base, target: ' + JSON.stringify(tip) + ' (API ' + v.base + '/' + v.target + ')');
+  if (typeof v.dso === 'string' && v.dso) {
+    const baseName = v.dso.slice(v.dso.lastIndexOf('/') + 1) || v.dso;
+    ok(tip.kind === f.kind + ' \u00b7 ' + baseName && (baseName === v.dso ? tip.dso === undefined : tip.dso === v.dso),
+      what + ': the DSO /diff gives, ' + v.dso + ': ' + JSON.stringify(tip));
+    return true;
+  }
+  return false;
+}
+
+/* Up to n frames of each kind (widest first, names not repeated) to
+ * hover: kernel, user and unresolved frames. */
+function framesToHover(fr, n, skip) {
+  const names = new Set(skip || []);
+  const out = [];
+  const wide = fr.filter((f) => f.depth >= 2 && f.w > 8 && !f.dim).sort((p, q) => q.w - p.w);
+  for (const kind of ['kernel', 'user', 'unresolved']) {
+    out.push(...wide.filter((f) => f.kind === kind && !names.has(f.name) && names.add(f.name)).slice(0, n));
+  }
+  return out;
+}
+
 module.exports = {
+  checkDiffTip, framesToHover,
   tipLines, frames, canvasOf, hashParams, pointOn, centre, checkTip,
   stats, ok, sleep, near, log, freePort, pathValues, kernelPaths, parseCount, countNear,
   checkFrames, startServer, until,
