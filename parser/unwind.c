@@ -89,7 +89,7 @@ struct unwinder {
 	/* when set, the initial registers of a walk resumed mid-stack */
 	const Dwarf_Word *resume_regs;
 	uint32_t resume_known;		/* which of them are known */
-	struct {
+	struct neg_entry {
 		uint64_t hash;
 		char *path;
 	} neg[NEG_CACHE_SIZE];
@@ -172,33 +172,37 @@ path_hash(const char *p)
 	return h;
 }
 
+/* The entry of `path` (hash h), else the free one where it would go
+ * (path NULL); NULL when it is absent and the table is full. */
+static struct neg_entry *
+neg_slot(struct unwinder *u, const char *path, uint64_t h)
+{
+	for (unsigned i = 0; i < NEG_CACHE_SIZE; i++) {
+		struct neg_entry *e = &u->neg[(h + i) % NEG_CACHE_SIZE];
+		if (e->path == NULL ||
+		    (e->hash == h && strcmp(e->path, path) == 0))
+			return e;
+	}
+	return NULL;
+}
+
 static bool
 neg_has(struct unwinder *u, const char *path)
 {
-	uint64_t h = path_hash(path);
-	for (unsigned i = 0; i < NEG_CACHE_SIZE; i++) {
-		unsigned j = (unsigned)((h + i) % NEG_CACHE_SIZE);
-		if (u->neg[j].path == NULL)
-			return false;
-		if (u->neg[j].hash == h && strcmp(u->neg[j].path, path) == 0)
-			return true;
-	}
-	return false;
+	struct neg_entry *e = neg_slot(u, path, path_hash(path));
+	return e != NULL && e->path != NULL;
 }
 
 static void
 neg_add(struct unwinder *u, const char *path)
 {
 	uint64_t h = path_hash(path);
-	for (unsigned i = 0; i < NEG_CACHE_SIZE; i++) {
-		unsigned j = (unsigned)((h + i) % NEG_CACHE_SIZE);
-		if (u->neg[j].path == NULL) {
-			u->neg[j].path = strdup(path);	/* NULL: not cached */
-			u->neg[j].hash = h;
-			return;
-		}
-	}
+	struct neg_entry *e = neg_slot(u, path, h);
 	/* full: such files are retried, which is slower but correct */
+	if (e != NULL && e->path == NULL) {
+		e->path = strdup(path);	/* NULL: not cached */
+		e->hash = h;
+	}
 }
 
 /* ---- sessions ---------------------------------------------------------- */

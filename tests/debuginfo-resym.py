@@ -77,11 +77,7 @@ def main():
 
         st, r = put(d, bid, rec.binary, auth)
         check(st == 201, "PUT the binary: %d %r" % (st, r))
-        p = wait_resymbolized(d, pid, pct0)
-        after = collapsed(d, pid)
-        print("with the binary: symbolized_pct=%.1f" % p["symbolized_pct"])
-        check(bracket not in after, "%s frames remain after the PUT" % bracket)
-        check(rec.agreement(after, "resym-binary"), "re-symbolized /collapsed vs perf script")
+        after = rec.check_named(d, pid, "resym binary", wait_resymbolized(d, pid, pct0))
 
         st, r = put(d, bid, rec.binary, auth)
         check(st == 200, "PUT again: %d %r" % (st, r))
@@ -118,11 +114,7 @@ def main():
         check(r["missing"] == [bid], "a stripped binary has no symbols: %r" % r)
         st, r = put(d, bid, debug)
         check(st == 201, "PUT the debug file: %d %r" % (st, r))
-        p = wait_resymbolized(d, pid, pct0)
-        after = collapsed(d, pid)
-        print("stripped + debug file: symbolized_pct=%.1f" % p["symbolized_pct"])
-        check(bracket not in after, "%s frames remain with the debug file" % bracket)
-        check(rec.agreement(after, "resym-debugfile"), "stripped + .debug vs perf script")
+        rec.check_named(d, pid, "resym debugfile", wait_resymbolized(d, pid, pct0))
         # the full binary replaces the stripped one; a stripped one never
         # replaces a binary with symbols
         st, r = put(d, bid, rec.binary)

@@ -108,6 +108,19 @@ class Recording:
         sys.stdout.write(r.stdout + r.stderr)
         return r.returncode == 0
 
+    def check_named(self, d, pid, what, p=None):
+        """The profile pid's stacks on daemon d name every frame of the
+        program and agree with perf script (what: the case, for the
+        messages); p: its JSON, when just fetched. Returns the stacks."""
+        if p is None:
+            st, p = d.json("GET", "/api/v1/profiles/%d" % pid)
+        text = collapsed(d, pid)
+        print("%s: symbolized_pct=%.1f" % (what, p["symbolized_pct"]))
+        bracket = "[%s]" % self.name
+        check(bracket not in text, "%s: %s frames remain" % (what, bracket))
+        check(self.agreement(text, what.replace(" ", "-")), "%s: stacks vs perf script" % what)
+        return text
+
     def cleanup(self):
         shutil.rmtree(self.work, ignore_errors=True)
 

@@ -162,6 +162,16 @@ int pdw_add_event(pdw *w, const pdw_event *ev)
 	return (int)i;
 }
 
+int pdw_add_cpu_clock(pdw *w, uint64_t sample_type, uint64_t id)
+{
+	pdw_event ev = { .attr = { .type = 1, .sample_period = 1,
+				   .sample_type = sample_type,
+				   .flags = PD_ATTR_SAMPLE_ID_ALL },
+			 .name = "cpu-clock", .ids = { id }, .nr_ids = 1 };
+
+	return pdw_add_event(w, &ev);
+}
+
 /* perf_event_attr in file order, cfg.attr_size bytes. */
 static void put_attr(pdw *w, pdw_buf *b, const pd_attr *a)
 {

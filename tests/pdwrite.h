@@ -49,6 +49,9 @@ void pdw_free(pdw *w);
 /* Events, in order; returns the event's index. Add all events before the
  * first record. */
 int pdw_add_event(pdw *w, const pdw_event *ev);
+/* The event most tests need: cpu-clock (software, period 1,
+ * sample_id_all) with these sample fields and one id. */
+int pdw_add_cpu_clock(pdw *w, uint64_t sample_type, uint64_t id);
 
 /* ---- feature sections (file mode: the section table; pipe mode:
  * HEADER_FEATURE records written before the data records) ---------- */

@@ -1334,14 +1334,7 @@ static void check_ordered(int be, int pipe, int compress)
 		 compress ? " COMPRESSED" : "");
 	pdw_config cfg = { .pipe = pipe, .big_endian = be, .attr_size = 128 };
 	pdw *w = pdw_new(&cfg);
-	pdw_event ev = { .attr = { .type = 1, .sample_period = 1,
-				   .sample_type = PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP |
-						  PD_SAMPLE_TID | PD_SAMPLE_TIME,
-				   .flags = PD_ATTR_SAMPLE_ID_ALL } };
-	ev.ids[0] = 7;
-	ev.nr_ids = 1;
-	ev.name = "cpu-clock";
-	pdw_add_event(w, &ev);
+	pdw_add_cpu_clock(w, PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP | PD_SAMPLE_TID | PD_SAMPLE_TIME, 7);
 	if (compress)
 		pdw_compress_begin(w, 0, 8192, 1);
 	for (unsigned j = 0; j < ORDER_ROUNDS; j++) {

@@ -42,6 +42,22 @@ __attribute__((noinline)) int known_function_for_lookup(int x)
 	return x * 3 + 1;
 }
 
+/* A scratch file holding text, made from the mkstemp template path;
+ * 0, or -1 when it could not be written. */
+static int scratch_file(char *path, const char *text)
+{
+	int fd = mkstemp(path);
+	FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	if (!fp) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	fputs(text, fp);
+	return fclose(fp) == 0 ? 0 : -1;
+}
+
 int main(void)
 {
 	/* names */
@@ -171,22 +187,19 @@ int main(void)
 	 * symbols, unsized symbols ending at the next one */
 	{
 		char path[] = "/tmp/perfhub-test-kallsyms-XXXXXX";
-		int fd = mkstemp(path);
-		FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
 		pd_dso_cache *c = pd_dso_cache_new(0);
 		pd_dso *d;
 		uint64_t off = 0;
 		const char *s;
+		int ok = scratch_file(path, "ffffffff81000000 T _text\n"
+					    "ffffffff81000100 T __ia32_sys_vfork\n"
+					    "ffffffff81000100 T __x64_sys_vfork\n"
+					    "ffffffff81000200 t local_fn\n"
+					    "ffffffff81000300 D some_data\n"
+					    "ffffffffc0001000 t mod_fn\t[mymod]\n") == 0;
 
-		CHECK(fp != NULL);
-		if (fp) {
-			fputs("ffffffff81000000 T _text\n"
-			      "ffffffff81000100 T __ia32_sys_vfork\n"
-			      "ffffffff81000100 T __x64_sys_vfork\n"
-			      "ffffffff81000200 t local_fn\n"
-			      "ffffffff81000300 D some_data\n"
-			      "ffffffffc0001000 t mod_fn\t[mymod]\n", fp);
-			fclose(fp);
+		CHECK(ok);
+		if (ok) {
 			d = pd_dso_get(c, PD_DSO_KALLSYMS, path, NULL, 0, NULL);
 			s = pd_dso_lookup(d, 0xffffffff81000110ULL, &off);
 			CHECK(s && !strcmp(s, "__x64_sys_vfork") && off == 0x10);
@@ -202,16 +215,14 @@ int main(void)
 	/* a JIT map: "START SIZE name" */
 	{
 		char path[] = "/tmp/perfhub-test-perfmap-XXXXXX";
-		int fd = mkstemp(path);
-		FILE *fp = fd >= 0 ? fdopen(fd, "w") : NULL;
 		pd_dso_cache *c = pd_dso_cache_new(0);
 		pd_dso *d;
 		const char *s;
+		int ok = scratch_file(path, "7f0000001000 40 jit_compiled_a\n"
+					    "7f0000001040 20 LFoo;::bar\n") == 0;
 
-		CHECK(fp != NULL);
-		if (fp) {
-			fputs("7f0000001000 40 jit_compiled_a\n7f0000001040 20 LFoo;::bar\n", fp);
-			fclose(fp);
+		CHECK(ok);
+		if (ok) {
 			d = pd_dso_get(c, PD_DSO_PERFMAP, path, NULL, 0, NULL);
 			s = pd_dso_lookup(d, 0x7f0000001010ULL, NULL);
 			CHECK(s && !strcmp(s, "jit_compiled_a"));

@@ -28,17 +28,11 @@ static int failures;
 static uint8_t *build(int compress, size_t *len, uint64_t *nr)
 {
 	pdw *w = pdw_new(&(pdw_config){ .attr_size = 128 });
-	pdw_event ev = { .attr = { .type = 1, .sample_period = 1,
-				   .sample_type = PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP | PD_SAMPLE_TID |
-						  PD_SAMPLE_TIME | PD_SAMPLE_CALLCHAIN,
-				   .flags = PD_ATTR_SAMPLE_ID_ALL } };
 	uint64_t chain[CHAIN];
 	uint8_t *buf = NULL;
 
-	ev.ids[0] = 9;
-	ev.nr_ids = 1;
-	ev.name = "cpu-clock";
-	pdw_add_event(w, &ev);
+	pdw_add_cpu_clock(w, PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP | PD_SAMPLE_TID | PD_SAMPLE_TIME |
+			      PD_SAMPLE_CALLCHAIN, 9);
 	*nr = 0;
 	if (compress)
 		pdw_compress_begin(w, 0, 8192, 1);
