@@ -2177,6 +2177,14 @@ static uint32_t string_id(const pcache *pc, const char *text)
  * group_rows() groups them (comm, stack, and pid/tid when printed) into out:
  * the time range needs the samples themselves. Only the columns a fold
  * uses are read, straight from the decompressed block. */
+/* A dying task samples with pid/tid -1; `perfhub collapse` drops those
+ * samples as the perf script | stackcollapse pipeline does, so folded
+ * answers do too (they stay stored and counted). */
+static int dying_task(uint32_t pid, uint32_t tid)
+{
+	return pid == UINT32_MAX || tid == UINT32_MAX;
+}
+
 static int fold_blocks(sqlite3 *db, const pcache *pc, const unsigned char *set,
 		       const st_fold_filter *f, agg_map *out)
 {
@@ -2234,6 +2242,8 @@ static int fold_blocks(sqlite3 *db, const pcache *pc, const unsigned char *set,
 			pid = get32(pcol + 4 * i);
 			tid = get32(tidcol + 4 * i);
 			comm = get32(ccol + 4 * i);
+			if (dying_task(pid, tid))
+				continue;
 			if ((f->pid >= 0 && pid != (uint64_t)f->pid) ||
 			    (f->tid >= 0 && tid != (uint64_t)f->tid) || (want_comm && comm != want_comm))
 				continue;
@@ -2268,6 +2278,8 @@ static int group_rows(const pcache *pc, const st_fold_filter *f, const agg_row *
 		const char *cs;
 
 		if (set && !in_set(pc, set, r->event))
+			continue;
+		if (dying_task(r->pid, r->tid))
 			continue;
 		if ((f->pid >= 0 && r->pid != (uint64_t)f->pid) ||
 		    (f->tid >= 0 && r->tid != (uint64_t)f->tid))

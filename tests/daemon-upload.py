@@ -3,12 +3,34 @@
 checked against perf's own (report --stats, script); duplicates, tags,
 listing, collapsed/flamegraph totals, DELETE."""
 import os
+import re
+import struct
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
 from perfhubd_harness import (SKIP, BUSY, Daemon, check, have_perf_record, perf_record,
                               perf_script_comm_periods, perf_stats, tmpdir)
+
+
+def with_dying_sample(src, dst):
+    """A copy of src whose first sample has pid/tid -1 (a dying task), or
+    None when perf report -D shows no sample to rewrite."""
+    dump = subprocess.run(["perf", "report", "-D", "-i", src], capture_output=True,
+                          text=True).stdout
+    m = re.search(r"^(?:\d+ )?\d+ (0x[0-9a-f]+) \[(0x[0-9a-f]+)\]: PERF_RECORD_SAMPLE"
+                  r"\([^)]*\): (\d+)/(\d+):", dump, re.M)
+    if not m:
+        return None
+    off, size, pid, tid = int(m[1], 16), int(m[2], 16), int(m[3]), int(m[4])
+    data = bytearray(open(src, "rb").read())
+    at = data.find(struct.pack("<II", pid, tid), off + 8, off + size)
+    if at < 0:
+        return None
+    data[at:at + 8] = b"\xff" * 8
+    with open(dst, "wb") as f:
+        f.write(data)
+    return dst
 
 
 def main():
@@ -107,6 +129,30 @@ def main():
         st, _, m = d.request("GET", "/metrics")
         check(st == 200, "metrics %s" % st)
         check(b"perfhub_parses_total 1" in m, "metrics parses:\n%s" % m.decode())
+
+        # a dying task's sample (pid/tid -1) is dropped from folded answers
+        # as perfhub collapse drops it, in the stored aggregate and in the
+        # sample blocks a time range reads, and still counted as a sample
+        dying = with_dying_sample(data, os.path.join(work, "dying.data"))
+        check(dying is not None, "no sample found to rewrite to pid -1")
+        if dying:
+            st, r4 = d.upload(dying)
+            p4 = d.wait(r4["id"])
+            check(p4["status"] == "ready" and p4["samples"] == records["SAMPLE"],
+                  "pid -1 copy: %s, %r samples" % (p4["status"], p4.get("samples")))
+            want = subprocess.run([perfhub, "collapse", dying, "--weight", "samples"],
+                                  capture_output=True, check=True).stdout
+            check(sum(int(x.rpartition(b" ")[2]) for x in want.splitlines()) ==
+                  records["SAMPLE"] - 1, "perfhub collapse kept the pid -1 sample")
+            for q in ("", "&from_ns=1&to_ns=9223372036854775807"):
+                st, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed?weight=samples%s"
+                                        % (r4["id"], q))
+                check(st == 200 and body == want,
+                      "pid -1 copy: collapsed%s differs from perfhub collapse" % q)
+            st, fg4 = d.json("GET", "/api/v1/profiles/%d/flamegraph?weight=samples" % r4["id"])
+            check(fg4["value"] == records["SAMPLE"] - 1,
+                  "pid -1 copy: flamegraph root %d, samples %d" % (fg4["value"],
+                                                                   records["SAMPLE"]))
 
         # DELETE removes the profile, its rows and its spool file
         spool = os.path.join(d.state, "spool", r["sha256"] + ".file")
