@@ -733,6 +733,15 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* wall-clock milliseconds, the unit of the debuginfo table's added_at */
+static int64_t wall_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 /* SPOOL/<sha>.tar -> SPOOL/<sha>.d/, unpacked once (a temporary name first,
  * so a crash never leaves a half-unpacked directory under the final name). */
 static int unpack(const char *tar, uint64_t max_bytes, char *dir, size_t dirlen, char *err,
@@ -799,7 +808,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	pd_file *f = NULL;
 	char dir[PATH_MAX];
 	const char *open_path = path;
-	int64_t t0 = now_ms(), started = (int64_t)time(NULL);
+	int64_t t0 = now_ms(), started = wall_ms();
 	uint64_t t_open = now_ns(), t_loop = 0, t_rec, t_fin;
 	int rc;
 

@@ -3521,12 +3521,14 @@ int st_debuginfo_put(st_store *st, const char *build_id, const char *kind, const
 {
 	sqlite3 *db = conn_get(st);
 	sqlite3_stmt *s;
+	struct timespec ts;
 	int rc = -1;
 
 	if (!db)
 		return -1;
 	s = prep(db, "INSERT OR REPLACE INTO debuginfo (build_id, kind, path, size, symbols,"
 		     " source, added_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
+	clock_gettime(CLOCK_REALTIME, &ts);
 	if (s) {
 		sqlite3_bind_text(s, 1, build_id, -1, SQLITE_STATIC);
 		sqlite3_bind_text(s, 2, kind, -1, SQLITE_STATIC);
@@ -3534,7 +3536,9 @@ int st_debuginfo_put(st_store *st, const char *build_id, const char *kind, const
 		sqlite3_bind_int64(s, 4, (sqlite3_int64)size);
 		sqlite3_bind_int(s, 5, symbols != 0);
 		sqlite3_bind_text(s, 6, source, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 7, (sqlite3_int64)time(NULL));
+		/* milliseconds: a file stored in the same second as a parse
+		 * started must still count as arriving during that parse */
+		sqlite3_bind_int64(s, 7, (sqlite3_int64)ts.tv_sec * 1000 + ts.tv_nsec / 1000000);
 		rc = step_done(db, s);
 	}
 	sqlite3_finalize(s);
@@ -3596,7 +3600,7 @@ int st_debuginfo_added_since(st_store *st, const char *build_id, int64_t since)
 	if (!db)
 		return -1;
 	s = prep(db, "SELECT 1 FROM debuginfo WHERE build_id = ? AND symbols = 1"
-		     " AND added_at > ? AND source <> 'debuginfod' LIMIT 1");
+		     " AND added_at >= ? AND source <> 'debuginfod' LIMIT 1");
 	if (s) {
 		sqlite3_bind_text(s, 1, build_id, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(s, 2, since);

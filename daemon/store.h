@@ -237,8 +237,8 @@ int st_debuginfo_get(st_store *st, const char *build_id, char **path, char **kin
 /* 1 when a file with symbols is indexed for it, 0 when not, -1 on error. */
 int st_debuginfo_has_symbols(st_store *st, const char *build_id);
 
-/* 1 when a file with symbols for it was uploaded (not fetched) in a second
- * after `since` (unix seconds), 0 when not, -1 on error. */
+/* 1 when a file with symbols for it was uploaded (not fetched) at or after
+ * `since` (unix milliseconds), 0 when not, -1 on error. */
 int st_debuginfo_added_since(st_store *st, const char *build_id, int64_t since);
 
 /* What a parse left unresolved: per build-id (hex) and dso path, the
