@@ -13,15 +13,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import perfhubd_harness as H  # noqa: E402
-
-failures = []
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
-        print("FAIL: " + msg)
-    return cond
+from debuginfo_common import check, failures  # noqa: E402
 
 
 def perfhub(args, home, d):
