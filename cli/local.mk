@@ -3,11 +3,20 @@
 bin_PROGRAMS += cli/perfhub
 cli_perfhub_SOURCES = \
 	cli/perfhub.c \
-	cli/commands.h
+	cli/commands.h \
+	cli/args.c cli/args.h
 # offline commands (inspect, collapse)
 CLI_OFFLINE_SOURCES = cli/inspect.c cli/collapse.c
-# API client commands (upload, ls, show, rm)
-CLI_CLIENT_SOURCES = cli/client.c daemon/tar.c daemon/tar.h daemon/elfid.c daemon/elfid.h
+# API client commands: the HTTP plumbing (api-client), uploads and the
+# debuginfo they send, CI labels, the profile summary, ls/show/rm
+CLI_CLIENT_SOURCES = \
+	cli/api-client.c cli/api-client.h \
+	cli/upload.c cli/upload.h \
+	cli/debuginfo-up.c cli/debuginfo-up.h \
+	cli/labels.c cli/labels.h \
+	cli/summary.c cli/summary.h \
+	cli/profiles.c \
+	daemon/tar.c daemon/tar.h daemon/elfid.c daemon/elfid.h
 cli_perfhub_SOURCES += $(CLI_OFFLINE_SOURCES) $(CLI_CLIENT_SOURCES)
 cli_perfhub_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(ELF_CFLAGS)
 cli_perfhub_LDADD = $(PARSER_LIBS) $(CURL_LIBS)
