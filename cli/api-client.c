@@ -249,7 +249,7 @@ int ac_request(ac_client *c, const char *method, const char *path, const ac_body
 	rc = curl_easy_perform(h);
 	if (rc == CURLE_OK)
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
-	else
+	else if (rc != CURLE_ABORTED_BY_CALLBACK)	/* the callback's owner says why */
 		fprintf(stderr, "perfhub: %s %s: %s\n", method, url, curl_easy_strerror(rc));
 	curl_slist_free_all(hdr);
 	curl_easy_cleanup(h);

@@ -12,6 +12,7 @@ CLI_OFFLINE_SOURCES = cli/inspect.c cli/collapse.c
 CLI_CLIENT_SOURCES = \
 	cli/api-client.c cli/api-client.h \
 	cli/upload.c cli/upload.h \
+	cli/record.c \
 	cli/debuginfo-up.c cli/debuginfo-up.h \
 	cli/labels.c cli/labels.h \
 	cli/summary.c cli/summary.h \

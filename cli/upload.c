@@ -95,9 +95,12 @@ out:
 /* ---- a stream: the bytes go to the server and to a build-id reader ---------- */
 
 typedef struct up_tee {
-	int in;			/* the recording */
+	const up_source *src;
+	char *first;		/* the first bytes, read before the request */
+	size_t first_len, first_off;
 	int scan;		/* write end of the pipe to the reader; -1 once closed */
-	int err;		/* errno of a failed read of `in` */
+	int err;		/* errno of a failed read */
+	int cut;		/* the source said it is not whole */
 } up_tee;
 
 typedef struct up_scan {
@@ -121,17 +124,32 @@ static int write_all(int fd, const char *p, size_t n)
 	return 0;
 }
 
+static ssize_t read_some(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, buf, len);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
 /* curl asks for more of the body: what the recording has now. */
 static long tee_read(void *ctx, char *buf, size_t len)
 {
 	up_tee *t = ctx;
 	ssize_t n;
 
-	do
-		n = read(t->in, buf, len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
+	if (t->first_off < t->first_len) {
+		n = (ssize_t)(t->first_len - t->first_off < len ? t->first_len - t->first_off : len);
+		memcpy(buf, t->first + t->first_off, (size_t)n);
+		t->first_off += (size_t)n;
+	} else if ((n = read_some(t->src->fd, buf, len)) < 0) {
 		t->err = errno;
+		return -1;
+	}
+	if (n == 0 && t->src->complete && !t->src->complete(t->src->ctx)) {
+		t->cut = 1;
 		return -1;
 	}
 	if (n == 0 || (t->scan >= 0 && write_all(t->scan, buf, (size_t)n) < 0)) {
@@ -165,16 +183,32 @@ static void *scan_main(void *arg)
 	return NULL;
 }
 
-int up_stream(ac_client *c, int fd, const up_opts *o, up_result *res)
+int up_stream(ac_client *c, const up_source *src, const up_opts *o, up_result *res)
 {
-	up_tee tee = { .in = fd, .scan = -1 };
+	up_tee tee = { .src = src, .scan = -1 };
 	up_scan scan = { .fd = -1 };
 	ac_body body = { .type = "application/octet-stream", .size = -1, .read = tee_read,
 			 .ctx = &tee };
 	pthread_t th;
-	int pfd[2], started = 0, rc;
+	int pfd[2], started = 0, rc = -1;
+	ssize_t n;
 	char msg[300];
 
+	memset(res, 0, sizeof(*res));
+	/* no request before there is a recording: an empty stream or one
+	 * that fails at once leaves nothing on the server */
+	if (!(tee.first = malloc(UP_SCAN_BUF)))
+		return -1;
+	n = read_some(src->fd, tee.first, UP_SCAN_BUF);
+	if (n <= 0) {
+		if (n < 0)
+			fprintf(stderr, "perfhub %s: reading the recording: %s\n", o->who,
+				strerror(errno));
+		else if (!src->complete)
+			fprintf(stderr, "perfhub %s: the recording is empty\n", o->who);
+		goto out;
+	}
+	tee.first_len = (size_t)n;
 	/* without the reader the stream still goes up, without debuginfo */
 	if (o->debuginfo && (scan.l = du_list_new()) && pipe2(pfd, O_CLOEXEC) == 0) {
 		scan.fd = pfd[0];
@@ -196,6 +230,8 @@ int up_stream(ac_client *c, int fd, const up_opts *o, up_result *res)
 		pthread_join(th, NULL);
 		close(scan.fd);
 	}
+	if (tee.cut)
+		rc = -1;	/* aborted: the source's owner says why */
 	if (rc == 0 && started) {
 		if (scan.failed && o->verbose)
 			fprintf(stderr, "perfhub %s: reading the stream for build-ids: %s\n", o->who,
@@ -206,7 +242,9 @@ int up_stream(ac_client *c, int fd, const up_opts *o, up_result *res)
 		else
 			res->debuginfo_stored = du_send(c, scan.l, o->verbose, o->who);
 	}
+out:
 	du_list_free(scan.l);
+	free(tee.first);
 	return rc;
 }
 
@@ -415,8 +453,11 @@ int cmd_upload(int argc, char **argv)
 		fprintf(stderr, "perfhub upload: standard input is a terminal; pipe a recording "
 			"into it (perf record -o - ... | perfhub upload -)\n");
 		goto out;
-	} else if (up_stream(c, STDIN_FILENO, &o, &res) < 0) {
-		goto out;
+	} else {
+		up_source src = { .fd = STDIN_FILENO };
+
+		if (up_stream(c, &src, &o, &res) < 0)
+			goto out;
 	}
 	status = up_report(c, &o, &res, wait, json, NULL);
 out:

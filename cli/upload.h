@@ -29,14 +29,24 @@ typedef struct up_result {
 	json_t *answer;		/* the POST answer (owned; json_decref) */
 } up_result;
 
+/* Where a stream comes from: fd, read to its end. When `complete` is set
+ * it is asked at the end whether the stream is whole: 0 aborts the upload,
+ * so the server keeps nothing of it. */
+typedef struct up_source {
+	int fd;
+	int (*complete)(void *ctx);
+	void *ctx;
+} up_source;
+
 /*
- * Streams what fd gives (a pipe-mode recording) to the server as it comes,
- * chunked, reading the stream's build-ids on the way; once it ends, sends
- * the debuginfo the server lacks for them. 0 with *res filled, -1 when the
- * server refused or could not be reached (printed); fd may then hold
- * unread bytes.
+ * Streams a pipe-mode recording to the server as it comes, chunked, once
+ * its first bytes are there, reading the stream's build-ids on the way;
+ * once it ends, sends the debuginfo the server lacks for them. 0 with
+ * *res filled; -1 when the stream was empty or incomplete, or the server
+ * refused or could not be reached (printed): the fd may then hold unread
+ * bytes.
  */
-int up_stream(ac_client *c, int fd, const up_opts *o, up_result *res);
+int up_stream(ac_client *c, const up_source *src, const up_opts *o, up_result *res);
 
 /*
  * The answer after an upload, on stdout: without wait the id (or with
