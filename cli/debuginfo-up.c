@@ -312,8 +312,9 @@ size_t du_send(ac_client *c, const du_list *l, int verbose, const char *who)
 	}
 	json_decref(ans);
 	fprintf(stderr, "perfhub %s: debuginfo: %zu build-ids, %zu missing on the server, "
-		"%zu files sent, %.1f MB, %zu not found here%s\n", who, l->n, t.missing, t.files,
-		t.bytes / 1e6, t.not_found, verbose || !t.missing ? "" : " (-v lists them)");
+		"%zu files sent: %zu new, %.1f MB; %zu not found here%s\n", who, l->n, t.missing,
+		t.files, t.stored, t.bytes / 1e6, t.not_found,
+		verbose || !t.missing ? "" : " (-v lists them)");
 	return t.stored;
 }
 
