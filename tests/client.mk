@@ -8,3 +8,4 @@ CLIENT_TESTS = \
 	tests/client-token.py
 TESTS += $(CLIENT_TESTS)
 EXTRA_DIST += $(CLIENT_TESTS)
+dist_doc_DATA += docs/client.md
