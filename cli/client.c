@@ -21,8 +21,8 @@
 
 #include "commands.h"
 #include "perfdata.h"
-#include "../daemon/elfid.h"
-#include "../daemon/tar.h"
+#include "dirpack.h"
+#include "elfid.h"
 
 #define CLIENT_MAX_RESPONSE (256u << 20)	/* bytes of an answer kept */
 #define CLIENT_MAX_TAGS 32
@@ -572,7 +572,7 @@ int cmd_upload(int argc, char **argv)
 	if (S_ISDIR(st.st_mode)) {
 		/* a perf.data directory goes up as a tar */
 		body = tmpfile();
-		if (!body || tar_write_dir(path, tar_to_file, body) < 0 || fflush(body) ||
+		if (!body || dirpack_write(path, tar_to_file, body) < 0 || fflush(body) ||
 		    fseeko(body, 0, SEEK_END) < 0) {
 			fprintf(stderr, "perfhub upload: %s: cannot pack the directory: %s\n", path,
 				strerror(errno));
