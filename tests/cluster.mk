@@ -8,8 +8,15 @@ tests_s3_tool_SOURCES = tests/s3-tool.c
 tests_s3_tool_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon/intake
 tests_s3_tool_CFLAGS = $(CLUSTER_CFLAGS)
 tests_s3_tool_LDADD = $(CLUSTER_LIBS)
+check_PROGRAMS += tests/pg-tool
+tests_pg_tool_SOURCES = tests/pg-tool.c
+tests_pg_tool_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon/store/pg
+tests_pg_tool_CFLAGS = $(CLUSTER_CFLAGS)
+tests_pg_tool_LDADD = $(CLUSTER_LIBS)
+EXTRA_DIST += tests/pg_harness.py
 CLUSTER_TESTS = \
-	tests/s3-client.py
+	tests/s3-client.py \
+	tests/pg-queue.py
 TESTS += $(CLUSTER_TESTS)
 EXTRA_DIST += $(CLUSTER_TESTS)
 dist_doc_DATA += docs/cluster.md
