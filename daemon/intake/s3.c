@@ -680,11 +680,15 @@ int s3_put_file(s3_client *c, const char *key, const char *path, const char *sha
 		}
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "s3 PUT %s: %s: %s", key, path,
-			 fd < 0 || errno ? strerror(errno) : "not a regular file");
+	if (fd < 0 || fstat(fd, &st) < 0) {
+		snprintf(err, errlen, "s3 PUT %s: %s: %s", key, path, strerror(errno));
 		if (fd >= 0)
 			close(fd);
+		return S3_ERR;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "s3 PUT %s: %s: not a regular file", key, path);
+		close(fd);
 		return S3_ERR;
 	}
 	if ((uint64_t)st.st_size >= c->part_size)

@@ -41,7 +41,7 @@ void pgj_node_name(char *out, size_t outlen)
 		 rnd[2], rnd[3]);
 }
 
-/* $1 = id, $2 = attempt as text */
+/* $1 = id, $2 = attempt as text, then up to 3 more */
 typedef struct job_params {
 	char id[ID_TEXT], attempt[ID_TEXT];
 	const char *v[5];
@@ -114,102 +114,93 @@ out:
 	return rc;
 }
 
-int pgj_renew(PGconn *conn, const pgj_job *job, unsigned lease_s, char *err, size_t errlen)
+/* A statement on the job's row, guarded by its id ($1) and attempt ($2);
+ * `extra` holds $3 onwards. PGJ_OK when it found (or changed) exactly that
+ * row, PGJ_FENCED when not. */
+static int held(PGconn *conn, const pgj_job *job, const char *what, const char *sql,
+		int nextra, const char *const *extra, char *err, size_t errlen)
 {
 	job_params p;
-	char lease[ID_TEXT];
 	long rows = 0;
+	int i;
+
+	params_of(&p, job);
+	for (i = 0; i < nextra && i < 3; i++)
+		p.v[2 + i] = extra[i];
+	if (run(conn, what, sql, 2 + i, p.v, &rows, err, errlen) < 0)
+		return PGJ_ERR;
+	return rows == 1 ? PGJ_OK : PGJ_FENCED;
+}
+
+int pgj_renew(PGconn *conn, const pgj_job *job, unsigned lease_s, char *err, size_t errlen)
+{
+	char lease[ID_TEXT];
+	const char *x[1] = { lease };
 
 	if (!lease_s || lease_s > PGJ_MAX_LEASE_S) {
 		snprintf(err, errlen, "renewing a lease: bad lease");
 		return PGJ_ERR;
 	}
-	params_of(&p, job);
 	snprintf(lease, sizeof(lease), "%u", lease_s);
-	p.v[2] = lease;
-	if (run(conn, "renewing a lease",
-		"UPDATE profiles SET lease_until = now() + $3::integer * interval '1 second'"
-		" WHERE id = $1 AND attempt = $2 AND status = 1", 3, p.v, &rows, err, errlen) < 0)
-		return PGJ_ERR;
-	return rows == 1 ? PGJ_OK : PGJ_FENCED;
+	return held(conn, job, "renewing a lease",
+		    "UPDATE profiles SET lease_until = now() + $3::integer * interval '1 second'"
+		    " WHERE id = $1 AND attempt = $2 AND status = 1", 1, x, err, errlen);
 }
 
 int pgj_fence(PGconn *conn, const pgj_job *job, char *err, size_t errlen)
 {
-	job_params p;
-	long rows = 0;
-
-	params_of(&p, job);
-	if (run(conn, "checking the lease",
-		"SELECT 1 FROM profiles WHERE id = $1 AND attempt = $2 AND status = 1 FOR SHARE",
-		2, p.v, &rows, err, errlen) < 0)
-		return PGJ_ERR;
-	return rows == 1 ? PGJ_OK : PGJ_FENCED;
+	return held(conn, job, "checking the lease",
+		    "SELECT 1 FROM profiles WHERE id = $1 AND attempt = $2 AND status = 1 FOR SHARE",
+		    0, NULL, err, errlen);
 }
 
 /* After an UPDATE that changed nothing: did this very attempt already end
  * the job in `status` (a commit that was applied, then retried)? */
-static int already(PGconn *conn, const pgj_job *job, const char *status, char *err,
-		   size_t errlen)
+static int ended(PGconn *conn, const pgj_job *job, int rc, const char *status, char *err,
+		 size_t errlen)
 {
-	job_params p;
-	long rows = 0;
+	const char *x[1] = { status };
 
-	params_of(&p, job);
-	p.v[2] = status;
-	if (run(conn, "checking the job", "SELECT 1 FROM profiles WHERE id = $1 AND attempt = $2"
-		" AND status = $3::smallint", 3, p.v, &rows, err, errlen) < 0)
-		return PGJ_ERR;
-	return rows == 1 ? PGJ_OK : PGJ_FENCED;
+	if (rc != PGJ_FENCED)
+		return rc;
+	return held(conn, job, "checking the job", "SELECT 1 FROM profiles WHERE id = $1"
+		    " AND attempt = $2 AND status = $3::smallint", 1, x, err, errlen);
 }
 
 int pgj_finish(PGconn *conn, const pgj_job *job, char *err, size_t errlen)
 {
-	job_params p;
-	long rows = 0;
+	int rc = held(conn, job, "finishing a job",
+		      "UPDATE profiles SET status = 2, lease_owner = NULL, lease_until = NULL,"
+		      " generation = generation + 1 WHERE id = $1 AND attempt = $2 AND status = 1",
+		      0, NULL, err, errlen);
 
-	params_of(&p, job);
-	if (run(conn, "finishing a job",
-		"UPDATE profiles SET status = 2, lease_owner = NULL, lease_until = NULL,"
-		" generation = generation + 1 WHERE id = $1 AND attempt = $2 AND status = 1",
-		2, p.v, &rows, err, errlen) < 0)
-		return PGJ_ERR;
-	return rows == 1 ? PGJ_OK : already(conn, job, "2", err, errlen);
+	return ended(conn, job, rc, "2", err, errlen);
 }
 
 int pgj_fail(PGconn *conn, const pgj_job *job, const char *msg, int64_t offset,
 	     int64_t parse_ms, char *err, size_t errlen)
 {
 	char off[ID_TEXT], ms[ID_TEXT];
-	job_params p;
-	long rows = 0;
+	const char *x[3] = { msg ? msg : "failed", off, ms };
+	int rc;
 
-	params_of(&p, job);
 	snprintf(off, sizeof(off), "%" PRId64, offset);
 	snprintf(ms, sizeof(ms), "%" PRId64, parse_ms);
-	p.v[2] = msg ? msg : "failed";
-	p.v[3] = off;
-	p.v[4] = ms;
-	if (run(conn, "failing a job",
-		"UPDATE profiles SET status = 3, error = $3, error_offset = $4::bigint,"
-		" parse_ms = $5::bigint, lease_owner = NULL, lease_until = NULL"
-		" WHERE id = $1 AND attempt = $2 AND status = 1", 5, p.v, &rows, err, errlen) < 0)
-		return PGJ_ERR;
-	return rows == 1 ? PGJ_OK : already(conn, job, "3", err, errlen);
+	rc = held(conn, job, "failing a job",
+		  "UPDATE profiles SET status = 3, error = $3, error_offset = $4::bigint,"
+		  " parse_ms = $5::bigint, lease_owner = NULL, lease_until = NULL"
+		  " WHERE id = $1 AND attempt = $2 AND status = 1", 3, x, err, errlen);
+	return ended(conn, job, rc, "3", err, errlen);
 }
 
 int pgj_requeue(PGconn *conn, const pgj_job *job, char *err, size_t errlen)
 {
-	job_params p;
-	long rows = 0;
+	int rc = held(conn, job, "requeueing a job",
+		      "UPDATE profiles SET status = 0, lease_owner = NULL, lease_until = NULL"
+		      " WHERE id = $1 AND attempt = $2 AND status = 1", 0, NULL, err, errlen);
 
-	params_of(&p, job);
-	if (run(conn, "requeueing a job",
-		"UPDATE profiles SET status = 0, lease_owner = NULL, lease_until = NULL"
-		" WHERE id = $1 AND attempt = $2 AND status = 1", 2, p.v, &rows, err, errlen) < 0)
-		return PGJ_ERR;
-	if (rows != 1)
-		return PGJ_FENCED;
+	if (rc != PGJ_OK)
+		return rc;
 	return pgj_notify(conn, err, errlen) < 0 ? PGJ_ERR : PGJ_OK;
 }
 
