@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "debuginfo-up.h"
-#include "../daemon/elfid.h"
+#include "elfid.h"
 
 #define DU_KALLSYMS_LINE 512
 

@@ -1,5 +1,5 @@
 # cli/: perfhub, the command-line tool. inspect and collapse use the parser
-# library directly; upload, ls, show and rm talk to perfhubd's API.
+# library directly; upload, record, ls, show and rm talk to perfhubd's API.
 bin_PROGRAMS += cli/perfhub
 cli_perfhub_SOURCES = \
 	cli/perfhub.c \
@@ -16,8 +16,8 @@ CLI_CLIENT_SOURCES = \
 	cli/debuginfo-up.c cli/debuginfo-up.h \
 	cli/labels.c cli/labels.h \
 	cli/summary.c cli/summary.h \
-	cli/profiles.c \
-	daemon/tar.c daemon/tar.h daemon/elfid.c daemon/elfid.h
+	cli/profiles.c
 cli_perfhub_SOURCES += $(CLI_OFFLINE_SOURCES) $(CLI_CLIENT_SOURCES)
+cli_perfhub_CPPFLAGS = $(AM_CPPFLAGS) $(COMMON_CPPFLAGS)
 cli_perfhub_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(ELF_CFLAGS)
-cli_perfhub_LDADD = $(PARSER_LIBS) $(CURL_LIBS)
+cli_perfhub_LDADD = $(COMMON_LIBS) $(PARSER_LIBS) $(CURL_LIBS)

@@ -23,7 +23,7 @@
 #include "debuginfo-up.h"
 #include "summary.h"
 #include "upload.h"
-#include "../daemon/tar.h"
+#include "dirpack.h"
 
 /* name and tags, URL-escaped (each byte at most 3) */
 #define UP_MAX_QUERY (64 + 3 * (LB_MAX_TAGS * (LB_MAX_KEY + LB_MAX_VALUE + 8) + 1024))
@@ -328,7 +328,7 @@ static int open_body(const char *path, const struct stat *st, ac_body *body)
 		/* a perf.data directory goes up as a tar */
 		body->fp = tmpfile();
 		body->type = "application/x-tar";
-		if (!body->fp || tar_write_dir(path, tar_to_file, body->fp) < 0 ||
+		if (!body->fp || dirpack_write(path, tar_to_file, body->fp) < 0 ||
 		    fflush(body->fp) || fseeko(body->fp, 0, SEEK_END) < 0) {
 			fprintf(stderr, "perfhub upload: %s: cannot pack the directory: %s\n", path,
 				strerror(errno));

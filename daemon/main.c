@@ -18,17 +18,17 @@
 #include <systemd/sd-daemon.h>
 #endif
 
-#include "api.h"
-#include "debuginfo.h"
+#include "http/api.h"
+#include "symbols/debuginfo.h"
 #include "options.h"
-#include "jobs.h"
+#include "jobs/jobs.h"
 #include "log.h"
-#include "retention.h"
-#include "spool.h"
-#include "store-admin.h"
-#include "store.h"
-#include "tokens.h"
-#include "watch.h"
+#include "jobs/retention.h"
+#include "intake/spool.h"
+#include "store/store-admin.h"
+#include "store/store.h"
+#include "http/tokens.h"
+#include "intake/watch.h"
 
 /* Tells the service manager about our state ("READY=1", "STOPPING=1"):
  * libsystemd's sd_notify when built with it, else the same datagram to

@@ -25,7 +25,11 @@ PARSER_CORE_SOURCES = \
 # header features: decoding every feature section
 PARSER_FEATURE_SOURCES = \
 	parser/feat.h \
-	parser/feat.c
+	parser/feat.c \
+	parser/feat-decode.h \
+	parser/feat-cursor.c \
+	parser/feat-host.c \
+	parser/feat-events.c
 
 # the inspect report (JSON of a parsed recording), shared by CLI and daemon
 PARSER_REPORT_SOURCES = parser/report.h parser/report.c

@@ -24,4 +24,4 @@ dist_doc_DATA += docs/service.md
 AM_DISTCHECK_CONFIGURE_FLAGS = --with-systemdsystemunitdir=$$dc_install_base/lib/systemd/system
 
 # Man pages (tests/service-man.py checks them against --help).
-dist_man_MANS += doc/perfhubd.8 doc/perfhub.1
+dist_man_MANS += docs/perfhubd.8 docs/perfhub.1

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """The man pages cannot drift from the programs: every option that
-`perfhubd --help` lists is described in doc/perfhubd.8 and every option
-doc/perfhubd.8 describes is in --help; every command of `perfhub --help`
-has a section in doc/perfhub.1 describing each option its
+`perfhubd --help` lists is described in docs/perfhubd.8 and every option
+docs/perfhubd.8 describes is in --help; every command of `perfhub --help`
+has a section in docs/perfhub.1 describing each option its
 `perfhub COMMAND --help` shows. Both pages must render without warnings
 when man(1) is installed. Skips (77) when the programs are not built."""
 import os
@@ -42,7 +42,7 @@ def in_page(page, opt):
 
 
 def page_text(name):
-    with open(os.path.join(SRC, "doc", name)) as f:
+    with open(os.path.join(SRC, "docs", name)) as f:
         return f.read()
 
 
@@ -79,7 +79,7 @@ def main():
 
     if shutil.which("man"):
         for name in ("perfhubd.8", "perfhub.1"):
-            r = subprocess.run(["man", "--warnings", "-l", os.path.join(SRC, "doc", name)],
+            r = subprocess.run(["man", "--warnings", "-l", os.path.join(SRC, "docs", name)],
                                capture_output=True, text=True, timeout=60,
                                env=dict(os.environ, MANWIDTH="80", MAN_KEEP_FORMATTING="0"))
             check(r.returncode == 0 and not r.stderr.strip(),

@@ -4,8 +4,8 @@ well-formed; every element id the scripts look up exists; every asset the
 page loads exists and is installed by web/local.mk (and every file
 installed is one the page loads); nothing is fetched from outside (no
 absolute URL, no protocol-relative URL, no CSS import); every API path
-the scripts call is an endpoint of CONTRACT.md. With node, the scripts'
-syntax is checked too."""
+the scripts call is an endpoint perfhubd routes (daemon/http/). With
+node, the scripts' syntax is checked too."""
 import html.parser
 import os
 import re
@@ -15,7 +15,7 @@ import sys
 
 TOP = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__), ".."))
 WEB = os.path.join(TOP, "web")
-SHARED = os.environ.get("PERFHUB_SHARED", os.path.join(TOP, "..", "shared"))
+HTTP = os.path.join(TOP, "daemon", "http")
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 
 failures = []
@@ -120,21 +120,22 @@ def main():
                 fail("%s looks up #%s, which index.html does not have" % (n, ident))
     print("ok: %d ids, assets %s" % (len(c.ids), ", ".join(sorted(wanted))))
 
-    # API paths the scripts call are endpoints of the contract.
+    # API paths the scripts call are endpoints the daemon routes: every
+    # path segment of a string literal in daemon/http/.
     app = js.get("app.js", "")
     calls = set(re.findall(r"api\('([a-z]+)", app)) | set(re.findall(r"'/([a-z]+)'", app))
     calls |= set(re.findall(r"API \+ '([a-z]+)", app))
-    contract = os.path.join(SHARED, "docs", "CONTRACT.md")
-    if os.path.isfile(contract):
-        endpoints = set()
-        for path in re.findall(r"`(?:GET|POST|DELETE|HEAD|PUT)[^`]*? (/[^`?]*)", read(contract)):
-            endpoints.update(seg for seg in path.split("/") if seg and not seg.startswith("{"))
-        for call in sorted(calls):
-            if call not in endpoints:
-                fail("app.js calls %r, which is not in CONTRACT.md's endpoints" % call)
-        print("ok: API calls %s are in CONTRACT.md" % ", ".join(sorted(calls)))
-    else:
-        print("note: %s not found; API paths not checked" % contract)
+    endpoints = set()
+    for name in sorted(os.listdir(HTTP)):
+        if name.endswith((".c", ".h")):
+            for path in re.findall(r'"(/[a-z0-9_/]*)', read(os.path.join(HTTP, name))):
+                endpoints.update(seg for seg in path.split("/") if seg)
+    if not {"api", "profiles"} <= endpoints:
+        fail("no routes found in %s" % HTTP)
+    for call in sorted(calls):
+        if call not in endpoints:
+            fail("app.js calls %r, which perfhubd does not route (daemon/http/)" % call)
+    print("ok: API calls %s are routed by perfhubd" % ", ".join(sorted(calls)))
     if not {"profiles", "flamegraph", "timeline", "top", "threads", "diff"} <= calls:
         fail("app.js does not call every endpoint the page needs: %s" % sorted(calls))
 

@@ -1,5 +1,5 @@
 /* The page, run in a DOM (jsdom) against a server that answers the API of
- * CONTRACT.md (tests/web/stub-server.js): the list shows the profiles;
+ * perfhubd (tests/web/stub-server.js): the list shows the profiles;
  * the flame graph's frames carry the names and counts the API gives; a
  * click zooms; search highlights and reports the matched share; a drag on
  * the heat map asks the API for that time range and draws its answer;

@@ -1,7 +1,7 @@
 /* app.js: the perfhub page. Three views behind the URL fragment
  * (#/ the list, #/profile/ID?..., #/compare?...), all state in the URL so
  * that any view can be pasted into a chat. It talks only to the JSON API
- * of perfhubd (docs: CONTRACT.md); the model lives in flame.js. */
+ * of perfhubd (README, perfhubd(8)); the model lives in flame.js. */
 (function () {
   'use strict';
   const F = window.PerfhubFlame;

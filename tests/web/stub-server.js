@@ -1,5 +1,5 @@
 /* A stand-in for perfhubd's HTTP side for the page tests: serves web/ and
- * answers the CONTRACT.md endpoints the page uses, with answers computed
+ * answers the API endpoints the page uses, with answers computed
  * from a fixed list of samples (so a time range, a comm or a weight give
  * different, checkable trees). Run alone for manual work on the page:
  *   node tests/web/stub-server.js [PORT]   (then open http://127.0.0.1:PORT/) */

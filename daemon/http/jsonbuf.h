@@ -1,0 +1,25 @@
+/*
+ * jsonbuf.h - JSON text written straight into a growing buffer, for
+ * answers too large to build as jansson objects first (flame graphs of
+ * millions of nodes). Strings are escaped; bytes that are not UTF-8
+ * become U+FFFD.
+ */
+#ifndef PERFHUB_DAEMON_HTTP_JSONBUF_H
+#define PERFHUB_DAEMON_HTTP_JSONBUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct jbuf {
+	char *p;		/* malloc'ed; one byte beyond len is always free */
+	size_t len, cap;
+	int oom;		/* sticky: an allocation failed */
+} jbuf;
+
+void jb_add(jbuf *b, const char *s, size_t n);
+/* s[0..n) as a JSON string, quotes included. */
+void jb_json_str(jbuf *b, const char *s, size_t n);
+/* Decimal digits of v, written backwards from end; returns the start. */
+char *jb_u64_dec(char *end, uint64_t v);
+
+#endif

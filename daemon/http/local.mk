@@ -1,0 +1,15 @@
+# daemon/http/: requests in, answers out (see README.md).
+daemon_libperfhubd_a_SOURCES += \
+	daemon/http/api.h daemon/http/http.h \
+	daemon/http/server.c \
+	daemon/http/respond.c \
+	daemon/http/jsonbuf.c daemon/http/jsonbuf.h \
+	daemon/http/profiles.c \
+	daemon/http/queries.c \
+	daemon/http/compare.c \
+	daemon/http/health.c \
+	daemon/http/static.c \
+	daemon/http/debuginfo.c daemon/http/debuginfo.h \
+	daemon/http/tokens.c daemon/http/tokens.h \
+	daemon/http/qcache.c daemon/http/qcache.h
+EXTRA_DIST += daemon/http/README.md

@@ -1,0 +1,119 @@
+/* upload.c - upload bodies into the spool; spooled files into the job queue. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <time.h>
+
+#include "intake/spool.h"
+#include "intake/upload.h"
+#include "log.h"
+
+struct intake_upload {
+	sp_upload *up;
+	int failed;		/* sp_write's result once it went wrong */
+	int is_tar;
+	int encoding;		/* enum sp_encoding, for messages */
+	double started;		/* monotonic seconds at the start */
+	uint64_t wire_bytes;	/* body bytes received, before decoding */
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+intake_upload *intake_upload_begin(const char *spool_dir, int encoding, uint64_t max,
+				   int is_tar)
+{
+	intake_upload *u = calloc(1, sizeof(*u));
+
+	if (!u)
+		return NULL;
+	u->up = sp_begin(spool_dir, encoding, max);
+	if (!u->up) {
+		free(u);
+		return NULL;
+	}
+	u->is_tar = is_tar;
+	u->encoding = encoding;
+	u->started = now_s();
+	return u;
+}
+
+int intake_upload_write(intake_upload *u, const void *data, size_t len, double timeout_s)
+{
+	double t = now_s() - u->started;
+
+	u->wire_bytes += len;
+	if (t > timeout_s && u->wire_bytes < t * INTAKE_MIN_UPLOAD_RATE) {
+		log_warn("msg=\"upload too slow\" bytes=%llu seconds=%.0f",
+			 (unsigned long long)u->wire_bytes, t);
+		return -1;
+	}
+	if (!u->failed && (u->failed = sp_write(u->up, data, len)) != SP_OK) {
+		/* the partial file goes now, not when the connection ends */
+		sp_abort(u->up);
+		u->up = NULL;
+	}
+	return 0;
+}
+
+int intake_upload_failed(const intake_upload *u)
+{
+	return u->failed;
+}
+
+int intake_upload_encoding(const intake_upload *u)
+{
+	return u->encoding;
+}
+
+int intake_upload_finish(intake_upload *u, char sha256[65], uint64_t *size, char **path,
+			 const char **kind)
+{
+	int rc = u->failed;
+
+	*kind = u->is_tar ? "tar" : "file";
+	if (rc == SP_OK) {
+		rc = sp_finish(u->up, *kind, sha256, size, path);
+		u->up = NULL;
+	}
+	intake_upload_abort(u);
+	return rc;
+}
+
+void intake_upload_abort(intake_upload *u)
+{
+	if (!u)
+		return;
+	sp_abort(u->up);
+	free(u);
+}
+
+int intake_queue(st_store *st, jobs *j, unsigned queue_size, const char *sha256,
+		 const char *path, const char *kind, uint64_t size, const char *name,
+		 size_t nr_tags, const char *const *keys, const char *const *values, int64_t *id,
+		 int *existed)
+{
+	st_new_profile p = { sha256, name, kind, path, size, nr_tags, keys, values };
+	st_counts c;
+
+	if (st_counts_get(st, &c) < 0)
+		return -1;
+	if (c.queued >= (int64_t)queue_size) {
+		/* a duplicate is still answered; only new work is refused */
+		int rc = st_profile_by_sha(st, sha256, id);
+		if (rc < 0)
+			return -1;
+		*existed = rc == 0;
+		return rc == 0 ? 0 : -2;
+	}
+	if (st_profile_add(st, &p, id, existed) < 0)
+		return -1;
+	if (!*existed && j)
+		jobs_notify(j);
+	return 0;
+}

@@ -1,0 +1,174 @@
+/* retention.c - the background thread that prunes old profiles. */
+#include "config.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "log.h"
+#include "jobs/retention.h"
+#include "intake/spool.h"
+#include "store/store-admin.h"
+
+#define RET_BATCH 64	/* expired ids fetched per query */
+
+struct retention {
+	st_store *st;
+	char *db_path;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	unsigned retain_days, interval_s;
+	uint64_t max_db_size;
+	int kicked, stop;
+};
+
+static int delete_one(retention *r, int64_t id, const char *why)
+{
+	char *spool = NULL;
+	int rc = st_profile_delete(r->st, id, &spool);
+
+	if (rc == 0) {
+		if (spool && *spool)
+			sp_remove(spool);
+		log_info("msg=\"retention: profile deleted\" id=%lld reason=%s", (long long)id, why);
+	}
+	free(spool);
+	return rc;
+}
+
+/* One pass with the limits of the moment. Returns the profiles deleted. */
+static unsigned prune(retention *r, unsigned days, uint64_t max_size)
+{
+	st_admin *a;
+	char err[512];
+	unsigned deleted = 0;
+
+	if (!days && !max_size)
+		return 0;
+	a = sta_open(r->db_path, err, sizeof(err));
+	if (!a) {
+		log_warn("msg=\"retention: cannot open the database\" error=\"%s\"", err);
+		return 0;
+	}
+	if (days) {
+		int64_t before = (int64_t)time(NULL) - (int64_t)days * 86400;
+		int64_t ids[RET_BATCH];
+		size_t n, i;
+
+		do {
+			if (sta_expired(a, before, ids, RET_BATCH, &n) < 0) {
+				log_warn("msg=\"retention: query failed\"");
+				break;
+			}
+			for (i = 0; i < n; i++)
+				if (delete_one(r, ids[i], "age") == 0)
+					deleted++;
+		} while (n == RET_BATCH && deleted);
+	}
+	if (max_size) {
+		int64_t used, id;
+
+		while (sta_used_bytes(a, &used) == 0 && (uint64_t)used > max_size) {
+			if (sta_oldest_prunable(a, &id) != 0 || delete_one(r, id, "size") != 0)
+				break;
+			deleted++;
+			log_debug("msg=\"retention: size\" used=%lld max=%llu", (long long)used,
+				  (unsigned long long)max_size);
+		}
+	}
+	sta_close(a);
+	return deleted;
+}
+
+static void *run(void *arg)
+{
+	retention *r = arg;
+
+	pthread_mutex_lock(&r->lock);
+	while (!r->stop) {
+		unsigned days = r->retain_days, n;
+		uint64_t max_size = r->max_db_size;
+		struct timespec until;
+
+		r->kicked = 0;
+		pthread_mutex_unlock(&r->lock);
+		n = prune(r, days, max_size);
+		if (n)
+			log_info("msg=\"retention pass\" deleted=%u retain_days=%u max_db_size=%llu",
+				 n, days, (unsigned long long)max_size);
+		pthread_mutex_lock(&r->lock);
+		clock_gettime(CLOCK_REALTIME, &until);
+		until.tv_sec += r->interval_s;
+		while (!r->stop && !r->kicked)
+			if (pthread_cond_timedwait(&r->wake, &r->lock, &until) != 0)
+				break;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return NULL;
+}
+
+retention *ret_start(st_store *st, const char *db_path, unsigned retain_days,
+		     uint64_t max_db_size, unsigned interval_s)
+{
+	retention *r = calloc(1, sizeof(*r));
+
+	if (!r || !(r->db_path = strdup(db_path))) {
+		free(r);
+		log_warn("msg=\"retention: out of memory\"");
+		return NULL;
+	}
+	r->st = st;
+	r->retain_days = retain_days;
+	r->max_db_size = max_db_size;
+	r->interval_s = interval_s ? interval_s : 1;
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->wake, NULL);
+	if (pthread_create(&r->thread, NULL, run, r) != 0) {
+		log_warn("msg=\"retention: cannot start its thread\"");
+		pthread_mutex_destroy(&r->lock);
+		pthread_cond_destroy(&r->wake);
+		free(r->db_path);
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+void ret_set_policy(retention *r, unsigned retain_days, uint64_t max_db_size,
+		    unsigned interval_s)
+{
+	pthread_mutex_lock(&r->lock);
+	r->retain_days = retain_days;
+	r->max_db_size = max_db_size;
+	r->interval_s = interval_s ? interval_s : 1;
+	r->kicked = 1;
+	pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->lock);
+}
+
+void ret_kick(void *arg)
+{
+	retention *r = arg;
+
+	pthread_mutex_lock(&r->lock);
+	r->kicked = 1;
+	pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->lock);
+}
+
+void ret_stop(retention *r)
+{
+	if (!r)
+		return;
+	pthread_mutex_lock(&r->lock);
+	r->stop = 1;
+	pthread_cond_signal(&r->wake);
+	pthread_mutex_unlock(&r->lock);
+	pthread_join(r->thread, NULL);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->wake);
+	free(r->db_path);
+	free(r);
+}
