@@ -208,23 +208,3 @@ const char *lb_add_ci(lb_set *s, const char *who)
 	}
 	return ci->name;
 }
-
-void lb_describe(const lb_set *s, char *buf, size_t len)
-{
-	size_t i, n = 0;
-	int w;
-
-	if (!len)
-		return;
-	buf[0] = 0;
-	for (i = 0; i < s->n; i++) {
-		w = snprintf(buf + n, len - n, "%s%s=%s", i ? " " : "", s->v[i].key,
-			     s->v[i].value);
-		if (w < 0 || (size_t)w >= len - n) {
-			if (len > 4)
-				memcpy(buf + len - 4, "...", 4);
-			return;
-		}
-		n += (size_t)w;
-	}
-}

@@ -31,7 +31,4 @@ size_t lb_count(const lb_set *s);
 const char *lb_key(const lb_set *s, size_t i);
 const char *lb_value(const lb_set *s, size_t i);
 
-/* "k=v k=v ..." (at most len bytes, cut with "...") for a message. */
-void lb_describe(const lb_set *s, char *buf, size_t len);
-
 #endif

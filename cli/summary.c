@@ -69,17 +69,13 @@ static long long num(json_t *o, const char *key)
 	return (long long)json_integer_value(json_object_get(o, key));
 }
 
-static void print_tags(FILE *out, json_t *tags)
+void sm_print_tags(FILE *out, json_t *tags)
 {
 	const char *k;
 	json_t *v;
 
-	if (!json_object_size(tags))
-		return;
-	fprintf(out, "  %-10s", "tags");
 	json_object_foreach(tags, k, v)
 		fprintf(out, " %s=%s", k, json_string_value(v) ? json_string_value(v) : "");
-	fputc('\n', out);
 }
 
 static void print_events(FILE *out, json_t *events)
@@ -135,7 +131,11 @@ void sm_print(FILE *out, const ac_client *c, json_t *p)
 	fputc('\n', out);
 	if (str(p, "name"))
 		fprintf(out, "  %-10s %s\n", "name", str(p, "name"));
-	print_tags(out, json_object_get(p, "tags"));
+	if (json_object_size(json_object_get(p, "tags"))) {
+		fprintf(out, "  %-10s", "tags");
+		sm_print_tags(out, json_object_get(p, "tags"));
+		fputc('\n', out);
+	}
 	print_events(out, json_object_get(p, "events"));
 	print_recorded(out, json_object_get(p, "header"));
 	fprintf(out, "  %-10s %s, %lld bytes (%s)", "uploaded",

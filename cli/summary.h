@@ -24,6 +24,9 @@ char *sm_page_url(const ac_client *c, int64_t id);
  * then name, tags, events, where it was recorded, the upload, the page. */
 void sm_print(FILE *out, const ac_client *c, json_t *profile);
 
+/* " k=v k=v" of a profile's tags object, on one line (no newline). */
+void sm_print_tags(FILE *out, json_t *tags);
+
 /* The profile object with "page" added, one JSON document. */
 void sm_print_json(FILE *out, const ac_client *c, json_t *profile);
 

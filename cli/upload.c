@@ -269,7 +269,8 @@ int up_report(ac_client *c, const up_opts *o, const up_result *res, int wait, in
 			return 1;
 	} else {
 		p = json_deep_copy(res->answer);
-		/* the tags this upload asked for (the server may answer them) */
+		/* the tags this upload asked for, when the server does not
+		 * list the profile's */
 		if (!json_object_get(p, "tags") && !res->existed) {
 			tags = json_object();
 			for (i = 0; i < n; i++)
@@ -291,12 +292,11 @@ int up_report(ac_client *c, const up_opts *o, const up_result *res, int wait, in
 		sm_print(stdout, c, p);
 	else
 		printf("%lld\n", (long long)res->id);
-	if (!json && !wait && !res->existed && n) {
-		char tags_text[1024];
-
-		lb_describe(o->labels, tags_text, sizeof(tags_text));
-		fprintf(stderr, "perfhub %s: profile %lld tagged %s\n", o->who, (long long)res->id,
-			tags_text);
+	if (!json && !wait && json_object_size(json_object_get(p, "tags"))) {
+		/* the labels on stderr: stdout stays the id */
+		fprintf(stderr, "perfhub %s: profile %lld tagged", o->who, (long long)res->id);
+		sm_print_tags(stderr, json_object_get(p, "tags"));
+		fputc('\n', stderr);
 	}
 	fflush(stdout);
 	if (final)

@@ -77,6 +77,9 @@ def listing(chk, d, work, prog):
             args += ["--tag", t]
         r = perfhub(args)
         ids[name] = int(r.stdout)
+        m = re.search(r"profile %d tagged (.*)" % ids[name], r.stderr)
+        chk(m and sorted(m.group(1).split()) == sorted(tags),
+            "upload lists the profile's tags on stderr: %s" % r.stderr.strip())
 
     def ls(*args):
         r = perfhub(["ls", "--server", d.url] + list(args))
