@@ -64,14 +64,16 @@ static void print_row(json_t *p)
 static int list(ac_client *c, const ls_filter *f, json_t *out)
 {
 	long long offset = 0, total = 1;
-	char kv[LB_MAX_KEY + LB_MAX_VALUE + 2], offs[32], q[LS_MAX_QUERY], path[LS_MAX_QUERY + 32];
+	char kv[LB_MAX_KEY + LB_MAX_VALUE + 2], offs[32], page[32], q[LS_MAX_QUERY];
+	char path[LS_MAX_QUERY + 32];
 	json_t *j, *p;
 	size_t i;
 
 	while (offset < total && (long long)json_array_size(out) < f->limit) {
 		q[0] = 0;
 		snprintf(offs, sizeof(offs), "%lld", offset);
-		ac_query_add(q, sizeof(q), "limit", "1000");
+		snprintf(page, sizeof(page), "%d", LS_PAGE);
+		ac_query_add(q, sizeof(q), "limit", page);
 		ac_query_add(q, sizeof(q), "offset", offs);
 		if (f->status)
 			ac_query_add(q, sizeof(q), "status", f->status);

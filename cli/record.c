@@ -357,6 +357,26 @@ static int parse_args(int argc, char **argv, rc_args *a, lb_set *labels)
 	return 0;
 }
 
+/* A server that does not answer, or refuses this client: nothing is run
+ * for nothing. 0 when /healthz answers 200. */
+static int server_check(ac_client *c)
+{
+	ac_response r;
+	int rc = -1;
+
+	if (ac_request(c, "GET", "/healthz", NULL, &r) < 0)
+		fprintf(stderr, "perfhub record: the server at %s does not answer; the command was "
+			"not run\n", ac_server(c));
+	else if (r.status != 200)
+		ac_print_error("record (server check)", &r);
+	else
+		rc = 0;
+	if (rc < 0 && r.status)
+		fprintf(stderr, "perfhub record: the command was not run\n");
+	ac_response_free(&r);
+	return rc;
+}
+
 /* The exit status: COMMAND's when it failed; else 125 when perfhub could
  * not do its part, else 0. */
 static int final_status(int command, int ours_failed)
@@ -373,7 +393,7 @@ int cmd_record(int argc, char **argv)
 	up_result res = { 0 };
 	up_source src;
 	ac_client *c = NULL;
-	json_t *health = NULL, *final = NULL;
+	json_t *final = NULL;
 	pthread_t relay_th;
 	char name[RC_MAX_NAME + 1];
 	int status = RC_NOT_RUN, rc, wst = 0, relaying = 0, uploaded, command = 0;
@@ -393,12 +413,8 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!(c = ac_open(&a.srv)))
 		goto out;
-	/* a server that does not answer: nothing is run for nothing */
-	if (!(health = ac_get_json(c, "/healthz", "record (server check)"))) {
-		fprintf(stderr, "perfhub record: the server at %s does not answer; the command was "
-			"not run\n", ac_server(c));
+	if (server_check(c) < 0)
 		goto out;
-	}
 	catch_signals(1);
 	if (start_perf(a.perf_argv, &perf) < 0)
 		goto out;
@@ -437,7 +453,6 @@ out:
 	if (perf.started >= 0)
 		close(perf.started);
 	json_decref(final);
-	json_decref(health);
 	json_decref(res.answer);
 	ac_close(c);
 	lb_free(labels);

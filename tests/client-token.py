@@ -127,6 +127,12 @@ def main():
         slow.wait()
         chk(cli.returncode == 0, "upload - with the token: %s" % err)
 
+        # record without a token: the command runs, the upload is refused
+        r = run(["record", "--", prog, "0.1"], env=srv)
+        chk(r.returncode == 125 and "client-prog stdout" in r.stdout and "HTTP 401" in r.stderr
+            and "did not reach the server" in r.stderr,
+            "record without a token: COMMAND ran, the 401 said, exit 125 (%d)" % r.returncode)
+
         # record: perf and the command do not get the token
         cli = subprocess.Popen([perfhub_exe(), "record", "--", prog, "1.5", "0", "env"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
