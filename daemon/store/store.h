@@ -1,11 +1,16 @@
 /*
- * store.h - perfhubd's storage: a narrow interface, SQLite behind it today
- * (store-sqlite.c), PostgreSQL later. Handlers and workers call these
- * functions; no SQL leaves the store.
+ * store.h - perfhubd's profile store: what handlers and workers call.
  *
- * Thread safety: an st_store may be used from any thread. Reads use pooled
+ * Behind it, two halves (store.c joins them): the profile engine
+ * (store/engine/: the in-memory model of a profile and every algorithm
+ * that answers from it, no SQL) and a persistence backend chosen at
+ * st_open() from --db (store/persist.h, the seam: SQLite in
+ * store/sqlite/). No SQL leaves the backend; no caller knows which
+ * backend it has.
+ *
+ * Thread safety: an st_store may be used from any thread. Reads use
  * connections of their own, so queries never wait for an ingest; each
- * st_writer owns a connection and is used by one thread.
+ * st_writer is used by one thread.
  *
  * Returns: 0 on success, -1 on a storage error (logged), 1 for "not found"
  * where stated.
@@ -20,7 +25,9 @@
 
 typedef struct st_store st_store;
 
-st_store *st_open(const char *path, char *err, size_t errlen);
+/* `where` is --db: a file path (SQLite), or a postgresql:// or postgres://
+ * URI when that backend is built in. NULL and err on failure. */
+st_store *st_open(const char *where, char *err, size_t errlen);
 void st_close(st_store *st);
 /* 0 while the database answers (healthz). */
 int st_ping(st_store *st);
@@ -130,6 +137,18 @@ json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_sa
 /* 0 and the profile's generation while it is ready (it changes with every
  * parse, so answers cached under it stay right); 1 = not ready. */
 int st_profile_generation(st_store *st, int64_t id, int64_t *gen);
+
+/* The flame graphs of base and target (filters as st_flame) merged into
+ * one tree, handed out depth first like st_flame's, each node with both
+ * values (0 where a profile lacks it). 1 = either is not a ready profile;
+ * -2 out of memory. */
+typedef struct st_diff_cb {
+	int (*enter)(void *ctx, const char *name, size_t len, const char *dso, uint64_t base,
+		     uint64_t target);
+	int (*leave)(void *ctx);
+} st_diff_cb;
+int st_diff(st_store *st, int64_t base, int64_t target, const st_fold_filter *f,
+	    int by_samples, const st_diff_cb *cb, void *ctx);
 
 /* ---- per-profile and cross-profile aggregates ---------------------------- */
 
@@ -251,5 +270,25 @@ int st_profiles_unresolved_in(st_store *st, const char *build_id, int64_t **ids,
  * symbols the server has now (the parse replaces its rows).
  * 0 queued; 1 no such profile; 2 already queued or parsing; 3 failed. */
 int st_profile_resymbolize(st_store *st, int64_t id);
+
+/* ---- retention and the operator's tools ------------------------------------ */
+
+/* Bytes the data take (space freed by deleted profiles does not count
+ * until --vacuum). */
+int st_used_bytes(st_store *st, int64_t *bytes);
+/* Up to `max` ready or failed profiles uploaded before `before` (unix
+ * seconds), oldest first. OUT: ids, count. */
+int st_expired(st_store *st, int64_t before, int64_t *ids, size_t max, size_t *n);
+/* The oldest ready or failed profile that is not the newest profile of all
+ * (the last upload is never pruned for size). 0 and *id, 1 = none. */
+int st_oldest_prunable(st_store *st, int64_t *id);
+
+/* On the store --db names, without opening it for serving (perfhubd
+ * --backup, --vacuum); -1 and err also when the backend has no such tool.
+ * backup: one consistent copy written beside `dest`, renamed over it when
+ * complete, while others may be writing. vacuum: the store compacted.
+ * OUT: sizes before and after. */
+int st_backup(const char *where, const char *dest, char *err, size_t errlen);
+int st_vacuum(const char *where, int64_t *before, int64_t *after, char *err, size_t errlen);
 
 #endif
