@@ -111,6 +111,17 @@ def main():
             p = d.wait(r["id"])
             check(p["status"] == "failed" and "unsafe" in p["error"], "evil tar: %s" % p)
             check(not os.path.exists(os.path.join(d.state, "escaped")), "tar escaped")
+            # what `tar -C dir -cf - .` writes: entries "./", "./data", ...
+            dot = subprocess.run(["tar", "-C", dpath, "-cf", "-", "."], check=True,
+                                 stdout=subprocess.PIPE).stdout
+            check(b"./data" in dot, "tar(1) names entries ./...")
+            st, r = d.upload(dot, headers={"Content-Type": "application/x-tar"})
+            check(st == 202, "tar -C dir -cf - . upload: %s %s" % (st, r))
+            p = d.wait(r["id"])
+            check(p["status"] == "ready", "tar -C dir -cf - . profile: %s" % p.get("error"))
+            check(p["records"].get("SAMPLE") == drecords.get("SAMPLE"),
+                  "./ entries SAMPLE: daemon %s, perf %s" % (p["records"].get("SAMPLE"),
+                                                             drecords.get("SAMPLE")))
             print("directory upload as tar: ok")
     print("ok")
     return 0
