@@ -211,9 +211,5 @@ int main(void)
 	test_builder();
 	test_damage();
 	test_cache();
-	if (failures)
-		printf("%d check(s) failed\n", failures);
-	else
-		printf("engine-blocks: all checks passed\n");
-	return failures ? 1 : 0;
+	return check_done("engine-blocks");
 }

@@ -120,9 +120,5 @@ int main(void)
 	test_aggregate(a, b);
 	mem_free(&pa);
 	mem_free(&pb);
-	if (failures)
-		printf("%d check(s) failed\n", failures);
-	else
-		printf("engine-compare: all checks passed\n");
-	return failures ? 1 : 0;
+	return check_done("engine-compare");
 }

@@ -256,9 +256,5 @@ int main(void)
 	test_timeline_sparse();
 	test_threads(m);
 	mem_free(&p);
-	if (failures)
-		printf("%d check(s) failed\n", failures);
-	else
-		printf("engine-query: all checks passed\n");
-	return failures ? 1 : 0;
+	return check_done("engine-query");
 }

@@ -1,7 +1,7 @@
 # tests/engine.mk: unit tests of the profile engine (daemon/store/engine/):
 # models built in memory with the engine's builder, no database; every
 # answer compared with one worked out by hand.
-EXTRA_DIST += tests/engine_common.h
+EXTRA_DIST += tests/engine_common.h tests/check.h
 ENGINE_TESTS = tests/engine-query tests/engine-blocks tests/engine-compare
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)

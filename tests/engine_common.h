@@ -14,20 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "check.h"
 #include "store/engine/builder.h"
 #include "store/engine/model.h"
 #include "store/engine/query.h"
-
-static int failures;
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		failures++; \
-		printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-	} \
-} while (0)
 
 /* got is evaluated once */
 #define CHECK_STR(got, want) do { \
@@ -203,17 +193,27 @@ static inline int fold_line(void *ctx, const char *line, uint64_t samples, uint6
 	return 0;
 }
 
-/* The folded lines of m under f: "line samples/period\n" each. */
-static inline const char *folded(pe_model *m, const pe_filter *f, mem_profile *p, text *t)
+/* t emptied, and the selection of m under f (NULL when it failed: t says so). */
+static inline pe_selection *pick(pe_model *m, const pe_filter *f, mem_profile *p, text *t)
 {
 	pe_blocks src = { mem_read, p };
 	pe_selection *s;
 
 	t->len = 0;
 	t->s[0] = 0;
-	if (pe_select(m, f, &src, &s) < 0)
-		return "(select failed)";
-	if (pe_fold(m, f, s, fold_line, t) < 0)
+	if (pe_select(m, f, &src, &s) < 0) {
+		text_add(t, "(select failed)");
+		return NULL;
+	}
+	return s;
+}
+
+/* The folded lines of m under f: "line samples/period\n" each. */
+static inline const char *folded(pe_model *m, const pe_filter *f, mem_profile *p, text *t)
+{
+	pe_selection *s = pick(m, f, p, t);
+
+	if (s && pe_fold(m, f, s, fold_line, t) < 0)
 		text_add(t, "(fold failed)");
 	pe_selection_free(s);
 	return t->s;
@@ -234,17 +234,12 @@ static inline int tree_leave(void *ctx)
 
 /* The flame graph of m under f as "name@dso=value(children...)". */
 static inline const char *flamed(pe_model *m, const pe_filter *f, int by_samples, mem_profile *p,
-			  text *t)
+				 text *t)
 {
 	static const pe_tree_cb cb = { tree_enter, tree_leave };
-	pe_blocks src = { mem_read, p };
-	pe_selection *s;
+	pe_selection *s = pick(m, f, p, t);
 
-	t->len = 0;
-	t->s[0] = 0;
-	if (pe_select(m, f, &src, &s) < 0)
-		return "(select failed)";
-	if (pe_flame(m, f, s, by_samples, &cb, t) < 0)
+	if (s && pe_flame(m, f, s, by_samples, &cb, t) < 0)
 		text_add(t, "(flame failed)");
 	pe_selection_free(s);
 	return t->s;

@@ -21,19 +21,10 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include "check.h"
 #include "dirpack.h"
 
-static int failures;
 static char work[256];
-
-#define CHECK(cond, ...) do { \
-	if (!(cond)) { \
-		failures++; \
-		printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-		printf(__VA_ARGS__); \
-		printf("\n"); \
-	} \
-} while (0)
 
 static void put(const char *path, const char *text)
 {
@@ -374,9 +365,5 @@ int main(void)
 	test_refused();
 	test_links_skipped();
 	test_many_and_broken();
-	if (failures)
-		printf("%d check(s) failed\n", failures);
-	else
-		printf("lib-dirpack: all checks passed\n");
-	return failures ? 1 : 0;
+	return check_done("lib-dirpack");
 }

@@ -10,48 +10,25 @@
 
 /* /diff: the two flame graphs merged into one tree by the store (each node
  * with its base and target value), written as JSON as it is walked. */
-typedef struct diff_writer {
-	jbuf b;
-	int comma;		/* a sibling was written before */
-} diff_writer;
-
 static int diff_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t base,
 		      uint64_t target)
 {
-	diff_writer *w = ctx;
+	jb_tree *w = ctx;
 	char num[96];
 	int k;
 
-	if (w->comma)
-		jb_add(&w->b, ",{\"name\":", 9);
-	else
-		jb_add(&w->b, "{\"name\":", 8);
-	jb_json_str(&w->b, name, len);
-	if (dso) {
-		jb_add(&w->b, ",\"dso\":", 7);
-		jb_json_str(&w->b, dso, strlen(dso));
-	}
+	jb_node_open(w, name, len, dso);
 	k = snprintf(num, sizeof(num), ",\"base\":%llu,\"target\":%llu,\"children\":[",
 		     (unsigned long long)base, (unsigned long long)target);
 	jb_add(&w->b, num, (size_t)k);
-	w->comma = 0;
-	return w->b.oom ? -1 : 0;
-}
-
-static int diff_leave(void *ctx)
-{
-	diff_writer *w = ctx;
-
-	jb_add(&w->b, "]}", 2);
-	w->comma = 1;
 	return w->b.oom ? -1 : 0;
 }
 
 MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 {
-	static const st_diff_cb cb = { diff_enter, diff_leave };
+	static const st_diff_cb cb = { diff_enter, jb_node_close };
 	http_fold_args fa;
-	diff_writer w;
+	jb_tree w;
 	MHD_Result_t ret;
 	int64_t base = 0, target = 0;
 	int rc;

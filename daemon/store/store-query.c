@@ -69,21 +69,6 @@ static int read_blocks(void *src, uint64_t from_ns, uint64_t to_ns, pe_block_cb 
 	return r->rd ? r->st->ops->read_blocks(r->rd, from_ns, to_ns, cb, ctx) : -1;
 }
 
-static void to_pe_filter(const st_fold_filter *f, pe_filter *out)
-{
-	out->event = f->event;
-	out->comm = f->comm;
-	out->pid = f->pid;
-	out->tid = f->tid;
-	out->from_ns = f->from_ns;
-	out->to_ns = f->to_ns;
-	out->with_pid = f->with_pid;
-	out->with_tid = f->with_tid;
-	out->kernel = f->kernel;
-	out->any_order = f->any_order;
-	out->max_nodes = f->max_nodes;
-}
-
 /* Opens profile id and selects what pf asks for; the snapshot is ended
  * (nothing after selecting reads stored data). 0, 1 = not ready, -1. */
 static int open_selected(st_store *st, int64_t id, const pe_filter *pf, reading *r,
@@ -116,31 +101,13 @@ int st_profile_generation(st_store *st, int64_t id, int64_t *gen)
 
 int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx)
 {
-	pe_filter pf;
 	pe_selection *sel;
 	reading r;
 	int rc;
 
-	to_pe_filter(f, &pf);
-	if ((rc = open_selected(st, id, &pf, &r, &sel)) != 0)
+	if ((rc = open_selected(st, id, f, &r, &sel)) != 0)
 		return rc;
-	rc = pe_fold(r.m, &pf, sel, cb, ctx);
-	pe_selection_free(sel);
-	close_profile(&r);
-	return rc;
-}
-
-/* The flame graph of one profile to a pe_tree_cb. */
-static int flame(st_store *st, int64_t id, const pe_filter *pf, int by_samples,
-		 const pe_tree_cb *cb, void *ctx)
-{
-	pe_selection *sel;
-	reading r;
-	int rc;
-
-	if ((rc = open_selected(st, id, pf, &r, &sel)) != 0)
-		return rc;
-	rc = pe_flame(r.m, pf, sel, by_samples, cb, ctx);
+	rc = pe_fold(r.m, f, sel, cb, ctx);
 	pe_selection_free(sel);
 	close_profile(&r);
 	return rc;
@@ -149,30 +116,32 @@ static int flame(st_store *st, int64_t id, const pe_filter *pf, int by_samples,
 int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	     const st_tree_cb *cb, void *ctx)
 {
-	pe_tree_cb tcb = { cb->enter, cb->leave };
-	pe_filter pf;
+	pe_selection *sel;
+	reading r;
+	int rc;
 
-	to_pe_filter(f, &pf);
-	return flame(st, id, &pf, by_samples, &tcb, ctx);
+	if ((rc = open_selected(st, id, f, &r, &sel)) != 0)
+		return rc;
+	rc = pe_flame(r.m, f, sel, by_samples, cb, ctx);
+	pe_selection_free(sel);
+	close_profile(&r);
+	return rc;
 }
 
 int st_diff(st_store *st, int64_t base, int64_t target, const st_fold_filter *f,
 	    int by_samples, const st_diff_cb *cb, void *ctx)
 {
-	pe_diff_cb dcb = { cb->enter, cb->leave };
 	pe_diff *d = pe_diff_new();
-	pe_filter pf;
 	int rc, side;
 
 	if (!d)
 		return -2;
-	to_pe_filter(f, &pf);
 	for (side = 0, rc = 0; side < 2 && rc == 0 && !pe_diff_failed(d); side++) {
 		pe_diff_side(d, side);
-		rc = flame(st, side ? target : base, &pf, by_samples, &pe_diff_tree_cb, d);
+		rc = st_flame(st, side ? target : base, f, by_samples, &pe_diff_tree_cb, d);
 	}
 	if (rc == 0)
-		rc = pe_diff_failed(d) ? -2 : pe_diff_walk(d, &dcb, ctx);
+		rc = pe_diff_failed(d) ? -2 : pe_diff_walk(d, cb, ctx);
 	pe_diff_free(d);
 	return rc;
 }
@@ -180,7 +149,7 @@ int st_diff(st_store *st, int64_t base, int64_t target, const st_fold_filter *f,
 json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 		    int *notfound)
 {
-	pe_filter pf;
+	pe_filter pf = *f;
 	pe_selection *sel;
 	pe_top_row *rows = NULL;
 	json_t *arr = NULL;
@@ -188,7 +157,6 @@ json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_sa
 	size_t n = 0, i;
 	int rc;
 
-	to_pe_filter(f, &pf);
 	pf.with_pid = pf.with_tid = 0;
 	rc = open_selected(st, id, &pf, &r, &sel);
 	*notfound = rc == 1;

@@ -127,21 +127,11 @@ int st_writer_sample(st_writer *w, const st_sample *x)
 
 int st_writer_sample_hint(st_writer *w, const st_sample *x, uint32_t *agg_hint)
 {
-	pe_sample s;
 	int rc;
 
 	if (w->failed)
 		return -1;
-	s.event = x->event;
-	s.time = x->time;
-	s.cpu = x->cpu;
-	s.pid = x->pid;
-	s.tid = x->tid;
-	s.period = x->period;
-	s.weight = x->weight;
-	s.stack = x->stack;
-	s.comm = x->comm;
-	rc = pe_builder_sample(w->b, &s, agg_hint);
+	rc = pe_builder_sample(w->b, x, agg_hint);
 	/* a full block: one transaction, the write lock held for its inserts only */
 	return rc > 0 ? flush(w, 1) : rc;
 }

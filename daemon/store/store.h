@@ -23,6 +23,9 @@
 
 #include <jansson.h>
 
+#include "store/engine/builder.h"
+#include "store/engine/query.h"
+
 typedef struct st_store st_store;
 
 /* `where` is --db: a file path (SQLite), or a postgresql:// or postgres://
@@ -87,23 +90,16 @@ int st_counts_get(st_store *st, st_counts *c);
 
 /* ---- folded stacks ------------------------------------------------------ */
 
-typedef struct st_fold_filter {
-	const char *event;		/* NULL = the first sample's event */
-	const char *comm;		/* NULL = any */
-	int64_t pid, tid;		/* -1 = any */
-	uint64_t from_ns, to_ns;	/* 0 = open */
-	int with_pid, with_tid;		/* comm-PID / comm-PID/TID first frames */
-	int kernel;			/* kernel frames get "_[k]" */
-	int any_order;			/* lines may come unsorted and a text more
-					   than once (the caller adds them up) */
-	size_t max_nodes;		/* st_flame only: 0 = every node; else the
-					   largest this many (see st_flame) */
-} st_fold_filter;
+/* The filters of a folded-stack question (store/engine/query.h says what
+ * each field means): event, comm, pid, tid, from_ns/to_ns, with_pid,
+ * with_tid, kernel, any_order (st_fold: lines may come unsorted and a text
+ * more than once; the caller adds them up), max_nodes (st_flame only). */
+typedef pe_filter st_fold_filter;
 
 /* One call per distinct folded stack, in the order stackcollapse-perf
  * prints them (sorted bytewise): `line` is "comm;outer;...;leaf" (comm as
  * with_pid/with_tid ask), with no ';' inside a frame. */
-typedef int (*st_fold_cb)(void *ctx, const char *line, uint64_t samples, uint64_t period);
+typedef pe_fold_cb st_fold_cb;
 /* 1 = no such profile or not ready. Without a time range the answer comes
  * from the profile's aggregate (kept in memory); a time range reads the
  * sample blocks it overlaps. */
@@ -120,10 +116,7 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
  * smaller subtrees are left out, their values still counted in their
  * parents'. 1 = not ready. Built from the stack tree, no folded text in
  * between. */
-typedef struct st_tree_cb {
-	int (*enter)(void *ctx, const char *name, size_t len, const char *dso, uint64_t value);
-	int (*leave)(void *ctx);
-} st_tree_cb;
+typedef pe_tree_cb st_tree_cb;	/* enter(ctx, name, len, dso, value), leave(ctx) */
 int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	     const st_tree_cb *cb, void *ctx);
 
@@ -142,11 +135,7 @@ int st_profile_generation(st_store *st, int64_t id, int64_t *gen);
  * one tree, handed out depth first like st_flame's, each node with both
  * values (0 where a profile lacks it). 1 = either is not a ready profile;
  * -2 out of memory. */
-typedef struct st_diff_cb {
-	int (*enter)(void *ctx, const char *name, size_t len, const char *dso, uint64_t base,
-		     uint64_t target);
-	int (*leave)(void *ctx);
-} st_diff_cb;
+typedef pe_diff_cb st_diff_cb;	/* enter(ctx, name, len, dso, base, target), leave(ctx) */
 int st_diff(st_store *st, int64_t base, int64_t target, const st_fold_filter *f,
 	    int by_samples, const st_diff_cb *cb, void *ctx);
 
@@ -192,15 +181,11 @@ uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int re
 /* The stack node for `frame` under `parent` (0 = root), interned. 0 on error. */
 uint32_t st_writer_stack(st_writer *w, uint32_t parent, uint32_t frame);
 
-typedef struct st_sample {
-	uint32_t event;		/* event index */
-	uint64_t time;
-	uint32_t cpu, pid, tid;
-	uint64_t period;	/* as stackcollapse-perf weighs it: 1 without PERIOD */
-	uint64_t weight;
-	uint32_t stack;		/* leaf stack node (0 = empty stack) */
-	uint32_t comm;		/* string id of the thread's comm then */
-} st_sample;
+/* A sample (store/engine/builder.h): event index, time, cpu, pid, tid,
+ * period (as stackcollapse-perf weighs it: 1 without PERIOD), weight, the
+ * leaf stack node (0 = empty stack) and the string id of the thread's comm
+ * then. */
+typedef pe_sample st_sample;
 /* Samples are kept in compressed blocks of a few thousand, and counted per
  * (event, pid, tid, comm, stack) for the aggregate written at the end. */
 int st_writer_sample(st_writer *w, const st_sample *s);
