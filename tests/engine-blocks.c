@@ -178,6 +178,7 @@ static void test_cache(void)
 	pe_cache *cache = pe_cache_new(bound);
 
 	pe_cache_put(cache, a);
+	pe_cache_release(cache, a);	/* put's reference */
 	got = pe_cache_get(cache, 1, 1);
 	CHECK(got == a, "found by id and generation");
 	CHECK(!pe_cache_get(cache, 1, 2), "not another generation");
