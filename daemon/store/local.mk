@@ -10,7 +10,9 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/store/engine/block.h daemon/store/engine/block.c \
 	daemon/store/engine/builder.h daemon/store/engine/builder.c \
 	daemon/store/engine/query.h daemon/store/engine/query-int.h \
+	daemon/store/engine/tree-int.h daemon/store/engine/tree.c \
 	daemon/store/engine/select.c daemon/store/engine/fold.c daemon/store/engine/flame.c \
+	daemon/store/engine/sandwich.c daemon/store/engine/annotate.c \
 	daemon/store/engine/top.c daemon/store/engine/timeline.c daemon/store/engine/threads.c \
 	daemon/store/engine/diff.c daemon/store/engine/aggregate.c \
 	daemon/store/sqlite/db.h daemon/store/sqlite/db.c \
