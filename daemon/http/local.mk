@@ -5,7 +5,7 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/http/respond.c \
 	daemon/http/jsonbuf.c daemon/http/jsonbuf.h \
 	daemon/http/profiles.c \
-	daemon/http/queries.c \
+	daemon/http/queries.c daemon/http/views.c \
 	daemon/http/compare.c \
 	daemon/http/health.c \
 	daemon/http/static.c \

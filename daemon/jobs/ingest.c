@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "jobs/ingest.h"
+#include "jobs/offcpu.h"
 #include "log.h"
 #include "perfdata.h"
 #include "dso.h"
@@ -27,6 +28,8 @@
 #define ING_CHECK_STOP 4096	/* records between looks at the stop flag */
 #define ING_MAX_DSOS 4096	/* distinct dsos remembered for re-symbolization */
 #define ING_TIME_EVERY 16	/* records between timed ones (a power of 2) */
+#define ING_KINDS 256		/* events whose off-CPU kind is remembered by index */
+#define PD_ATTR_CONTEXT_SWITCH (1ULL << 26)	/* perf_event_attr.context_switch */
 
 /* The phases of a record's handling, timed on every ING_TIME_EVERY-th. */
 enum { PH_READ, PH_SYMBOLIZE, PH_INTERN, PH_SAMPLE, PH_OTHER, PH_NR };
@@ -62,6 +65,8 @@ typedef struct chain_slot {
 	uint32_t node, comm, st_pid, st_tid;
 	int all_named;
 	uint32_t agg;		/* the writer's aggregate row hint (0 = none) */
+	uint32_t leaf_frame;	/* the leaf node's frame and its address */
+	uint64_t leaf_addr;
 } chain_slot;
 
 /*
@@ -127,6 +132,12 @@ typedef struct ingest {
 				   writer dedups them all, this saves it the lookup */
 	int timing;		/* this record is timed */
 	uint64_t ns[PH_NR];	/* timed records' nanoseconds by phase */
+	/* off-CPU time (offcpu.h): the tracker once a sched_switch sample came
+	 * from a recording with switch events, each event's kind by index */
+	oc_tracker *oc;
+	int oc_checked;
+	signed char kinds[ING_KINDS];	/* enum oc_kind + 1; 0 = not looked at */
+	uint64_t last_time;	/* the latest real sample time */
 } ingest;
 
 static uint64_t now_ns(void)
@@ -188,7 +199,8 @@ static chain_slot *chain_lookup(ingest *in, const pd_record *r, uint64_t h)
 
 /* The slot now holding the answer, NULL when it could not be kept. */
 static chain_slot *chain_store(ingest *in, const pd_record *r, uint64_t h, uint32_t node,
-			uint32_t comm, uint32_t pid, uint32_t tid, int all_named)
+			uint32_t comm, uint32_t pid, uint32_t tid, int all_named,
+			uint32_t leaf_frame, uint64_t leaf_addr)
 {
 	const pd_sample *s = &r->u.sample;
 	chain_slot *c = &in->chains[h & (ING_CHAIN_SLOTS - 1)];
@@ -217,6 +229,8 @@ static chain_slot *chain_store(ingest *in, const pd_record *r, uint64_t h, uint3
 	c->st_pid = pid;
 	c->st_tid = tid;
 	c->all_named = all_named;
+	c->leaf_frame = leaf_frame;
+	c->leaf_addr = leaf_addr;
 	return c;
 }
 
@@ -513,6 +527,100 @@ static uint64_t nr_markers(const pd_record *r)
 	return n;
 }
 
+/* The off-CPU kind (offcpu.h) of the sample's event, looked up once per event. */
+static int event_kind(ingest *in, const pd_event *ev)
+{
+	int k;
+
+	if (!ev)
+		return OC_OTHER;
+	if (ev->index < ING_KINDS && in->kinds[ev->index])
+		return in->kinds[ev->index] - 1;
+	k = oc_event_kind(ev->name);
+	if (ev->index < ING_KINDS)
+		in->kinds[ev->index] = (signed char)(k + 1);
+	return k;
+}
+
+/* Switch events recorded (perf record --switch-events): then the tracker. */
+static void offcpu_start(ingest *in, pd_file *f)
+{
+	size_t i;
+
+	in->oc_checked = 1;
+	for (i = 0; i < pd_nr_events(f); i++)
+		if (pd_get_event(f, i)->attr.flags & PD_ATTR_CONTEXT_SWITCH) {
+			in->oc = oc_new();	/* NULL: off-CPU time is not measured */
+			return;
+		}
+}
+
+/* A sample's off-CPU time: perf --off-cpu's period, or (a sched_switch
+ * sample) held until its thread's switch-in. 1 = write row now, 0 = held,
+ * -1 = error. */
+static int offcpu_sample(ingest *in, const pd_sample *s, st_sample *row)
+{
+	st_sample out;
+	int rc;
+
+	switch (event_kind(in, s->event)) {
+	case OC_OFFCPU_TIME:
+		row->offcpu = row->period;
+		/* no real time: at the end of what was recorded */
+		if (row->time >= OC_OFFCPU_TIMESTAMP)
+			row->time = in->last_time;
+		return 1;
+	case OC_SWITCH:
+		if (!in->oc)
+			return 1;
+		rc = oc_hold(in->oc, row, &out);
+		if (rc == 1 && st_writer_sample(in->w, &out) < 0)
+			return -1;
+		return rc < 0 ? -1 : rc == 2;
+	default:
+		if (row->time > in->last_time && row->time < OC_OFFCPU_TIMESTAMP)
+			in->last_time = row->time;
+		return 1;
+	}
+}
+
+/* A thread switched out (preempted or not), or in: its held switch-out
+ * sample, with its off-CPU time. */
+static int on_switch(ingest *in, const pd_record *r)
+{
+	st_sample out;
+
+	if (!in->oc || !r->has_sample_id)
+		return 0;
+	if (r->u.sw.out) {
+		oc_switch_out(in->oc, r->sample_id.tid, r->u.sw.preempt);
+		return 0;
+	}
+	if (!oc_switch_in(in->oc, r->sample_id.tid, r->sample_id.time, &out))
+		return 0;
+	return st_writer_sample(in->w, &out);
+}
+
+/* The end: samples still held are written with what they have (0). */
+static int offcpu_end(ingest *in, int64_t id)
+{
+	st_sample out;
+	oc_stats os;
+
+	if (!in->oc)
+		return 0;
+	while (oc_drain(in->oc, &out))
+		if (st_writer_sample(in->w, &out) < 0)
+			return -1;
+	oc_get_stats(in->oc, &os);
+	log_info("msg=\"off-cpu\" id=%lld intervals=%llu preempted=%llu ns=%llu"
+		 " switch_ins_unmatched=%llu switch_outs_unmatched=%llu", (long long)id,
+		 (unsigned long long)os.intervals, (unsigned long long)os.preempted,
+		 (unsigned long long)os.ns, (unsigned long long)os.unmatched_in,
+		 (unsigned long long)os.never_in);
+	return 0;
+}
+
 static int on_sample(ingest *in, const pd_record *r)
 {
 	const pd_sample *s = &r->u.sample;
@@ -522,7 +630,8 @@ static int on_sample(ingest *in, const pd_record *r)
 	chain_slot *hit = NULL;
 	tail_slot *tail = NULL;
 	long leaf = -1;
-	uint32_t callers = 0;
+	uint32_t callers = 0, leaf_fid = 0;
+	uint64_t leaf_addr = 0;
 	int callers_named = 1;
 	pd_stack st;
 	st_sample row;
@@ -540,6 +649,8 @@ static int on_sample(ingest *in, const pd_record *r)
 		pid = hit->st_pid;
 		tid = hit->st_tid;
 		all_named = hit->all_named;
+		leaf_fid = hit->leaf_frame;
+		leaf_addr = hit->leaf_addr;
 		goto write;
 	}
 	if (cacheable && in->tails && (leaf = tail_leaf(r)) >= 0) {
@@ -554,18 +665,22 @@ static int on_sample(ingest *in, const pd_record *r)
 		if (pd_symbolize(in->sym, &one, &st) < 0)
 			return -1;
 		phase_end(in, PH_SYMBOLIZE, &t);
-		if (st.nr == 1) {
-			uint32_t fid = store_frame(in, &st.frames[0], &failed);
+		/* a dropped leaf frame leaves the callers' leaf, whose address
+		 * the whole chain gives */
+		uint32_t fid = st.nr == 1 ? store_frame(in, &st.frames[0], &failed) : 0;
 
-			if (failed)
-				return -1;
+		if (failed)
+			return -1;
+		if (fid) {
+			leaf_fid = fid;
+			leaf_addr = st.frames[0].dso_off;
 			node = tail->node;
 			all_named = tail->all_named;
 			if (!st.frames[0].sym) {
 				all_named = 0;
 				note_unresolved(in, st.frames[0].dso);
 			}
-			if (fid && !(node = st_writer_stack(in->w, node, fid)))
+			if (!(node = st_writer_stack(in->w, node, fid)))
 				return -1;
 			comm = tail->comm;
 			pid = tail->st_pid;
@@ -593,6 +708,8 @@ static int on_sample(ingest *in, const pd_record *r)
 		}
 		if (!fid)
 			continue;
+		leaf_fid = fid;	/* the innermost frame kept is the leaf */
+		leaf_addr = st.frames[i].dso_off;
 		node = st_writer_stack(in->w, node, fid);
 		if (!node)
 			return -1;
@@ -606,7 +723,7 @@ static int on_sample(ingest *in, const pd_record *r)
 		tail_store(in, r, leaf, th, callers, comm, pid, tid, callers_named);
 store:
 	if (cacheable)
-		hit = chain_store(in, r, h, node, comm, pid, tid, all_named);
+		hit = chain_store(in, r, h, node, comm, pid, tid, all_named, leaf_fid, leaf_addr);
 write:
 	phase_end(in, PH_INTERN, &t);
 	memset(&row, 0, sizeof(row));
@@ -620,9 +737,20 @@ write:
 	row.weight = s->weight;
 	row.stack = node;
 	row.comm = comm;
+	row.leaf_frame = leaf_fid;
+	row.leaf_addr = leaf_addr;
 	in->samples++;
 	if (all_named)
 		in->resolved_samples++;
+	switch (offcpu_sample(in, s, &row)) {
+	case 1:
+		break;
+	case 0:
+		phase_end(in, PH_SAMPLE, &t);
+		return 0;
+	default:
+		return -1;
+	}
 	if (st_writer_sample_hint(in->w, &row, hit ? &hit->agg : NULL) < 0)
 		return -1;
 	phase_end(in, PH_SAMPLE, &t);
@@ -876,7 +1004,13 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 			log_debug("msg=\"symbolizer limit\" id=%lld", (long long)id);
 		switch (r.type) {
 		case PD_RECORD_SAMPLE:
+			if (!in.oc_checked)
+				offcpu_start(&in, f);
 			wrc = on_sample(&in, &r);
+			break;
+		case PD_RECORD_SWITCH:
+		case PD_RECORD_SWITCH_CPU_WIDE:
+			wrc = on_switch(&in, &r);
 			break;
 		case PD_RECORD_MMAP:
 		case PD_RECORD_MMAP2:
@@ -897,6 +1031,10 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	}
 	if (rc < 0)
 		goto parse_error;
+	if (offcpu_end(&in, id) < 0) {
+		snprintf(res->msg, sizeof(res->msg), "storage error while writing the profile");
+		goto out;
+	}
 	t_fin = now_ns();
 	for (i = 0; i < PH_NR; i++)
 		in.ns[i] *= ING_TIME_EVERY;
@@ -928,6 +1066,7 @@ out:
 	dsos_free(&in);
 	chain_cache_free(&in);
 	tail_cache_free(&in);
+	oc_free(in.oc);
 	free(in.foffs);
 	if (in.frames) {
 		for (i = 0; i < ING_FRAME_SLOTS; i++) {

@@ -4,6 +4,7 @@
 daemon_libperfhubd_a_SOURCES += \
 	daemon/store/store.h daemon/store/store-int.h daemon/store/persist.h \
 	daemon/store/store.c daemon/store/store-query.c daemon/store/store-writer.c \
+	daemon/store/store-views.c \
 	daemon/store/engine/model.h daemon/store/engine/model-int.h daemon/store/engine/model.c \
 	daemon/store/engine/cache.h daemon/store/engine/cache.c \
 	daemon/store/engine/hashmap.h daemon/store/engine/hashmap.c \

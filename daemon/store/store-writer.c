@@ -177,8 +177,16 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 	uint64_t t0;
 	int rc = -1;
 
-	/* the last block alone, then the aggregate and the status: ready and
-	 * complete become visible at once */
+	/* the leaf addresses in batches, the last block alone, then the
+	 * aggregate and the status: ready and complete become visible at once */
+	while ((rc = pe_builder_leaf_rows(w->b, PE_ROWS_MAX)) > 0)
+		if (flush(w, 0) < 0)
+			goto fail;
+	rc = -1;
+	if (pe_builder_leaf_dropped(w->b))
+		log_info("msg=\"leaf addresses capped\" profile=%lld kept=%d samples_left_out=%llu",
+			 (long long)w->id, PE_MAX_LEAF_ADDRS,
+			 (unsigned long long)pe_builder_leaf_dropped(w->b));
 	if (flush(w, 1) < 0)
 		goto fail;
 	t0 = now_ns();

@@ -1,0 +1,265 @@
+/* views.c - deeper views of one profile: callers and callees of a function (/sandwich), its code and source lines with their samples (/annotate). */
+#include "config.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http/http.h"
+#include "http/jsonbuf.h"
+
+#define API_MAX_FUNCTION 4096		/* bytes of a function name asked for */
+#define API_MAX_SOURCE_LINES 20000	/* lines of source text in one answer */
+
+/* The function parameter, or NULL after queuing a 400 (*ret). */
+static const char *function_arg(api *a, struct MHD_Connection *conn, MHD_Result_t *ret)
+{
+	const char *fn = http_arg(conn, "function");
+
+	if (!fn || !*fn || strlen(fn) > API_MAX_FUNCTION) {
+		*ret = http_reply_error(a, conn, 400, "missing or bad parameter 'function' (a name as"
+					" /top lists it, at most %d bytes)", API_MAX_FUNCTION);
+		return NULL;
+	}
+	return fn;
+}
+
+/* The answer key of a view of one function: the query's, the names after.
+ * 0, or 1 when nothing is to be kept. */
+static int view_key(api *a, const char *endpoint, int64_t id, const http_fold_args *fa,
+		    int64_t extra, const char *fn, const char *dso, char key[API_KEY_LEN])
+{
+	size_t l;
+	int n;
+
+	if (http_answer_key(a, endpoint, id, fa, extra, key) != 0)
+		return 1;
+	l = strlen(key);
+	n = snprintf(key + l, API_KEY_LEN - l, "|%zu:%s|%zu:%s", strlen(fn), fn,
+		     dso ? strlen(dso) : 0, dso ? dso : "");
+	return n < 0 || (size_t)n >= API_KEY_LEN - l;
+}
+
+/* ---- /sandwich ---------------------------------------------------------------------- */
+
+static MHD_Result_t sandwich_answer(api *a, struct MHD_Connection *conn, int64_t id,
+				    const http_fold_args *fa, const char *fn, const char *key)
+{
+	static const st_tree_cb cb = { jb_node_enter, jb_node_close };
+	jb_tree up, down;
+	jbuf b = { 0 };
+	int rc;
+
+	memset(&up, 0, sizeof(up));
+	memset(&down, 0, sizeof(down));
+	rc = st_sandwich(a->st, id, &fa->f, fa->by_samples, fn, &cb, &up, &cb, &down);
+	if (rc == 0 && !up.b.oom && !down.b.oom && up.b.p && down.b.p) {
+		jb_add(&b, "{\"function\":", 12);
+		jb_json_str(&b, fn, strlen(fn));
+		jb_add(&b, ",\"weight\":\"", 11);
+		jb_add(&b, http_weight_name(fa), strlen(http_weight_name(fa)));
+		jb_add(&b, "\",\"callers\":", 12);
+		jb_add(&b, up.b.p, up.b.len);
+		jb_add(&b, ",\"callees\":", 11);
+		jb_add(&b, down.b.p, down.b.len);
+		jb_add(&b, "}", 1);
+	}
+	free(up.b.p);
+	free(down.b.p);
+	if (rc != 0 || b.oom || !b.p) {
+		free(b.p);
+		if (rc == 1)
+			return http_reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
+		if (rc == 2)
+			return http_reply_error(a, conn, 404, "no function '%.200s' in profile %lld", fn,
+						(long long)id);
+		return http_reply_error(a, conn, 500, rc < 0 ? "storage error" : "out of memory");
+	}
+	b.p[b.len] = 0;
+	return http_reply_keep(a, conn, b.p, b.len, "application/json", key);
+}
+
+MHD_Result_t http_get_sandwich(api *a, struct MHD_Connection *conn, int64_t id)
+{
+	http_fold_args fa;
+	MHD_Result_t ret;
+	char key[API_KEY_LEN];
+	int64_t max_nodes = 0;
+	const char *fn;
+	int keep, claimed = 0;
+
+	if (!(fn = function_arg(a, conn, &ret)))
+		return ret;
+	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0 ||
+	    http_measure_check(a, conn, id, &fa, &ret) < 0)
+		return ret;
+	if (http_arg_i64(conn, "max_nodes", 1, INT32_MAX, &max_nodes) < 0)
+		return http_reply_error(a, conn, 400, "bad parameter 'max_nodes' (1..%d)", INT32_MAX);
+	fa.f.max_nodes = (size_t)max_nodes;
+	keep = view_key(a, "sandwich", id, &fa, max_nodes, fn, NULL, key) == 0;
+	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, &claimed))
+		return ret;
+	ret = sandwich_answer(a, conn, id, &fa, fn, keep ? key : NULL);
+	if (claimed)
+		qc_unclaim(a->qc, key);
+	return ret;
+}
+
+/* ---- /annotate ---------------------------------------------------------------------- */
+
+static json_t *hex_addr(uint64_t v)
+{
+	char s[24];
+
+	snprintf(s, sizeof(s), "0x%" PRIx64, v);
+	return json_string(s);
+}
+
+/* The source text of the function's lines in its own file, when a
+ * --source-root allows that file. */
+static json_t *source_json(api *a, const an_result *r)
+{
+	unsigned first = UINT32_MAX, last = 0, n, i;
+	char **text;
+	json_t *arr;
+	size_t k;
+
+	if (r->function_file < 0)
+		return NULL;
+	for (k = 0; k < r->nr_lines; k++)
+		if (r->lines[k].file == r->function_file) {
+			if (r->lines[k].line < first)
+				first = r->lines[k].line;
+			if (r->lines[k].line > last)
+				last = r->lines[k].line;
+		}
+	if (!last || last - first >= API_MAX_SOURCE_LINES)
+		return NULL;
+	if (code_source(a->code, r->files[r->function_file], first, last, &text) != 0)
+		return NULL;
+	n = last - first + 1;
+	arr = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, text[i] ? json_string(text[i]) : json_null());
+	an_source_free(text, n);
+	return json_pack("{s:s,s:I,s:o}", "file", r->files[r->function_file], "first_line",
+			 (json_int_t)first, "text", arr);
+}
+
+/* The answer of one DSO's addresses, code and lines annotated. */
+static json_t *annotate_json(api *a, const http_fold_args *fa, const char *fn,
+			     const st_annotation *an, const st_annot_dso *d)
+{
+	an_result r;
+	json_t *o, *lines, *insns, *others, *src;
+	const char *ffile;
+	size_t i;
+
+	if (code_annotate(a->code, d->dso, d->build_id, d->kernel, d->addrs, d->n, &r) < 0)
+		return NULL;
+	ffile = r.function_file >= 0 ? r.files[r.function_file] : NULL;
+	lines = json_array();
+	for (i = 0; i < r.nr_lines; i++) {
+		const an_line *l = &r.lines[i];
+		json_t *e = json_pack("{s:I,s:I}", "line", (json_int_t)l->line, "samples",
+				      (json_int_t)(fa->by_samples ? l->samples : l->value));
+		/* inlined code from another file says which */
+		if (l->file != r.function_file)
+			json_object_set_new(e, "file", json_string(r.files[l->file]));
+		json_array_append_new(lines, e);
+	}
+	insns = json_array();
+	for (i = 0; i < r.nr_insns; i++) {
+		const an_insn *in = &r.insns[i];
+		json_t *e = json_pack("{s:o,s:s?,s:o,s:I}", "address", hex_addr(in->addr), "text",
+				      in->text, "line", in->file >= 0 ? json_integer(in->line) :
+				      json_null(), "samples",
+				      (json_int_t)(fa->by_samples ? in->samples : in->value));
+		if (in->file >= 0 && in->file != r.function_file)
+			json_object_set_new(e, "file", json_string(r.files[in->file]));
+		json_array_append_new(insns, e);
+	}
+	o = json_pack("{s:s,s:s,s:s?,s:s?,s:s?,s:s?,s:I,s:s,s:s?,s:o,s:o}", "function", fn,
+		      "weight", http_weight_name(fa), "dso", d->dso, "build_id",
+		      d->build_id[0] ? d->build_id : NULL, "file", ffile, "symbol", r.symbol,
+		      "self", (json_int_t)(fa->by_samples ? d->samples : d->value),
+		      "addresses", d->kernel ? "kernel" : r.mapped ? "dso" : "file_offset",
+		      "disassembler", r.disassembler, "lines", lines, "instructions", insns);
+	if (o && r.problem[0])
+		json_object_set_new(o, "problem", json_string(r.problem));
+	if (o && (src = source_json(a, &r)))
+		json_object_set_new(o, "source", src);
+	/* a name in several DSOs: the others, so the sums can be told apart */
+	if (o && an->n > 1) {
+		others = json_array();
+		for (i = 0; i < an->n; i++)
+			if (&an->dsos[i] != d)
+				json_array_append_new(others, json_pack("{s:s?,s:I}", "dso",
+					an->dsos[i].dso, "self", (json_int_t)(fa->by_samples ?
+					an->dsos[i].samples : an->dsos[i].value)));
+		json_object_set_new(o, "other_dsos", others);
+	}
+	an_result_free(&r);
+	return o;
+}
+
+MHD_Result_t http_get_annotate(api *a, struct MHD_Connection *conn, int64_t id)
+{
+	http_fold_args fa;
+	MHD_Result_t ret;
+	char key[API_KEY_LEN];
+	st_annotation an;
+	const st_annot_dso *d = NULL;
+	const char *fn, *want;
+	json_t *o;
+	size_t i;
+	int keep, claimed = 0, rc;
+
+	if (!(fn = function_arg(a, conn, &ret)))
+		return ret;
+	if (http_fold_args_parse(a, conn, &fa, "samples", &ret) < 0)
+		return ret;
+	if (fa.f.comm || fa.f.pid >= 0 || fa.f.tid >= 0 || fa.f.from_ns || fa.f.to_ns)
+		return http_reply_error(a, conn, 400, "annotate takes function, event, weight and"
+					" dso (no comm, pid, tid or time range)");
+	if (http_measure_check(a, conn, id, &fa, &ret) < 0)
+		return ret;
+	want = http_arg(conn, "dso");
+	if (want && strlen(want) > API_MAX_FUNCTION)
+		return http_reply_error(a, conn, 400, "bad parameter 'dso'");
+	keep = view_key(a, "annotate", id, &fa, 0, fn, want, key) == 0;
+	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, &claimed))
+		return ret;
+	rc = st_annotate(a->st, id, &fa.f, fn, &an);
+	if (rc == 1 || rc == 2) {
+		ret = rc == 1 ? http_reply_error(a, conn, 404, "no ready profile %lld", (long long)id) :
+		      http_reply_error(a, conn, 404, "no function '%.200s' in profile %lld", fn,
+				       (long long)id);
+		goto out;
+	}
+	if (rc < 0) {
+		ret = http_reply_error(a, conn, 500, "storage error");
+		goto out;
+	}
+	/* the DSO asked for, else the one with the most samples */
+	for (i = 0; i < an.n && !d; i++)
+		if (!want || (an.dsos[i].dso && !strcmp(an.dsos[i].dso, want)))
+			d = &an.dsos[i];
+	if (!d) {
+		ret = want ? http_reply_error(a, conn, 404, "function '%.200s' has no samples in dso"
+					      " '%.200s'", fn, want) :
+		      http_reply_json(a, conn, 200, json_pack("{s:s,s:s,s:I,s:[],s:[]}", "function",
+					fn, "weight", http_weight_name(&fa), "self", (json_int_t)0,
+					"lines", "instructions"));
+		goto out;
+	}
+	o = annotate_json(a, &fa, fn, &an, d);
+	ret = o ? http_reply_json_keep(a, conn, o, keep ? key : NULL) :
+	      http_reply_error(a, conn, 500, "out of memory");
+out:
+	st_annotation_free(&an);
+	if (claimed)
+		qc_unclaim(a->qc, key);
+	return ret;
+}
