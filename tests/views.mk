@@ -1,0 +1,17 @@
+# tests/views.mk: the deeper views of one profile - off-CPU time, callers
+# and callees, annotation - on programs built and recorded at test time,
+# against perf script and perf annotate on the same files; the off-CPU
+# tracker alone; synthetic recordings that pin each off-CPU rule.
+EXTRA_DIST += tests/views_common.py
+check_PROGRAMS += tests/jobs-offcpu tests/views-gen
+TESTS += tests/jobs-offcpu
+tests_jobs_offcpu_SOURCES = tests/jobs-offcpu.c tests/check.h
+tests_jobs_offcpu_CPPFLAGS = $(DAEMON_CPPFLAGS)
+tests_jobs_offcpu_CFLAGS = $(DAEMON_CFLAGS)
+tests_jobs_offcpu_LDADD = $(DAEMON_LIBS)
+tests_views_gen_SOURCES = tests/views-gen.c $(PDWRITE_SOURCES)
+tests_views_gen_CFLAGS = $(PDWRITE_CFLAGS)
+tests_views_gen_LDADD = $(ZSTD_LIBS)
+VIEWS_TESTS = tests/views-offcpu.py tests/views-sandwich.py tests/views-annotate.py
+TESTS += $(VIEWS_TESTS)
+EXTRA_DIST += $(VIEWS_TESTS)
