@@ -12,6 +12,14 @@ tests_jobs_offcpu_LDADD = $(DAEMON_LIBS)
 tests_views_gen_SOURCES = tests/views-gen.c $(PDWRITE_SOURCES)
 tests_views_gen_CFLAGS = $(PDWRITE_CFLAGS)
 tests_views_gen_LDADD = $(ZSTD_LIBS)
-VIEWS_TESTS = tests/views-offcpu.py tests/views-sandwich.py tests/views-annotate.py
+VIEWS_TESTS = tests/views-offcpu.py tests/views-sandwich.py tests/views-annotate.py \
+	tests/views-migrate.py
 TESTS += $(VIEWS_TESTS)
 EXTRA_DIST += $(VIEWS_TESTS)
+# lib/annotate on this test's own code, damaged copies of it, source lines
+check_PROGRAMS += tests/lib-annotate
+TESTS += tests/lib-annotate
+tests_lib_annotate_SOURCES = tests/lib-annotate.c tests/check.h
+tests_lib_annotate_CPPFLAGS = $(AM_CPPFLAGS) $(COMMON_CPPFLAGS)
+tests_lib_annotate_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) -g
+tests_lib_annotate_LDADD = $(COMMON_LIBS)
