@@ -23,3 +23,4 @@ tests_lib_annotate_SOURCES = tests/lib-annotate.c tests/check.h
 tests_lib_annotate_CPPFLAGS = $(AM_CPPFLAGS) $(COMMON_CPPFLAGS)
 tests_lib_annotate_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) -g
 tests_lib_annotate_LDADD = $(COMMON_LIBS)
+dist_doc_DATA += docs/views.md
