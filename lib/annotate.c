@@ -164,7 +164,8 @@ static int load_syms(job *j, elf_in *x)
 		j->syms[j->nr_syms].name = s.st_name;
 		j->syms[j->nr_syms++].strndx = psh.sh_link;
 	}
-	qsort(j->syms, j->nr_syms, sizeof(*j->syms), cmp_fsym);
+	if (j->nr_syms > 1)
+		qsort(j->syms, j->nr_syms, sizeof(*j->syms), cmp_fsym);
 	j->symsrc = x;
 	return j->nr_syms > 0;
 }
@@ -360,7 +361,8 @@ static void sort_insns(job *j)
 	an_result *r = j->out;
 	size_t i, n = 0;
 
-	qsort(r->insns, r->nr_insns, sizeof(*r->insns), cmp_insn);
+	if (r->nr_insns > 1)
+		qsort(r->insns, r->nr_insns, sizeof(*r->insns), cmp_insn);
 	for (i = 0; i < r->nr_insns; i++) {
 		if (n && r->insns[n - 1].addr == r->insns[i].addr) {
 			free(r->insns[i].text);
@@ -439,14 +441,45 @@ static int file_index(job *j, const char *f)
 	return (int)r->nr_files++;
 }
 
+/* The compile unit holding addr: the last one found when it does, else
+ * through .debug_aranges, else (clang writes no aranges) each unit's
+ * ranges. 1 and *out, or 0. */
+typedef struct cu_cache {
+	Dwarf_Die last;
+	int have;
+} cu_cache;
+
+static int cu_of(Dwarf *dw, cu_cache *c, uint64_t addr, Dwarf_Die *out)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+
+	if (c->have && dwarf_haspc(&c->last, addr) > 0) {
+		*out = c->last;
+		return 1;
+	}
+	if (dwarf_addrdie(dw, addr, out))
+		goto found;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, out) && dwarf_haspc(out, addr) > 0)
+			goto found;
+		off = next;
+	}
+	return 0;
+found:
+	c->last = *out;
+	c->have = 1;
+	return 1;
+}
+
 /* The file the function at addr is declared in (its subprogram DIE). */
-static int decl_file(job *j, Dwarf *dw, uint64_t addr)
+static int decl_file(job *j, Dwarf *dw, cu_cache *cc, uint64_t addr)
 {
 	Dwarf_Die cu, *scopes = NULL;
 	const char *f = NULL;
 	int n, i, idx = -1;
 
-	if (!dwarf_addrdie(dw, addr, &cu))
+	if (!cu_of(dw, cc, addr, &cu))
 		return -1;
 	n = dwarf_getscopes(&cu, addr, &scopes);
 	for (i = n - 1; i >= 0 && !f; i--)
@@ -479,6 +512,7 @@ static void source_lines(job *j)
 {
 	an_result *r = j->out;
 	Dwarf *dw = NULL;
+	cu_cache cc = { .have = 0 };
 	size_t i, n = 0;
 
 	/* the debug file's DWARF, else the binary's own */
@@ -496,7 +530,7 @@ static void source_lines(job *j)
 		const char *src;
 		int line;
 
-		if (!dwarf_addrdie(dw, r->insns[i].addr, &cu) ||
+		if (!cu_of(dw, &cc, r->insns[i].addr, &cu) ||
 		    !(l = dwarf_getsrc_die(&cu, r->insns[i].addr)) ||
 		    !(src = dwarf_linesrc(l, NULL, NULL)) || dwarf_lineno(l, &line) != 0 || line <= 0)
 			continue;
@@ -504,7 +538,7 @@ static void source_lines(job *j)
 		r->insns[i].line = (unsigned)line;
 	}
 	if (r->start || r->end)
-		r->function_file = decl_file(j, dw, r->start);
+		r->function_file = decl_file(j, dw, &cc, r->start);
 	dwarf_end(dw);
 	/* lines: every one an instruction comes from */
 	if (!(r->lines = calloc(r->nr_insns + 1, sizeof(*r->lines)))) {
@@ -521,7 +555,8 @@ static void source_lines(job *j)
 	}
 	if (!n && r->nr_insns)
 		problem(r, "no line for these addresses in the DWARF");
-	qsort_r(r->lines, n, sizeof(*r->lines), cmp_line, r);
+	if (n > 1)
+		qsort_r(r->lines, n, sizeof(*r->lines), cmp_line, r);
 	r->nr_lines = 0;
 	for (i = 0; i < n; i++) {
 		an_line *last = r->nr_lines ? &r->lines[r->nr_lines - 1] : NULL;
@@ -599,7 +634,8 @@ int an_annotate(const an_request *rq, an_result *out)
 			out->mapped = 1;
 		sorted[i] = j.vaddr[i];
 	}
-	qsort(sorted, rq->n, sizeof(*sorted), cmp_u64);
+	if (rq->n > 1)
+		qsort(sorted, rq->n, sizeof(*sorted), cmp_u64);
 	if (!rq->kernel && out->mapped) {
 		if (!load_syms(&j, &j.dbg) && !j.oom)
 			load_syms(&j, &j.code);

@@ -69,7 +69,8 @@ static void merge(pe_annot_dso *d)
 {
 	size_t i, n = 0;
 
-	qsort(d->addrs, d->n, sizeof(*d->addrs), cmp_addr);
+	if (d->n > 1)
+		qsort(d->addrs, d->n, sizeof(*d->addrs), cmp_addr);
 	d->samples = d->value = 0;
 	for (i = 0; i < d->n; i++) {
 		d->samples += d->addrs[i].samples;
@@ -135,7 +136,8 @@ int pe_annotate(const pe_model *m, const pe_filter *f, const char *function,
 		out->samples += out->dsos[i].samples;
 		out->value += out->dsos[i].value;
 	}
-	qsort(out->dsos, out->n, sizeof(*out->dsos), cmp_dso);
+	if (out->n > 1)
+		qsort(out->dsos, out->n, sizeof(*out->dsos), cmp_dso);
 	rc = 0;
 out:
 	if (rc < 0)
