@@ -24,3 +24,6 @@ tests_lib_annotate_CPPFLAGS = $(AM_CPPFLAGS) $(COMMON_CPPFLAGS)
 tests_lib_annotate_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) -g
 tests_lib_annotate_LDADD = $(COMMON_LIBS)
 dist_doc_DATA += docs/views.md
+# make bench: the views beside perf annotate, perf report, perf script
+BENCHES += tests/bench-views
+EXTRA_DIST += tests/bench-views tests/bench_views.py
