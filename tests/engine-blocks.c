@@ -8,7 +8,7 @@
 #include "config.h"
 
 #include "engine_common.h"
-#include "store/engine/cache.h"
+#include "engine/cache.h"
 
 static void test_codec(void)
 {

@@ -2,7 +2,7 @@
  * store.h - perfhubd's profile store: what handlers and workers call.
  *
  * Behind it, two halves (store.c joins them): the profile engine
- * (store/engine/: the in-memory model of a profile and every algorithm
+ * (engine/: the in-memory model of a profile and every algorithm
  * that answers from it, no SQL) and a persistence backend chosen at
  * st_open() from --db (store/persist.h, the seam: SQLite in
  * store/sqlite/). No SQL leaves the backend; no caller knows which
@@ -23,8 +23,8 @@
 
 #include <jansson.h>
 
-#include "store/engine/builder.h"
-#include "store/engine/query.h"
+#include "engine/builder.h"
+#include "engine/query.h"
 
 typedef struct st_store st_store;
 
@@ -90,7 +90,7 @@ int st_counts_get(st_store *st, st_counts *c);
 
 /* ---- folded stacks ------------------------------------------------------ */
 
-/* The filters of a folded-stack question (store/engine/query.h says what
+/* The filters of a folded-stack question (engine/query.h says what
  * each field means): event, comm, pid, tid, from_ns/to_ns, with_pid,
  * with_tid, kernel, any_order (st_fold: lines may come unsorted and a text
  * more than once; the caller adds them up), max_nodes (st_flame only). */
@@ -181,7 +181,7 @@ uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int re
 /* The stack node for `frame` under `parent` (0 = root), interned. 0 on error. */
 uint32_t st_writer_stack(st_writer *w, uint32_t parent, uint32_t frame);
 
-/* A sample (store/engine/builder.h): event index, time, cpu, pid, tid,
+/* A sample (engine/builder.h): event index, time, cpu, pid, tid,
  * period (as stackcollapse-perf weighs it: 1 without PERIOD), weight, the
  * leaf stack node (0 = empty stack) and the string id of the thread's comm
  * then. */

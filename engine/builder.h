@@ -22,14 +22,14 @@
  *                        period_or_freq, freq, samples
  *   PE_ROW_RECORD        type (text), count
  */
-#ifndef PERFHUB_STORE_ENGINE_BUILDER_H
-#define PERFHUB_STORE_ENGINE_BUILDER_H
+#ifndef PERFHUB_ENGINE_BUILDER_H
+#define PERFHUB_ENGINE_BUILDER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/engine/block.h"
-#include "store/engine/model.h"
+#include "engine/block.h"
+#include "engine/model.h"
 
 #define PE_ROWS_MAX 65536	/* rows waiting for the next transaction, at most */
 #define PE_MAX_FRAME_OFFSETS 1000000	/* unresolved offsets kept per profile */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/engine/builder.h"
-#include "store/engine/hashmap.h"
+#include "engine/builder.h"
+#include "engine/hashmap.h"
 
 struct pe_builder {
 	uint64_t nr_samples, nr_comms, nr_maps, nr_blocks, nr_frame_offsets;
