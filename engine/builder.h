@@ -98,6 +98,18 @@ int pe_builder_event(pe_builder *b, uint32_t idx, const char *name, uint32_t typ
 		     uint64_t samples);
 int pe_builder_record_count(pe_builder *b, const char *type, uint64_t count);
 
+/* A builder that hands its work on as it goes: with a flush hook, fn(ctx,
+ * b, 0) runs before a row is added while PE_ROWS_MAX rows wait, and fn(ctx,
+ * b, 1) when a sample filled the block (pe_builder_sample then returns 0,
+ * not 1). The hook takes the rows (pe_builder_rows, pe_builder_rows_done)
+ * and, with with_block, the block (pe_builder_pack_block); a negative
+ * return fails the builder. Without a hook the caller does both. */
+typedef int (*pe_builder_flush_fn)(void *ctx, pe_builder *b, int with_block);
+void pe_builder_set_flush(pe_builder *b, pe_builder_flush_fn fn, void *ctx);
+/* The hook once more, with the last block however full: call it before
+ * pe_builder_agg. 0, or -1 (no hook, or it failed). */
+int pe_builder_flush(pe_builder *b);
+
 /* The rows made since the last pe_builder_rows_done(), in the order they
  * were made; valid until then. */
 const pe_row *pe_builder_rows(const pe_builder *b, size_t *n);

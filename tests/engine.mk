@@ -18,3 +18,13 @@ tests_engine_compare_CPPFLAGS = $(AM_CPPFLAGS) $(ENGINE_CPPFLAGS)
 tests_engine_compare_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 tests_engine_compare_LDADD = $(ENGINE_LIBS)
 
+# The engine offline over a recording made at test time: engine-fold reads
+# a perf.data into a profile in memory (engine/feed.h) and folds it; the
+# test compares it with perfhub collapse and with perfhubd's /collapsed.
+check_PROGRAMS += tests/engine-fold
+tests_engine_fold_SOURCES = tests/engine-fold.c
+tests_engine_fold_CPPFLAGS = $(AM_CPPFLAGS) $(ENGINE_CPPFLAGS)
+tests_engine_fold_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
+tests_engine_fold_LDADD = $(ENGINE_LIBS) $(PARSER_LIBS)
+TESTS += tests/engine-offline.py
+EXTRA_DIST += tests/engine-offline.py
