@@ -3,12 +3,12 @@
 # against perf script and perf annotate on the same files; the off-CPU
 # tracker alone; synthetic recordings that pin each off-CPU rule.
 EXTRA_DIST += tests/views_common.py
-check_PROGRAMS += tests/jobs-offcpu tests/views-gen
-TESTS += tests/jobs-offcpu
-tests_jobs_offcpu_SOURCES = tests/jobs-offcpu.c tests/check.h
-tests_jobs_offcpu_CPPFLAGS = $(DAEMON_CPPFLAGS)
-tests_jobs_offcpu_CFLAGS = $(DAEMON_CFLAGS)
-tests_jobs_offcpu_LDADD = $(DAEMON_LIBS)
+check_PROGRAMS += tests/engine-offcpu tests/views-gen
+TESTS += tests/engine-offcpu
+tests_engine_offcpu_SOURCES = tests/engine-offcpu.c tests/check.h
+tests_engine_offcpu_CPPFLAGS = $(AM_CPPFLAGS) $(ENGINE_CPPFLAGS)
+tests_engine_offcpu_CFLAGS = $(AM_CFLAGS)
+tests_engine_offcpu_LDADD = $(ENGINE_LIBS)
 tests_views_gen_SOURCES = tests/views-gen.c $(PDWRITE_SOURCES)
 tests_views_gen_CFLAGS = $(PDWRITE_CFLAGS)
 tests_views_gen_LDADD = $(ZSTD_LIBS)

@@ -2,6 +2,5 @@
 daemon_libperfhubd_a_SOURCES += \
 	daemon/jobs/jobs.c daemon/jobs/jobs.h \
 	daemon/jobs/ingest.c daemon/jobs/ingest.h \
-	daemon/jobs/offcpu.c daemon/jobs/offcpu.h \
 	daemon/jobs/retention.c daemon/jobs/retention.h
 EXTRA_DIST += daemon/jobs/README.md

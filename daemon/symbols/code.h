@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "annotate.h"
-#include "store/engine/query.h"
+#include "engine/query.h"
 
 #define CODE_MAX_ROOTS 16
 #define CODE_CACHE_BYTES (64u << 20)	/* symbol tables of annotated DSOs kept */
