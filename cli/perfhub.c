@@ -19,9 +19,9 @@ static const struct command commands[] = {
 	{"ls", cmd_ls, "ls [--tag K=V] [--name N]        list profiles on a server"},
 	{"show", cmd_show, "show ID                          one profile's details"},
 	{"rm", cmd_rm, "rm ID                            delete a profile"},
-	{"annotate", cmd_annotate, "annotate ID FUNCTION [options]   a function's code and source lines with their samples"},
-	{"callers", cmd_callers, "callers ID FUNCTION [options]    who calls a function (inverted call tree)"},
-	{"callees", cmd_callees, "callees ID FUNCTION [options]    what a function calls (call tree)"},
+	{"annotate", cmd_annotate, "annotate FILE|ID FUNCTION [opts] a function's code and source lines with their samples"},
+	{"callers", cmd_callers, "callers FILE|ID FUNCTION [opts]  who calls a function (inverted call tree)"},
+	{"callees", cmd_callees, "callees FILE|ID FUNCTION [opts]  what a function calls (call tree)"},
 };
 
 static void usage(FILE *out)

@@ -1,7 +1,9 @@
 /*
  * views.c - perfhub annotate, callers, callees: one function of a profile
- * on a server (GET .../annotate, .../sandwich), printed for a person (as
- * perf annotate --stdio and an indented call tree) or as the API's JSON.
+ * on a server (GET .../annotate, .../sandwich) or of a local recording
+ * (the engine builds the profile in memory and answers as the server
+ * does: the same JSON), printed for a person (as perf annotate --stdio and
+ * an indented call tree) or as that JSON.
  */
 #include "config.h"
 
@@ -10,11 +12,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+
+#include "annotate-json.h"
 #include "api-client.h"
 #include "commands.h"
+#include "engine/feed.h"
+#include "engine/query.h"
 
 #define VW_MAX_QUERY 8192
 #define VW_MAX_DEPTH 256	/* tree levels printed */
+#define VW_MAX_OTHERS 64	/* other DSOs of a name listed */
+#define VW_MAX_TREE_DEPTH 8200	/* tree levels built from a local recording */
 
 typedef struct vw_opts {
 	args_server srv;
@@ -27,12 +36,12 @@ typedef struct vw_opts {
 static void usage(const char *cmd)
 {
 	if (!strcmp(cmd, "annotate"))
-		fprintf(stderr, "usage: perfhub annotate ID FUNCTION [--event NAME]"
+		fprintf(stderr, "usage: perfhub annotate FILE|ID FUNCTION [--event NAME]"
 			" [--weight samples|period|offcpu|wall]\n"
 			"                        [--dso PATH] [--json] [--server URL]"
 			" [--token-file FILE]\n");
 	else
-		fprintf(stderr, "usage: perfhub %s ID FUNCTION [--event NAME]"
+		fprintf(stderr, "usage: perfhub %s FILE|ID FUNCTION [--event NAME]"
 			" [--weight samples|period|offcpu|wall]\n"
 			"                       [--comm COMM] [--kernel] [--max-depth N] [--json]\n"
 			"                       [--server URL] [--token-file FILE]\n", cmd);
@@ -120,14 +129,225 @@ static json_t *fetch(const vw_opts *o, const char *cmd, const char *endpoint, in
 	return j;
 }
 
-/* The profile the target names: an id. -1 (printed) for anything else. */
-static int target_id(const vw_opts *o, const char *cmd, int64_t *id)
+/* ---- a local recording --------------------------------------------------------------- */
+
+static void warn(void *ctx, const char *text)
 {
-	if (args_parse_id(o->target, id) == 0)
-		return 0;
-	fprintf(stderr, "perfhub %s: '%s' is not a profile id (a local recording is read by the"
-		" offline engine, which this perfhub does not have yet)\n", cmd, o->target);
-	return -1;
+	fprintf(stderr, "perfhub %s: warning: %s\n", (const char *)ctx, text);
+}
+
+/* The recording as a profile in memory, and the filter o asks for. NULL
+ * after printing why. */
+static pe_offline *load(const vw_opts *o, const char *cmd, const char *default_weight,
+			pe_filter *f, int *by_samples)
+{
+	char msg[512];
+	const char *why;
+	pe_offline *p;
+
+	memset(f, 0, sizeof(*f));
+	f->pid = f->tid = -1;
+	f->event = o->event;
+	f->comm = o->comm;
+	f->kernel = o->kernel;
+	if (pe_weight_parse(o->weight ? o->weight : default_weight, by_samples, &f->measure) < 0) {
+		fprintf(stderr, "perfhub %s: --weight wants samples, period, offcpu or wall\n", cmd);
+		return NULL;
+	}
+	if (!(p = pe_feed_load(o->target, NULL, warn, (void *)cmd, msg, sizeof(msg)))) {
+		fprintf(stderr, "perfhub %s: %s: %s\n", cmd, o->target, msg);
+		return NULL;
+	}
+	if (pe_measure_check(pe_offline_model(p), f, &why)) {
+		fprintf(stderr, "perfhub %s: weight=%s: %s\n", cmd,
+			pe_weight_name(*by_samples, f->measure), why);
+		pe_offline_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/* Source text of a local recording: the files as they are here. */
+static int read_source(void *ctx, const char *file, unsigned first, unsigned last,
+		       char ***lines)
+{
+	(void)ctx;
+	return an_source_lines(file, first, last, lines) < 0;
+}
+
+/* The function's annotation, as the server's /annotate answers it. */
+static json_t *annotate_local(const vw_opts *o)
+{
+	const char *others[VW_MAX_OTHERS];
+	uint64_t self[VW_MAX_OTHERS];
+	pd_dso_cache *cache = NULL;
+	pd_dso_paths paths = { 0 };
+	an_request rq = { 0 };
+	const pe_annot_dso *d = NULL;
+	an_meta meta = { 0 };
+	an_result r;
+	pe_annot an;
+	pe_filter f;
+	pe_offline *p;
+	json_t *j = NULL, *src;
+	uint64_t *a = NULL, *s = NULL, *v = NULL;
+	size_t i;
+	int by_samples, rc;
+
+	if (!(p = load(o, "annotate", "samples", &f, &by_samples)))
+		return NULL;
+	rc = pe_annotate(pe_offline_model(p), &f, o->function, pe_offline_leaves(p), &an);
+	if (rc == 1)
+		fprintf(stderr, "perfhub annotate: no function '%s' in %s\n", o->function, o->target);
+	if (rc)
+		goto out;
+	for (i = 0; i < an.n && !d; i++)
+		if (!o->dso || (an.dsos[i].dso && !strcmp(an.dsos[i].dso, o->dso)))
+			d = &an.dsos[i];
+	if (!d) {
+		fprintf(stderr, "perfhub annotate: '%s' has no samples%s%s\n", o->function,
+			o->dso ? " in " : "", o->dso ? o->dso : "");
+		goto out;
+	}
+	meta.function = o->function;
+	meta.weight = pe_weight_name(by_samples, f.measure);
+	meta.dso = d->dso;
+	meta.build_id = pe_offline_build_id(p, d->dso);
+	meta.self = by_samples ? d->samples : d->value;
+	meta.by_samples = by_samples;
+	meta.kernel = d->kernel;
+	meta.other_dsos = others;
+	meta.other_self = self;
+	for (i = 0; i < an.n && meta.nr_other < VW_MAX_OTHERS; i++)
+		if (&an.dsos[i] != d) {
+			others[meta.nr_other] = an.dsos[i].dso;
+			self[meta.nr_other++] = by_samples ? an.dsos[i].samples : an.dsos[i].value;
+		}
+	a = calloc(d->n + 1, sizeof(*a));
+	s = calloc(d->n + 1, sizeof(*s));
+	v = calloc(d->n + 1, sizeof(*v));
+	if (!a || !s || !v || !(cache = pd_dso_cache_new(0)))
+		goto out;
+	for (i = 0; i < d->n; i++) {
+		a[i] = d->addrs[i].addr;
+		s[i] = d->addrs[i].samples;
+		v[i] = d->addrs[i].value;
+	}
+	rq.addrs = a;
+	rq.samples = s;
+	rq.values = v;
+	rq.n = d->n;
+	rq.kernel = d->kernel;
+	/* the symbolizer's defaults: perf's build-id cache, the debug
+	 * directory, the binary where it was recorded */
+	if (an_annotate_dso(cache, &paths, d->dso, meta.build_id, &rq, &r) < 0)
+		goto out;
+	if ((j = an_json(&r, &meta)) && (src = an_source_json(&r, read_source, NULL)))
+		json_object_set_new(j, "source", src);
+	an_result_free(&r);
+out:
+	if (!j && !rc && d)
+		fprintf(stderr, "perfhub annotate: out of memory\n");
+	if (cache)
+		pd_dso_cache_free(cache);
+	free(a);
+	free(s);
+	free(v);
+	pe_annot_free(&an);
+	pe_offline_free(p);
+	return j;
+}
+
+/* A tree as the server's JSON: a node object per enter(), its children's array open. */
+typedef struct jtree {
+	json_t *stack[VW_MAX_TREE_DEPTH];
+	size_t depth;
+	json_t *root;
+	int oom;
+} jtree;
+
+static int jt_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value)
+{
+	jtree *t = ctx;
+	json_t *n = json_object(), *kids = json_array();
+
+	if (!n || !kids || t->depth >= VW_MAX_TREE_DEPTH) {
+		json_decref(n);
+		json_decref(kids);
+		t->oom = 1;
+		return -1;
+	}
+	json_object_set_new(n, "name", json_stringn(name, len));
+	if (dso)
+		json_object_set_new(n, "dso", json_string(dso));
+	json_object_set_new(n, "value", json_integer((json_int_t)value));
+	json_object_set_new(n, "children", kids);
+	if (t->depth)
+		json_array_append_new(json_object_get(t->stack[t->depth - 1], "children"), n);
+	else
+		t->root = n;
+	t->stack[t->depth++] = n;
+	return 0;
+}
+
+static int jt_leave(void *ctx)
+{
+	jtree *t = ctx;
+
+	if (t->depth)
+		t->depth--;
+	return 0;
+}
+
+/* Callers and callees, as the server's /sandwich answers them. */
+static json_t *sandwich_local(const vw_opts *o, const char *cmd)
+{
+	static const pe_tree_cb cb = { jt_enter, jt_leave };
+	jtree up = { .depth = 0 }, down = { .depth = 0 };
+	pe_selection *sel = NULL;
+	json_t *j = NULL;
+	pe_filter f;
+	pe_offline *p;
+	int by_samples, rc;
+
+	if (!(p = load(o, cmd, "period", &f, &by_samples)))
+		return NULL;
+	if (pe_select(pe_offline_model(p), &f, pe_offline_blocks(p), &sel) < 0) {
+		fprintf(stderr, "perfhub %s: out of memory\n", cmd);
+		goto out;
+	}
+	rc = pe_sandwich(pe_offline_model(p), &f, sel, by_samples, o->function, &cb, &up, &cb,
+			 &down);
+	if (rc == 1)
+		fprintf(stderr, "perfhub %s: no function '%s' in %s\n", cmd, o->function, o->target);
+	else if (rc || up.oom || down.oom)
+		fprintf(stderr, "perfhub %s: out of memory\n", cmd);
+	else
+		j = json_pack("{s:s,s:s,s:O,s:O}", "function", o->function, "weight",
+			      pe_weight_name(by_samples, f.measure), "callers", up.root, "callees",
+			      down.root);
+out:
+	json_decref(up.root);
+	json_decref(down.root);
+	pe_selection_free(sel);
+	pe_offline_free(p);
+	return j;
+}
+
+/* The answer for o's target: a server's (an id), or a local recording's. */
+static json_t *answer(const vw_opts *o, const char *cmd, const char *endpoint)
+{
+	struct stat st;
+	int64_t id;
+
+	if (args_parse_id(o->target, &id) == 0 && stat(o->target, &st) != 0)
+		return fetch(o, cmd, endpoint, id);
+	if (stat(o->target, &st) != 0) {
+		fprintf(stderr, "perfhub %s: '%s' is neither a profile id nor a recording\n", cmd,
+			o->target);
+		return NULL;
+	}
+	return !strcmp(endpoint, "annotate") ? annotate_local(o) : sandwich_local(o, cmd);
 }
 
 /* ---- annotate ------------------------------------------------------------------------ */
@@ -198,15 +418,12 @@ static void print_annotation(json_t *a)
 int cmd_annotate(int argc, char **argv)
 {
 	vw_opts o;
-	int64_t id;
 	json_t *j;
 	int rc = parse(argc, argv, &o);
 
 	if (rc)
 		return rc == 1 ? 0 : 2;
-	if (target_id(&o, "annotate", &id) < 0)
-		return 2;
-	if (!(j = fetch(&o, "annotate", "annotate", id)))
+	if (!(j = answer(&o, "annotate", "annotate")))
 		return 1;
 	if (o.json) {
 		char *s = json_dumps(j, JSON_INDENT(2));
@@ -255,15 +472,12 @@ static int sandwich(int argc, char **argv, const char *side)
 {
 	const char *cmd = argv[0];
 	vw_opts o;
-	int64_t id;
 	json_t *j, *tree;
 	int rc = parse(argc, argv, &o);
 
 	if (rc)
 		return rc == 1 ? 0 : 2;
-	if (target_id(&o, cmd, &id) < 0)
-		return 2;
-	if (!(j = fetch(&o, cmd, "sandwich", id)))
+	if (!(j = answer(&o, cmd, "sandwich")))
 		return 1;
 	tree = json_object_get(j, side);
 	if (o.json) {

@@ -894,6 +894,10 @@ pe_offline *pe_feed_load(const char *path, const pd_sym_options *so, pe_feed_war
 	rep = report_json(f);
 	if (!rep || pe_feed_summary(in, rep) < 0 || pe_offline_finish(o) < 0)
 		goto nomem;
+	/* which binary each DSO was, for annotating */
+	for (i = 0; i < in->nr_dsos; i++)
+		if (in->dsos[i].hex[0] && pe_offline_note_dso(o, in->dsos[i].path, in->dsos[i].hex) < 0)
+			goto nomem;
 	for (i = 0; warn && i < pd_symbolizer_nr_warnings(sym); i++)
 		warn(ctx, pd_symbolizer_warning(sym, i));
 	goto out;

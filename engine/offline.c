@@ -23,6 +23,8 @@ struct pe_offline {
 	pe_leaf_row *leaves;	/* the leaf addresses (annotation), by frame once finished */
 	size_t nr_leaves, cap_leaves;
 	pe_leaves leaf_src;
+	char **dso_paths, **dso_hex;	/* the recording's build-ids by DSO */
+	size_t nr_dsos;
 };
 
 /* The leaf-address rows among rows, kept. 0 or -1. */
@@ -179,6 +181,12 @@ void pe_offline_free(pe_offline *o)
 		free(o->blocks[i].data);
 	free(o->blocks);
 	free(o->leaves);
+	for (i = 0; i < o->nr_dsos; i++) {
+		free(o->dso_paths[i]);
+		free(o->dso_hex[i]);
+	}
+	free(o->dso_paths);
+	free(o->dso_hex);
 	free(o);
 }
 
@@ -220,6 +228,38 @@ pe_model *pe_offline_model(pe_offline *o)
 const pe_blocks *pe_offline_blocks(const pe_offline *o)
 {
 	return o->sealed ? &o->src : NULL;
+}
+
+int pe_offline_note_dso(pe_offline *o, const char *path, const char *hex)
+{
+	char **p = realloc(o->dso_paths, (o->nr_dsos + 1) * sizeof(*p));
+	char **h;
+
+	if (!p)
+		return -1;
+	o->dso_paths = p;
+	if (!(h = realloc(o->dso_hex, (o->nr_dsos + 1) * sizeof(*h))))
+		return -1;
+	o->dso_hex = h;
+	p[o->nr_dsos] = strdup(path);
+	h[o->nr_dsos] = strdup(hex);
+	if (!p[o->nr_dsos] || !h[o->nr_dsos]) {
+		free(p[o->nr_dsos]);
+		free(h[o->nr_dsos]);
+		return -1;
+	}
+	o->nr_dsos++;
+	return 0;
+}
+
+const char *pe_offline_build_id(const pe_offline *o, const char *path)
+{
+	size_t i;
+
+	for (i = 0; path && i < o->nr_dsos; i++)
+		if (!strcmp(o->dso_paths[i], path))
+			return o->dso_hex[i];
+	return NULL;
 }
 
 const pe_leaves *pe_offline_leaves(const pe_offline *o)

@@ -44,6 +44,12 @@ int pe_offline_finish(pe_offline *o);
 pe_model *pe_offline_model(pe_offline *o);
 const pe_blocks *pe_offline_blocks(const pe_offline *o);
 
+/* The build-ids the recording gave its DSOs (pe_feed_load notes them):
+ * one DSO path and its hex build-id, copied; 0 or -1. And the one noted
+ * for `path`, NULL when none. */
+int pe_offline_note_dso(pe_offline *o, const char *path, const char *hex);
+const char *pe_offline_build_id(const pe_offline *o, const char *path);
+
 /* Where the leaf rows of a frame come from (pe_annotate), after a
  * successful finish (else NULL). */
 const pe_leaves *pe_offline_leaves(const pe_offline *o);

@@ -51,6 +51,12 @@ typedef struct pe_blocks {
 	void *src;
 } pe_blocks;
 
+/* A weight's name (samples, period, offcpu, wall) to by_samples and an
+ * enum pe_measure: 0, or -1 for any other name. */
+int pe_weight_parse(const char *name, int *by_samples, int *measure);
+/* The name of by_samples and measure. */
+const char *pe_weight_name(int by_samples, int measure);
+
 /* ---- selecting ----------------------------------------------------------------- */
 
 typedef struct pe_selection pe_selection;

@@ -35,6 +35,23 @@ unsigned char *pe_event_set(const pe_model *m, const char *ev)
 	return set;
 }
 
+int pe_weight_parse(const char *name, int *by_samples, int *measure)
+{
+	*by_samples = !strcmp(name, "samples");
+	*measure = !strcmp(name, "offcpu") ? PE_MEASURE_OFFCPU :
+		   !strcmp(name, "wall") ? PE_MEASURE_WALL : PE_MEASURE_PERIOD;
+	return *by_samples || *measure != PE_MEASURE_PERIOD || !strcmp(name, "period") ? 0 : -1;
+}
+
+const char *pe_weight_name(int by_samples, int measure)
+{
+	static const char *const names[] = { "period", "offcpu", "wall" };
+
+	if (by_samples)
+		return "samples";
+	return measure >= 0 && measure <= PE_MEASURE_WALL ? names[measure] : "period";
+}
+
 const char *pe_offcpu_event(const pe_model *m)
 {
 	size_t i;

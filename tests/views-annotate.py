@@ -6,7 +6,9 @@ the instructions and the lines each add up to /top's self count of the
 function (samples and period), the hottest line is the loop body, and the
 instructions are perf annotate --stdio's, each with its percentage; the
 inlined code is charged to the header's own line. Source text comes only
-for a file under --source-root; perfhub annotate prints the listing."""
+for a file under --source-root; perfhub annotate prints the listing, and
+gives the same answer for the recording itself, without a server."""
+import json
 import os
 import subprocess
 import sys
@@ -136,6 +138,17 @@ def main():
             check(out.returncode == 0 and "HOT LOOP" in out.stdout and "MIX LINE" not in
                   out.stdout and "mix.h" in out.stdout, "perfhub annotate: %r %r" %
                   (out.stdout[-2000:], out.stderr))
+            # a local recording, no server: the same answer
+            out = subprocess.run([os.path.join(builddir(), "cli", "perfhub"), "annotate",
+                                  rec, "hot", "--json"], capture_output=True, text=True,
+                                 timeout=300)
+            check(out.returncode == 0 and json.loads(out.stdout) == a,
+                  "perfhub annotate FILE --json differs from /annotate: %r" % out.stderr)
+            out = subprocess.run([os.path.join(builddir(), "cli", "perfhub"), "annotate",
+                                  rec, "hot", "--weight", "period", "--json"],
+                                 capture_output=True, text=True, timeout=300)
+            check(out.returncode == 0 and json.loads(out.stdout) == p,
+                  "perfhub annotate FILE --weight period: %r" % out.stderr)
         print("hot: %d samples, line %d hottest (%d), perf annotate within %.3f points" %
               (a["self"], body, hottest["samples"], worst))
         return 0

@@ -11,6 +11,7 @@ pin every rule exactly (a preemption, a switch-in with nothing held, a
 thread still out at the end, a lost switch-in) and perf record --off-cpu's
 offcpu-time samples (this perf cannot record them: no BPF skeletons). A
 recording without off-CPU time answers weight=offcpu with 400."""
+import json
 import os
 import subprocess
 import sys
@@ -146,6 +147,12 @@ def recorded(d, work):
                "annotate?function=main&"):
         st, j = d.json("GET", "/api/v1/profiles/%d/%sweight=offcpu" % (up["id"], ep))
         check(st == 400 and "--switch-events" in j["error"], "%s: %d %r" % (ep, st, j))
+    # the recording itself, without a server: the same tree
+    out = subprocess.run([os.path.join(builddir(), "cli", "perfhub"), "callees", rec, "sleeper",
+                          "--weight", "offcpu", "--json"], capture_output=True, text=True,
+                         timeout=300)
+    check(out.returncode == 0 and json.loads(out.stdout) == sw["callees"],
+          "perfhub callees FILE --weight offcpu: %r" % out.stderr)
     print("recorded: off-CPU %.1f ms (perf script %.1f), %.0f %% under sleeper" %
           (total / 1e6, want_total / 1e6, 100.0 * sl["total"] / total))
     return True

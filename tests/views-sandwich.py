@@ -6,7 +6,7 @@ every weight and filter, the callers tree holds the known callers with the
 shares perf script's stacks give, recursion is counted once, the callees of
 main hold both callers, and the leaves of the callers tree are comms.
 Unknown functions are 404, a missing one 400; perfhub callers and callees
-print the same trees."""
+print the same trees, from the server or from the recording itself."""
 import json
 import os
 import subprocess
@@ -151,6 +151,15 @@ def main():
             out = subprocess.run([cli, "callers", str(pid), "nosuch"], capture_output=True,
                                  text=True, env=env, timeout=60)
             check(out.returncode == 1 and "nosuch" in out.stderr, "unknown: %r" % out.stderr)
+            # a local recording, no server: the same trees
+            for fn, side, args in (("hot", "callers", []), ("main", "callees",
+                                                            ["--weight", "samples"])):
+                want = get(d, pid, "sandwich", function=fn,
+                           weight=args[1] if args else None)[side]
+                out = subprocess.run([cli, side, rec, fn, "--json"] + args, capture_output=True,
+                                     text=True, timeout=300)
+                check(out.returncode == 0 and json.loads(out.stdout) == want,
+                      "perfhub %s FILE %s: %r" % (side, fn, out.stderr))
         print("hot: %d samples, callers %r" % (len(with_hot), by_caller))
         return 0
     finally:

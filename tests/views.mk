@@ -22,7 +22,7 @@ TESTS += tests/lib-annotate
 tests_lib_annotate_SOURCES = tests/lib-annotate.c tests/check.h
 tests_lib_annotate_CPPFLAGS = $(AM_CPPFLAGS) $(COMMON_CPPFLAGS)
 tests_lib_annotate_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) -g
-tests_lib_annotate_LDADD = $(COMMON_LIBS)
+tests_lib_annotate_LDADD = $(COMMON_LIBS) $(PARSER_LIBS)
 dist_doc_DATA += docs/views.md
 # make bench: the views beside perf annotate, perf report, perf script
 BENCHES += tests/bench-views

@@ -127,8 +127,6 @@ typedef struct http_fold_args {
 	st_fold_filter f;
 	int by_samples;		/* weight=samples */
 } http_fold_args;
-/* A weight parameter's value: 0, or -1 when it is none of those. */
-int http_weight_parse(const char *w, int *by_samples, int *measure);
 /* The weight's name ("samples", "period", "offcpu", "wall"). */
 const char *http_weight_name(const http_fold_args *fa);
 /* With weight offcpu or wall: 0 when the profile has what it needs, else

@@ -172,7 +172,7 @@ MHD_Result_t http_get_timeline(api *a, struct MHD_Connection *conn, int64_t id)
 	ev_only.f.event = http_arg(conn, "event");
 	/* the buckets count samples and period whatever the weight; offcpu
 	 * and wall add each bucket's off-CPU nanoseconds */
-	if (w && http_weight_parse(w, &ev_only.by_samples, &ev_only.f.measure) < 0)
+	if (w && pe_weight_parse(w, &ev_only.by_samples, &ev_only.f.measure) < 0)
 		return http_reply_error(a, conn, 400,
 					"bad parameter 'weight' (samples, period, offcpu or wall)");
 	ev_only.by_samples = 0;

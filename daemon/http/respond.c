@@ -254,22 +254,9 @@ void http_tags_free(http_tags *t)
 
 /* ---- the filters of folded-stack queries ------------------------------------ */
 
-int http_weight_parse(const char *w, int *by_samples, int *measure)
-{
-	*by_samples = !strcmp(w, "samples");
-	*measure = !strcmp(w, "offcpu") ? PE_MEASURE_OFFCPU :
-		   !strcmp(w, "wall") ? PE_MEASURE_WALL : PE_MEASURE_PERIOD;
-	return *by_samples || *measure != PE_MEASURE_PERIOD || !strcmp(w, "period") ? 0 : -1;
-}
-
 const char *http_weight_name(const http_fold_args *fa)
 {
-	static const char *const names[] = { "period", "offcpu", "wall" };
-
-	if (fa->by_samples)
-		return "samples";
-	return fa->f.measure >= 0 && fa->f.measure <= PE_MEASURE_WALL ? names[fa->f.measure] :
-	       "period";
+	return pe_weight_name(fa->by_samples, fa->f.measure);
 }
 
 int http_measure_check(api *a, struct MHD_Connection *conn, int64_t id,
@@ -317,7 +304,7 @@ int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa
 	fa->f.to_ns = (uint64_t)v;
 	if (!w)
 		w = default_weight;
-	if (http_weight_parse(w, &fa->by_samples, &fa->f.measure) < 0)
+	if (pe_weight_parse(w, &fa->by_samples, &fa->f.measure) < 0)
 		FOLD_BAD("bad parameter 'weight' (samples, period, offcpu or wall)");
 	fa->f.with_pid = http_arg(conn, "with_pid") != NULL;
 	fa->f.with_tid = http_arg(conn, "with_tid") != NULL;

@@ -1,7 +1,6 @@
 /* views.c - deeper views of one profile: callers and callees of a function (/sandwich), its code and source lines with their samples (/annotate). */
 #include "config.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +9,7 @@
 #include "http/jsonbuf.h"
 
 #define API_MAX_FUNCTION 4096		/* bytes of a function name asked for */
-#define API_MAX_SOURCE_LINES 20000	/* lines of source text in one answer */
+#define ST_MAX_ANNOT_OTHERS 64		/* other DSOs of a name listed */
 
 /* The function parameter, or NULL after queuing a 400 (*ret). */
 static const char *function_arg(api *a, struct MHD_Connection *conn, MHD_Result_t *ret)
@@ -108,98 +107,29 @@ MHD_Result_t http_get_sandwich(api *a, struct MHD_Connection *conn, int64_t id)
 
 /* ---- /annotate ---------------------------------------------------------------------- */
 
-static json_t *hex_addr(uint64_t v)
-{
-	char s[24];
-
-	snprintf(s, sizeof(s), "0x%" PRIx64, v);
-	return json_string(s);
-}
-
-/* The source text of the function's lines in its own file, when a
- * --source-root allows that file. */
-static json_t *source_json(api *a, const an_result *r)
-{
-	unsigned first = UINT32_MAX, last = 0, n, i;
-	char **text;
-	json_t *arr;
-	size_t k;
-
-	if (r->function_file < 0)
-		return NULL;
-	for (k = 0; k < r->nr_lines; k++)
-		if (r->lines[k].file == r->function_file) {
-			if (r->lines[k].line < first)
-				first = r->lines[k].line;
-			if (r->lines[k].line > last)
-				last = r->lines[k].line;
-		}
-	if (!last || last - first >= API_MAX_SOURCE_LINES)
-		return NULL;
-	if (code_source(a->code, r->files[r->function_file], first, last, &text) != 0)
-		return NULL;
-	n = last - first + 1;
-	arr = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(arr, text[i] ? json_string(text[i]) : json_null());
-	an_source_free(text, n);
-	return json_pack("{s:s,s:I,s:o}", "file", r->files[r->function_file], "first_line",
-			 (json_int_t)first, "text", arr);
-}
-
 /* The answer of one DSO's addresses, code and lines annotated. */
 static json_t *annotate_json(api *a, const http_fold_args *fa, const char *fn,
 			     const st_annotation *an, const st_annot_dso *d)
 {
+	const char *others[ST_MAX_ANNOT_OTHERS];
+	uint64_t self[ST_MAX_ANNOT_OTHERS];
+	an_meta m = { fn, http_weight_name(fa), d->dso, d->build_id,
+		      fa->by_samples ? d->samples : d->value, fa->by_samples, d->kernel,
+		      others, self, 0 };
 	an_result r;
-	json_t *o, *lines, *insns, *others, *src;
-	const char *ffile;
+	json_t *o, *src;
 	size_t i;
 
+	for (i = 0; i < an->n && m.nr_other < ST_MAX_ANNOT_OTHERS; i++)
+		if (&an->dsos[i] != d) {
+			others[m.nr_other] = an->dsos[i].dso;
+			self[m.nr_other++] = fa->by_samples ? an->dsos[i].samples : an->dsos[i].value;
+		}
 	if (code_annotate(a->code, d->dso, d->build_id, d->kernel, d->addrs, d->n, &r) < 0)
 		return NULL;
-	ffile = r.function_file >= 0 ? r.files[r.function_file] : NULL;
-	lines = json_array();
-	for (i = 0; i < r.nr_lines; i++) {
-		const an_line *l = &r.lines[i];
-		json_t *e = json_pack("{s:I,s:I}", "line", (json_int_t)l->line, "samples",
-				      (json_int_t)(fa->by_samples ? l->samples : l->value));
-		/* inlined code from another file says which */
-		if (l->file != r.function_file)
-			json_object_set_new(e, "file", json_string(r.files[l->file]));
-		json_array_append_new(lines, e);
-	}
-	insns = json_array();
-	for (i = 0; i < r.nr_insns; i++) {
-		const an_insn *in = &r.insns[i];
-		json_t *e = json_pack("{s:o,s:s?,s:o,s:I}", "address", hex_addr(in->addr), "text",
-				      in->text, "line", in->file >= 0 ? json_integer(in->line) :
-				      json_null(), "samples",
-				      (json_int_t)(fa->by_samples ? in->samples : in->value));
-		if (in->file >= 0 && in->file != r.function_file)
-			json_object_set_new(e, "file", json_string(r.files[in->file]));
-		json_array_append_new(insns, e);
-	}
-	o = json_pack("{s:s,s:s,s:s?,s:s?,s:s?,s:s?,s:I,s:s,s:s?,s:o,s:o}", "function", fn,
-		      "weight", http_weight_name(fa), "dso", d->dso, "build_id",
-		      d->build_id[0] ? d->build_id : NULL, "file", ffile, "symbol", r.symbol,
-		      "self", (json_int_t)(fa->by_samples ? d->samples : d->value),
-		      "addresses", d->kernel ? "kernel" : r.mapped ? "dso" : "file_offset",
-		      "disassembler", r.disassembler, "lines", lines, "instructions", insns);
-	if (o && r.problem[0])
-		json_object_set_new(o, "problem", json_string(r.problem));
-	if (o && (src = source_json(a, &r)))
+	o = an_json(&r, &m);
+	if (o && (src = an_source_json(&r, code_source, a->code)))
 		json_object_set_new(o, "source", src);
-	/* a name in several DSOs: the others, so the sums can be told apart */
-	if (o && an->n > 1) {
-		others = json_array();
-		for (i = 0; i < an->n; i++)
-			if (&an->dsos[i] != d)
-				json_array_append_new(others, json_pack("{s:s?,s:I}", "dso",
-					an->dsos[i].dso, "self", (json_int_t)(fa->by_samples ?
-					an->dsos[i].samples : an->dsos[i].value)));
-		json_object_set_new(o, "other_dsos", others);
-	}
 	an_result_free(&r);
 	return o;
 }

@@ -7,10 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dso.h"
 #include "log.h"
 #include "symbols/code.h"
-#include "symbols/debuginfo.h"
 
 struct code_finder {
 	pd_dso_cache *cache;	/* its own: no debuginfod fetch from a request */
@@ -72,36 +70,23 @@ int code_annotate(code_finder *f, const char *dso, const char *build_id, int ker
 	pd_dso_paths paths = { .debuginfo_dir = f->debuginfo_dir };
 	uint64_t *a = calloc(n + 1, sizeof(*a)), *s = calloc(n + 1, sizeof(*s)),
 		 *v = calloc(n + 1, sizeof(*v));
-	uint8_t bid[DBG_MAX_BUILD_ID];
-	char hex[DBG_HEX_LEN];
-	size_t nb = 0, i;
 	an_request rq = { 0 };
-	pd_dso *d = NULL;
+	size_t i;
 	int rc = -1;
 
-	if (!a || !s || !v)
-		goto out;
-	for (i = 0; i < n; i++) {
-		a[i] = addrs[i].addr;
-		s[i] = addrs[i].samples;
-		v[i] = addrs[i].value;
+	if (a && s && v) {
+		for (i = 0; i < n; i++) {
+			a[i] = addrs[i].addr;
+			s[i] = addrs[i].samples;
+			v[i] = addrs[i].value;
+		}
+		rq.addrs = a;
+		rq.samples = s;
+		rq.values = v;
+		rq.n = n;
+		rq.kernel = kernel;
+		rc = an_annotate_dso(f->cache, &paths, dso, build_id, &rq, out);
 	}
-	rq.addrs = a;
-	rq.samples = s;
-	rq.values = v;
-	rq.n = n;
-	rq.kernel = kernel;
-	/* the symbolizer's lookup: by the recorded build-id, uploads first */
-	if (!kernel && dso && dso[0] == '/' &&
-	    (!build_id || !*build_id || dbg_parse_build_id(build_id, hex, bid, &nb) == 0) &&
-	    (d = pd_dso_get(f->cache, PD_DSO_ELF, dso, nb ? bid : NULL, nb, &paths))) {
-		rq.code_path = pd_dso_file(d);
-		rq.debug_path = pd_dso_debug_file(d);
-	}
-	rc = an_annotate(&rq, out);
-out:
-	if (d)
-		pd_dso_put(f->cache, d);
 	free(a);
 	free(s);
 	free(v);
@@ -121,9 +106,9 @@ static int under_root(const code_finder *f, const char *real)
 	return 0;
 }
 
-int code_source(code_finder *f, const char *file, unsigned first, unsigned last,
-		char ***lines)
+int code_source(void *ctx, const char *file, unsigned first, unsigned last, char ***lines)
 {
+	code_finder *f = ctx;
 	char real[PATH_MAX];
 	struct stat st;
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "annotate.h"
+#include "annotate-json.h"
 #include "engine/query.h"
 
 #define CODE_MAX_ROOTS 16
@@ -33,9 +33,9 @@ int code_annotate(code_finder *f, const char *dso, const char *build_id, int ker
 		  const pe_addr_count *addrs, size_t n, an_result *out);
 
 /* Lines first..last of source file `file` (an absolute name from the line
- * tables) when it lies under a root: 0 and *lines (an_source_free with
- * last - first + 1); 1 when no root allows it or it cannot be read. */
-int code_source(code_finder *f, const char *file, unsigned first, unsigned last,
-		char ***lines);
+ * tables) when it lies under a root of finder ctx: 0 and *lines
+ * (an_source_free with last - first + 1); 1 when no root allows it or it
+ * cannot be read. An an_source_fn. */
+int code_source(void *ctx, const char *file, unsigned first, unsigned last, char ***lines);
 
 #endif
