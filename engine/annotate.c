@@ -44,6 +44,19 @@ static int on_leaf(void *ctx, const pe_leaf_row *r)
 	return 0;
 }
 
+int pe_leaf_row_of(const pe_row *r, pe_leaf_row *out)
+{
+	if (r->kind != PE_ROW_LEAF_ADDR || r->nvals < 6)
+		return 0;
+	out->frame = (uint32_t)r->v[0];
+	out->event = (uint32_t)r->v[1];
+	out->addr = (uint64_t)r->v[2];
+	out->samples = (uint64_t)r->v[3];
+	out->period = (uint64_t)r->v[4];
+	out->offcpu = (uint64_t)r->v[5];
+	return 1;
+}
+
 static int cmp_addr(const void *x, const void *y)
 {
 	uint64_t a = ((const pe_addr_count *)x)->addr, b = ((const pe_addr_count *)y)->addr;

@@ -33,9 +33,9 @@ static int keep_leaves(pe_offline *o, const pe_row *rows, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		pe_leaf_row *l;
+		pe_leaf_row l;
 
-		if (rows[i].kind != PE_ROW_LEAF_ADDR)
+		if (!pe_leaf_row_of(&rows[i], &l))
 			continue;
 		if (o->nr_leaves == o->cap_leaves) {
 			size_t nc = o->cap_leaves ? 2 * o->cap_leaves : 1024;
@@ -46,13 +46,7 @@ static int keep_leaves(pe_offline *o, const pe_row *rows, size_t n)
 			o->leaves = nl;
 			o->cap_leaves = nc;
 		}
-		l = &o->leaves[o->nr_leaves++];
-		l->frame = (uint32_t)rows[i].v[0];
-		l->event = (uint32_t)rows[i].v[1];
-		l->addr = (uint64_t)rows[i].v[2];
-		l->samples = (uint64_t)rows[i].v[3];
-		l->period = (uint64_t)rows[i].v[4];
-		l->offcpu = (uint64_t)rows[i].v[5];
+		o->leaves[o->nr_leaves++] = l;
 	}
 	return 0;
 }

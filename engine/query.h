@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "engine/block.h"
+#include "engine/builder.h"
 #include "engine/model.h"
 
 /* What a selected group's `period` sums (pe_filter.measure); samples are
@@ -136,6 +137,9 @@ typedef struct pe_leaf_row {
 	uint64_t addr, samples, period, offcpu;
 } pe_leaf_row;
 typedef int (*pe_leaf_cb)(void *ctx, const pe_leaf_row *r);
+/* A builder row of kind PE_ROW_LEAF_ADDR read into *out: 1, or 0 for a
+ * row of another kind. */
+int pe_leaf_row_of(const pe_row *r, pe_leaf_row *out);
 /* Where the leaf rows of a frame come from: read() hands each to cb;
  * 0, or -1 on a storage error. */
 typedef struct pe_leaves {

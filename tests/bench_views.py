@@ -25,7 +25,7 @@ import urllib.parse
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
 from perfhubd_harness import Daemon, tmpdir  # noqa: E402
-from views_common import build, need_tools, record  # noqa: E402
+from views_common import build, need_tools, perf_offcpu, record  # noqa: E402
 
 SECONDS = float(os.environ.get("PERFHUB_BENCH_SECONDS", "6"))
 
@@ -104,28 +104,6 @@ def timed(fn, n=1):
     return best, out
 
 
-def perf_offcpu(path):
-    """Off-CPU ns from perf script's switch events, as a perf user folds them."""
-    out = subprocess.run(["perf", "script", "-i", path, "--ns", "--show-switch-events", "-F",
-                          "tid,time,event"], capture_output=True, text=True, timeout=600).stdout
-    held, total = {}, 0
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) < 3:
-            continue
-        tid, (sec, ns) = int(f[0]), f[1].rstrip(":").split(".")
-        t = int(sec) * 10**9 + int(ns)
-        rest = " ".join(f[2:])
-        if rest.startswith("sched:sched_switch"):
-            held[tid] = [t, False]
-        elif rest.startswith("PERF_RECORD_SWITCH OUT") and tid in held:
-            held[tid][1] = held[tid][1] or "preempt" in rest
-        elif rest.startswith("PERF_RECORD_SWITCH IN") and tid in held:
-            t0, pre = held.pop(tid)
-            total += 0 if pre else max(0, t - t0)
-    return total
-
-
 def main():
     why = need_tools()
     if why:
@@ -168,7 +146,7 @@ def main():
                     theirs, _ = timed(lambda: subprocess.run(cmd, capture_output=True,
                                                              timeout=600), 3)
                 else:
-                    theirs, perf_total = timed(lambda: perf_offcpu(rec), 3)
+                    theirs, (perf_total, _) = timed(lambda: perf_offcpu(rec), 3)
                 rows.append((what, cold, warm, theirs))
             ours_total = json.loads(ask("flamegraph?weight=offcpu"))["value"]
         load = open("/proc/loadavg").read().split()[:3]

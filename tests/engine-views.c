@@ -89,15 +89,8 @@ static pe_model *scenario(views *v)
 	CHECK(pe_builder_leaf_dropped(v->p.b) == 0, "none dropped");
 	rows = pe_builder_rows(v->p.b, &n);
 	for (i = 0; i < n; i++)
-		if (rows[i].kind == PE_ROW_LEAF_ADDR && v->nr_leaves < MAX_LEAVES) {
-			pe_leaf_row *l = &v->leaves[v->nr_leaves++];
-			l->frame = (uint32_t)rows[i].v[0];
-			l->event = (uint32_t)rows[i].v[1];
-			l->addr = (uint64_t)rows[i].v[2];
-			l->samples = (uint64_t)rows[i].v[3];
-			l->period = (uint64_t)rows[i].v[4];
-			l->offcpu = (uint64_t)rows[i].v[5];
-		}
+		if (v->nr_leaves < MAX_LEAVES && pe_leaf_row_of(&rows[i], &v->leaves[v->nr_leaves]))
+			v->nr_leaves++;
 	return mem_end(&v->p, 1);
 }
 

@@ -18,8 +18,8 @@ import sys
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
 from perfhubd_harness import SKIP, Daemon, builddir, check, tmpdir  # noqa: E402
-from views_common import (build, get, need_tools, perf_script_stacks, record,  # noqa: E402
-                          sums_ok, top_row)
+from views_common import (build, get, need_tools, perf_offcpu, record, sums_ok,  # noqa: E402
+                          top_row)
 
 SLEEPS, SLEEP_MS = 5, 100
 PROGRAM = r"""
@@ -60,36 +60,6 @@ int main(void)
 """.replace("SLEEPS", str(SLEEPS)).replace("SLEEP_MS", str(SLEEP_MS))
 
 
-def oracle(path):
-    """perf script's view, (total ns, ns under sleeper): each sched_switch
-    sample to its thread's next switch-in, unless the switch-out between
-    said preempt."""
-    out = subprocess.run(["perf", "script", "-i", path, "--ns", "--show-switch-events",
-                          "-F", "tid,time,event"], capture_output=True, text=True,
-                         timeout=300).stdout
-    stacks = {t: s for (_, t, _, s) in perf_script_stacks(path, "sched:sched_switch")}
-    held, total, sleeper = {}, 0, 0
-    for line in out.splitlines():
-        f = line.split()
-        if len(f) < 3:
-            continue
-        tid = int(f[0])
-        sec, ns = f[1].rstrip(":").split(".")
-        t = int(sec) * 10**9 + int(ns)
-        rest = " ".join(f[2:])
-        if rest.startswith("sched:sched_switch"):
-            held[tid] = [t, False]
-        elif rest.startswith("PERF_RECORD_SWITCH OUT") and tid in held:
-            held[tid][1] = held[tid][1] or "preempt" in rest
-        elif rest.startswith("PERF_RECORD_SWITCH IN") and tid in held:
-            t0, preempt = held.pop(tid)
-            if not preempt and t > t0:
-                total += t - t0
-                if "sleeper" in stacks.get(t0, []):
-                    sleeper += t - t0
-    return total, sleeper
-
-
 def recorded(d, work):
     """The real recording: the program's off-CPU time against perf script's."""
     exe = build(work, "sleepy", PROGRAM)
@@ -97,7 +67,7 @@ def recorded(d, work):
     if not record(rec, ["-e", "cpu-clock", "-e", "sched:sched_switch", "-g",
                         "--switch-events"], [exe]):
         return False
-    want_total, want_sleeper = oracle(rec)
+    want_total, want_sleeper = perf_offcpu(rec, "sleeper")
     st, up = d.upload(rec)
     check(st == 202 and d.wait(up["id"])["status"] == "ready", "upload: %r" % (up,))
     pid = up["id"]

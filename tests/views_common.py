@@ -124,3 +124,34 @@ def perf_annotate(path, function):
             if cur is not None:
                 lines[cur] = lines.get(cur, 0.0) + pct
     return insns, lines
+
+
+def perf_offcpu(path, under=None):
+    """perf script's own view of off-CPU time, (total ns, ns of stacks holding
+    the function `under`): each sched_switch sample to its thread's next
+    switch-in, unless the switch-out between said preempt."""
+    out = subprocess.run(["perf", "script", "-i", path, "--ns", "--show-switch-events",
+                          "-F", "tid,time,event"], capture_output=True, text=True,
+                         timeout=600).stdout
+    stacks = {t: s for (_, t, _, s) in perf_script_stacks(path, "sched:sched_switch")} \
+        if under else {}
+    held, total, part = {}, 0, 0
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) < 3:
+            continue
+        tid = int(f[0])
+        sec, ns = f[1].rstrip(":").split(".")
+        t = int(sec) * 10**9 + int(ns)
+        rest = " ".join(f[2:])
+        if rest.startswith("sched:sched_switch"):
+            held[tid] = [t, False]
+        elif rest.startswith("PERF_RECORD_SWITCH OUT") and tid in held:
+            held[tid][1] = held[tid][1] or "preempt" in rest
+        elif rest.startswith("PERF_RECORD_SWITCH IN") and tid in held:
+            t0, preempt = held.pop(tid)
+            if not preempt and t > t0:
+                total += t - t0
+                if under and under in stacks.get(t0, []):
+                    part += t - t0
+    return total, part

@@ -137,6 +137,13 @@ int http_measure_check(api *a, struct MHD_Connection *conn, int64_t id,
 int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa,
 			 const char *default_weight, MHD_Result_t *ret);
 
+/* The parameters of a tree answer (/flamegraph, /sandwich): the filters,
+ * default weight period, the weight checked against the profile, and
+ * max_nodes (0 = every node; also in fa->f). 0, or -1 with the error
+ * answer queued (*ret). */
+int http_tree_args_parse(api *a, struct MHD_Connection *conn, int64_t id, http_fold_args *fa,
+			 int64_t *max_nodes, MHD_Result_t *ret);
+
 /* The answer cache key of a per-profile query. 0, or 1 when the profile is
  * not ready (nothing is kept then). */
 int http_answer_key(api *a, const char *endpoint, int64_t id, const http_fold_args *fa,

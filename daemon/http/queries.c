@@ -113,14 +113,8 @@ MHD_Result_t http_get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id
 	int64_t max_nodes = 0;
 	int keep, claimed = 0;
 
-	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0 ||
-	    http_measure_check(a, conn, id, &fa, &ret) < 0)
+	if (http_tree_args_parse(a, conn, id, &fa, &max_nodes, &ret) < 0)
 		return ret;
-	/* opt-in: the default answer is every node (each leaf path = its
-	 * collapsed count) */
-	if (http_arg_i64(conn, "max_nodes", 1, INT32_MAX, &max_nodes) < 0)
-		return http_reply_error(a, conn, 400, "bad parameter 'max_nodes' (1..%d)", INT32_MAX);
-	fa.f.max_nodes = (size_t)max_nodes;
 	keep = http_answer_key(a, "flamegraph", id, &fa, max_nodes, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, &claimed))
 		return ret;

@@ -312,6 +312,23 @@ int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa
 	return 0;
 }
 
+int http_tree_args_parse(api *a, struct MHD_Connection *conn, int64_t id, http_fold_args *fa,
+			 int64_t *max_nodes, MHD_Result_t *ret)
+{
+	*max_nodes = 0;
+	if (http_fold_args_parse(a, conn, fa, "period", ret) < 0 ||
+	    http_measure_check(a, conn, id, fa, ret) < 0)
+		return -1;
+	/* opt-in: the default answer is every node (each leaf path = its
+	 * collapsed count) */
+	if (http_arg_i64(conn, "max_nodes", 1, INT32_MAX, max_nodes) < 0) {
+		*ret = http_reply_error(a, conn, 400, "bad parameter 'max_nodes' (1..%d)", INT32_MAX);
+		return -1;
+	}
+	fa->f.max_nodes = (size_t)*max_nodes;
+	return 0;
+}
+
 /* ---- the answer cache ------------------------------------------------------- */
 
 /*

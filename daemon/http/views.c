@@ -90,12 +90,8 @@ MHD_Result_t http_get_sandwich(api *a, struct MHD_Connection *conn, int64_t id)
 
 	if (!(fn = function_arg(a, conn, &ret)))
 		return ret;
-	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0 ||
-	    http_measure_check(a, conn, id, &fa, &ret) < 0)
+	if (http_tree_args_parse(a, conn, id, &fa, &max_nodes, &ret) < 0)
 		return ret;
-	if (http_arg_i64(conn, "max_nodes", 1, INT32_MAX, &max_nodes) < 0)
-		return http_reply_error(a, conn, 400, "bad parameter 'max_nodes' (1..%d)", INT32_MAX);
-	fa.f.max_nodes = (size_t)max_nodes;
 	keep = view_key(a, "sandwich", id, &fa, max_nodes, fn, NULL, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, &claimed))
 		return ret;

@@ -138,6 +138,19 @@ int sq_read_model(st_persist_read *rd, pe_model *m)
 	return rc;
 }
 
+/* The end of a loop handing rows to a callback: the callback's stop (rc),
+ * or a step that failed (r), logged; s is finalized. */
+static int steps_end(st_persist_read *rd, sqlite3_stmt *s, int r, int rc)
+{
+	if (!rc && r != SQLITE_DONE) {
+		log_warn("msg=\"sqlite read\" profile=%lld error=\"%s\"", (long long)rd->id,
+			 sqlite3_errmsg(rd->db));
+		rc = -1;
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int sq_read_blocks(st_persist_read *rd, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb,
 		   void *ctx)
 {
@@ -157,13 +170,7 @@ int sq_read_blocks(st_persist_read *rd, uint64_t from_ns, uint64_t to_ns, pe_blo
 		if (rc)
 			break;
 	}
-	if (!rc && r != SQLITE_DONE) {
-		log_warn("msg=\"sqlite read\" profile=%lld error=\"%s\"", (long long)rd->id,
-			 sqlite3_errmsg(rd->db));
-		rc = -1;
-	}
-	sqlite3_finalize(s);
-	return rc;
+	return steps_end(rd, s, r, rc);
 }
 
 int sq_read_leaf_addrs(st_persist_read *rd, uint32_t frame, pe_leaf_cb cb, void *ctx)
@@ -188,11 +195,5 @@ int sq_read_leaf_addrs(st_persist_read *rd, uint32_t frame, pe_leaf_cb cb, void 
 		if ((rc = cb(ctx, &l)) != 0)
 			break;
 	}
-	if (!rc && r != SQLITE_DONE) {
-		log_warn("msg=\"sqlite read\" profile=%lld error=\"%s\"", (long long)rd->id,
-			 sqlite3_errmsg(rd->db));
-		rc = -1;
-	}
-	sqlite3_finalize(s);
-	return rc;
+	return steps_end(rd, s, r, rc);
 }
