@@ -688,11 +688,11 @@ void an_result_free(an_result *r)
 
 int an_source_lines(const char *path, unsigned first, unsigned last, char ***lines)
 {
+	char buf[AN_MAX_SOURCE_LINE + 2];
 	FILE *fp;
-	char *buf = NULL;
-	size_t cap = 0, total = 0;
-	ssize_t got;
-	unsigned no = 0, n = last >= first ? last - first + 1 : 0;
+	size_t total = 0;
+	unsigned no = 1, n = last >= first ? last - first + 1 : 0;
+	int whole = 1;		/* buf starts a line */
 
 	*lines = NULL;
 	if (!first || !(fp = fopen(path, "r")))
@@ -702,17 +702,21 @@ int an_source_lines(const char *path, unsigned first, unsigned last, char ***lin
 		errno = ENOMEM;
 		return -1;
 	}
-	while (no < last && total < AN_MAX_SOURCE_BYTES && (got = getline(&buf, &cap, fp)) >= 0) {
-		total += (size_t)got;
-		if (++no < first)
-			continue;
-		if (got && buf[got - 1] == '\n')
+	/* a fixed buffer: a line longer than it is cut, the rest skipped */
+	while (no <= last && total < AN_MAX_SOURCE_BYTES && fgets(buf, sizeof(buf), fp)) {
+		size_t got = strlen(buf);
+		int ends = got && buf[got - 1] == '\n';
+
+		total += got;
+		if (ends)
 			buf[--got] = 0;
-		if (got > AN_MAX_SOURCE_LINE)
-			buf[AN_MAX_SOURCE_LINE] = 0;
-		(*lines)[no - first] = strdup(buf);
+		if (whole && no >= first) {
+			buf[got > AN_MAX_SOURCE_LINE ? AN_MAX_SOURCE_LINE : got] = 0;
+			(*lines)[no - first] = strdup(buf);
+		}
+		whole = ends;
+		no += ends;
 	}
-	free(buf);
 	fclose(fp);
 	return 0;
 }

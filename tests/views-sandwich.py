@@ -134,6 +134,8 @@ def main():
             check(st == 400 and "function" in j["error"], "missing: %d %r" % (st, j))
             st, j = d.json("GET", "/api/v1/profiles/%d/sandwich?function=%s" % (pid, "x" * 5000))
             check(st == 400, "too long: %d" % st)
+            st, j = d.json("GET", "/api/v1/profiles/%d/sandwich?function=%%ff%%fe" % pid)
+            check(st == 400 and "UTF-8" in j["error"], "not UTF-8: %d %r" % (st, j))
             st, j = d.json("GET", "/api/v1/profiles/999/sandwich?function=hot")
             check(st == 404, "no profile: %d" % st)
             # the CLI

@@ -16,11 +16,14 @@ static const char *function_arg(api *a, struct MHD_Connection *conn, MHD_Result_
 {
 	const char *fn = http_arg(conn, "function");
 
-	if (!fn || !*fn || strlen(fn) > API_MAX_FUNCTION) {
+	json_t *utf8;
+
+	if (!fn || !*fn || strlen(fn) > API_MAX_FUNCTION || !(utf8 = json_string(fn))) {
 		*ret = http_reply_error(a, conn, 400, "missing or bad parameter 'function' (a name as"
-					" /top lists it, at most %d bytes)", API_MAX_FUNCTION);
+					" /top lists it, UTF-8, at most %d bytes)", API_MAX_FUNCTION);
 		return NULL;
 	}
+	json_decref(utf8);
 	return fn;
 }
 
@@ -152,8 +155,10 @@ MHD_Result_t http_get_annotate(api *a, struct MHD_Connection *conn, int64_t id)
 	if (http_measure_check(a, conn, id, &fa, &ret) < 0)
 		return ret;
 	want = http_arg(conn, "dso");
-	if (want && strlen(want) > API_MAX_FUNCTION)
-		return http_reply_error(a, conn, 400, "bad parameter 'dso'");
+	if (want && (strlen(want) > API_MAX_FUNCTION || !(o = json_string(want))))
+		return http_reply_error(a, conn, 400, "bad parameter 'dso' (a DSO's path, UTF-8)");
+	if (want)
+		json_decref(o);
 	keep = view_key(a, "annotate", id, &fa, 0, fn, want, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, &claimed))
 		return ret;
