@@ -89,7 +89,7 @@ int main(void)
 		pthread_create(&t[i], 0, worker, (void *)i);
 	for (i = 0; i < 4; i++)
 		pthread_join(t[i], 0);
-	return (int)(sink & 1);
+	return 0;	/* perf record exits with the workload's status */
 }
 """
 
