@@ -4,8 +4,8 @@
  * millions of nodes). Strings are escaped; bytes that are not UTF-8
  * become U+FFFD.
  */
-#ifndef PERFHUB_DAEMON_HTTP_JSONBUF_H
-#define PERFHUB_DAEMON_HTTP_JSONBUF_H
+#ifndef PERFHUB_LIB_JSONBUF_H
+#define PERFHUB_LIB_JSONBUF_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/jsonbuf.h"
+#include "jsonbuf.h"
 
 void jb_add(jbuf *b, const char *s, size_t n)
 {
