@@ -2,7 +2,7 @@
 # models built in memory with the engine's builder, no database; every
 # answer compared with one worked out by hand.
 EXTRA_DIST += tests/engine_common.h tests/check.h
-ENGINE_TESTS = tests/engine-query tests/engine-blocks tests/engine-compare
+ENGINE_TESTS = tests/engine-query tests/engine-blocks tests/engine-compare tests/engine-export
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 tests_engine_query_SOURCES = tests/engine-query.c tests/engine_common.h
@@ -17,3 +17,7 @@ tests_engine_compare_SOURCES = tests/engine-compare.c tests/engine_common.h
 tests_engine_compare_CPPFLAGS = $(DAEMON_CPPFLAGS)
 tests_engine_compare_CFLAGS = $(DAEMON_CFLAGS)
 tests_engine_compare_LDADD = $(DAEMON_LIBS)
+tests_engine_export_SOURCES = tests/engine-export.c tests/engine_common.h
+tests_engine_export_CPPFLAGS = $(DAEMON_CPPFLAGS)
+tests_engine_export_CFLAGS = $(DAEMON_CFLAGS)
+tests_engine_export_LDADD = $(DAEMON_LIBS)

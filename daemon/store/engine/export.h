@@ -25,7 +25,8 @@ const char *pe_event_unit(const char *event);
 
 /* The profile as pprof's profile.proto, gzipped. Sample types, in order:
  * samples/count, then the event's period (type: the event's name without
- * its modifiers, unit: pe_event_unit). A sample per selected (thread,
+ * the modifiers perf appends, cpu-clock:ppp -> cpu-clock; unit:
+ * pe_event_unit). A sample per selected (thread,
  * comm, stack) with labels comm (text), pid and tid (numbers, with
  * f->with_tid); a location per frame (its function and its DSO's mapping);
  * a function per name as /top names it ("_[k]" under f->kernel); a mapping

@@ -20,6 +20,20 @@ const char *pe_event_unit(const char *event)
 	return "count";
 }
 
+/* The event's name as a sample type: without the modifiers perf appends
+ * (cpu-clock:ppp, cycles:u), but a tracepoint's "sys:name" whole. */
+static int type_name(pe_sbuf *b, const char *ev)
+{
+	const char *colon = ev ? strrchr(ev, ':') : NULL;
+	size_t n = ev ? strlen(ev) : 0;
+
+	if (!ev)
+		return pe_sbuf_add(b, "period", 6);
+	if (colon && colon[1] && strspn(colon + 1, "ukhGHpPSDIWeb") == strlen(colon + 1))
+		n = (size_t)(colon - ev);
+	return pe_sbuf_add(b, ev, n);
+}
+
 /* pprof's string table: each text once, [0] = "". */
 typedef struct strtab {
 	pe_strmap map;
@@ -275,7 +289,7 @@ int pe_pprof(const pe_model *m, const pe_filter *f, const pe_selection *s, uint8
 	if (!(p.loc_ids = malloc((total + 1) * sizeof(*p.loc_ids))))
 		goto out;
 	/* sample types: samples/count, then the period in the event's unit */
-	if (pe_sbuf_add(&evname, ev ? ev : "period", ev ? strcspn(ev, ":") : 6) < 0)
+	if (type_name(&evname, ev) < 0)
 		goto out;
 	types[0].type = str_id(&p.st, "samples");
 	types[0].unit = str_id(&p.st, "count");
