@@ -1,6 +1,6 @@
 # tests/daemon.mk: perfhubd integration tests (Python 3 standard library,
 # a daemon on a free loopback port with a fresh state directory each).
-EXTRA_DIST += tests/perfhubd_harness.py
+EXTRA_DIST += tests/perfhubd_harness.py tests/web/speedscope-check.js
 DAEMON_TESTS = \
 	tests/daemon-upload.py \
 	tests/daemon-intake.py \
@@ -11,7 +11,8 @@ DAEMON_TESTS = \
 	tests/daemon-query.py \
 	tests/daemon-access.py \
 	tests/daemon-migrate.py \
-	tests/daemon-flame.py
+	tests/daemon-flame.py \
+	tests/daemon-formats.py
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS)
 
