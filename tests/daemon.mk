@@ -12,8 +12,19 @@ DAEMON_TESTS = \
 	tests/daemon-access.py \
 	tests/daemon-migrate.py \
 	tests/daemon-flame.py \
-	tests/daemon-formats.py
+	tests/daemon-formats.py \
+	tests/api-openapi.py \
+	tests/daemon-metrics.py
 TESTS += $(DAEMON_TESTS)
+
+# the routing table, printed for tests/api-openapi.py and checked itself
+check_PROGRAMS += tests/http-routes
+TESTS += tests/http-routes
+EXTRA_DIST += tests/web/openapi-check.js
+tests_http_routes_SOURCES = tests/http-routes.c tests/check.h
+tests_http_routes_CPPFLAGS = $(DAEMON_CPPFLAGS)
+tests_http_routes_CFLAGS = $(DAEMON_CFLAGS)
+tests_http_routes_LDADD = $(DAEMON_LIBS)
 EXTRA_DIST += $(DAEMON_TESTS)
 
 # make bench: the ingest benchmark (prints figures; not a test)
