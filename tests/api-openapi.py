@@ -39,6 +39,15 @@ def main():
     if not node or not os.path.isdir(os.path.join(WEB_TESTS, "node_modules",
                                                   "@apidevtools", "swagger-parser")):
         raise AssertionError("needs node and the test packages: cd tests/web && npm ci")
+    # docs/api.md, the reference for a person, names every operation
+    spec = json.load(open(os.path.join(SRC, "docs", "openapi.json")))
+    md = open(os.path.join(SRC, "docs", "api.md"), encoding="utf-8").read()
+    for path, item in spec["paths"].items():
+        for m in ("get", "head", "put", "post", "patch", "delete"):
+            if m in item:
+                check("### `%s %s`" % (m.upper(), path) in md,
+                      "docs/api.md has no section \"### `%s %s`\": describe it there as "
+                      "docs/openapi.json does" % (m.upper(), path))
     work = tmpdir("openapi-")
     recs = [perf_record(os.path.join(work, "r%d.data" % i), ["-g", "-e", "cpu-clock"], BUSY)
             for i in range(3)]

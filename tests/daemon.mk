@@ -15,7 +15,8 @@ DAEMON_TESTS = \
 	tests/daemon-formats.py \
 	tests/api-openapi.py \
 	tests/daemon-metrics.py
-TESTS += $(DAEMON_TESTS)
+TESTS += $(DAEMON_TESTS) tests/docs-paths.py
+EXTRA_DIST += tests/docs-paths.py
 
 # the routing table, printed for tests/api-openapi.py and checked itself
 check_PROGRAMS += tests/http-routes
