@@ -14,26 +14,16 @@
 #include "store/engine/export.h"
 #include "store/engine/pprof.pb-c.h"
 
-#define EV_CLOCK 0
-#define EV_SWITCH 1
-#define DYING UINT32_MAX
 #define APP_BUILD_ID "0123456789abcdef0123456789abcdef01234567"
 
+/* The shared samples (engine_common.h), after mappings that name a
+ * build-id for /bin/app and none for libc. */
 static pe_model *scenario(mem_profile *p)
 {
 	mem_begin(p, 0);
-	pe_builder_event(p->b, EV_CLOCK, "cpu-clock:ppp", 1, 0, 0, 4000, 1, 6);
-	pe_builder_event(p->b, EV_SWITCH, "sched:sched_switch", 2, 0, 0, 1, 0, 1);
 	pe_builder_mmap(p->b, 10, 0x400000, 0x1000, 0, "/bin/app", APP_BUILD_ID, 1);
 	pe_builder_mmap(p->b, 10, 0x7f0000, 0x1000, 0, "/lib/libc.so.6", NULL, 1);
-	mem_sample(p, EV_CLOCK, 1000, 10, 10, "make", "main@/bin/app;parse@/bin/app;lex@/bin/app", 100);
-	mem_sample(p, EV_CLOCK, 2000, 10, 10, "make", "main@/bin/app;parse@/bin/app;lex@/bin/app", 100);
-	mem_sample(p, EV_CLOCK, 3000, 10, 11, "make", "main@/bin/app;parse@/bin/app", 50);
-	mem_sample(p, EV_CLOCK, 4000, 20, 20, "cc1 x",
-		   "main@/bin/app;emit@/bin/app;write@/lib/libc.so.6;sys_write@[kernel.kallsyms]!", 10);
-	mem_sample(p, EV_CLOCK, 5000, 20, 20, "cc1 x", "main@/bin/app;parse@/bin/app;lex@/bin/app", 10);
-	mem_sample(p, EV_CLOCK, 6000, DYING, DYING, "make", "main@/bin/app;lex@/bin/app", 5);
-	mem_sample(p, EV_SWITCH, 7000, 10, 10, "make", "main@/bin/app;parse@/bin/app", 1);
+	mem_two_events(p);
 	return mem_end(p, 1);
 }
 
@@ -184,7 +174,7 @@ static void test_pprof(pe_model *m)
 	f.event = "sched:sched_switch";
 	if (!(p = pprof_of(m, &f)))
 		return;
-	CHECK(p->n_sample == 1 && !strcmp(str(p, p->sample_type[1]->type), "sched:sched_switch") &&
+	CHECK(p->n_sample == 2 && !strcmp(str(p, p->sample_type[1]->type), "sched:sched_switch") &&
 	      !strcmp(str(p, p->sample_type[1]->unit), "count"), "tracepoint sample type");
 	pprof__profile__free_unpacked(p, NULL);
 

@@ -545,19 +545,23 @@ int sq_profile_update(st_persist *p, int64_t id, const st_profile_patch *patch)
 		return -1;
 	if (sq_exec(db, "BEGIN IMMEDIATE") < 0)
 		goto out;
-	s = sq_prep(db, "SELECT 1 FROM profiles WHERE id = ?");
+	/* the row is written whether or not the name changes: no row
+	 * written, no such profile */
+	s = sq_prep(db, "UPDATE profiles SET name = CASE WHEN ?3 THEN ?2 ELSE name END"
+		     " WHERE id = ?1");
 	if (!s)
 		goto rollback;
 	sqlite3_bind_int64(s, 1, id);
-	if (sqlite3_step(s) != SQLITE_ROW) {
+	sqlite3_bind_text(s, 2, patch->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 3, patch->set_name);
+	if (sq_step_done(db, s) < 0)
+		goto rollback;
+	if (!sqlite3_changes(db)) {
 		rc = 1;
 		goto rollback;
 	}
 	sqlite3_finalize(s);
 	s = NULL;
-	if (patch->set_name &&
-	    edit_step(db, "UPDATE profiles SET name = ?2 WHERE id = ?1", id, patch->name, NULL) < 0)
-		goto rollback;
 	/* a key has one value: setting it replaces every earlier one */
 	for (i = 0; i < patch->nr_tags; i++) {
 		if (edit_step(db, "DELETE FROM tags WHERE profile_id = ?1 AND key = ?2", id,
