@@ -29,6 +29,7 @@ tests_http_routes_LDADD = $(DAEMON_LIBS)
 EXTRA_DIST += $(DAEMON_TESTS)
 
 # make bench: the ingest benchmark (prints figures; not a test)
-BENCHES += tests/bench-ingest tests/bench-query
-EXTRA_DIST += tests/bench-ingest tests/bench_ingest.py tests/bench-query tests/bench_query.py
+BENCHES += tests/bench-ingest tests/bench-query tests/bench-export
+EXTRA_DIST += tests/bench-ingest tests/bench_ingest.py tests/bench-query tests/bench_query.py \
+	tests/bench-export tests/bench_export.py
 dist_doc_DATA += docs/query.md

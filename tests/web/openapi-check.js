@@ -120,7 +120,7 @@ function checkExamples(spec, validator, ops) {
 /* The request an operation's examples make. */
 function request(spec, o, fixture) {
   let url = o.path;
-  const query = new URLSearchParams();
+  const query = [];
   for (const raw of o.params) {
     const p = resolveParam(spec, raw);
     let v = p.example;
@@ -130,12 +130,12 @@ function request(spec, o, fixture) {
       ok(v !== undefined, o.op.operationId + ': path parameter ' + p.name + ' has no example');
       url = url.replace('{' + p.name + '}', encodeURIComponent(String(v)));
     } else if (p.in === 'query' && v !== undefined) {
-      query.append(p.name, String(v));
+      query.push(encodeURIComponent(p.name) + '=' + encodeURIComponent(String(v)));
     } else {
       ok(!p.required, o.op.operationId + ': required parameter ' + p.name + ' has no example');
     }
   }
-  const q = query.toString();
+  const q = query.join('&');
   const init = { method: o.method.toUpperCase(), headers: {} };
   const rb = o.op.requestBody;
   if (rb) {
