@@ -266,6 +266,7 @@ MHD_Result_t http_profile_patch(api *a, struct MHD_Connection *conn, int64_t id,
 	json_error_t jerr;
 	json_t *in = json_loadb(body, len, 0, &jerr), *v, *tags;
 	int notfound = 0, rc;
+	MHD_Result_t ret;
 	json_t *out;
 
 	if (!in || !json_is_object(in)) {
@@ -276,8 +277,10 @@ MHD_Result_t http_profile_patch(api *a, struct MHD_Connection *conn, int64_t id,
 	}
 	json_object_foreach(in, k, v)
 		if (strcmp(k, "name") && strcmp(k, "tags")) {
+			/* k belongs to in: answered before in goes */
+			ret = http_reply_error(a, conn, 400, "unknown field '%.64s' (name, tags)", k);
 			json_decref(in);
-			return http_reply_error(a, conn, 400, "unknown field '%.64s' (name, tags)", k);
+			return ret;
 		}
 	if ((v = json_object_get(in, "name"))) {
 		if (!json_is_null(v) && (!json_is_string(v) ||
@@ -300,11 +303,12 @@ MHD_Result_t http_profile_patch(api *a, struct MHD_Connection *conn, int64_t id,
 		if (!*k || strchr(k, '=') || !label_ok(k, API_MAX_TAG_KEY) ||
 		    (!json_is_null(v) && (!json_is_string(v) ||
 					  !label_ok(json_string_value(v), API_MAX_TAG_VALUE)))) {
+			ret = http_reply_error(a, conn, 400, "bad tag '%.64s': a key of 1 to %d "
+					       "bytes without '=' and a string value of at most %d "
+					       "bytes (null removes it)", k, API_MAX_TAG_KEY,
+					       API_MAX_TAG_VALUE);
 			json_decref(in);
-			return http_reply_error(a, conn, 400, "bad tag '%.64s': a key of 1 to %d "
-						"bytes without '=' and a string value of at most %d "
-						"bytes (null removes it)", k, API_MAX_TAG_KEY,
-						API_MAX_TAG_VALUE);
+			return ret;
 		}
 		keys[patch.nr_tags] = k;
 		values[patch.nr_tags++] = json_string_value(v);
