@@ -11,8 +11,8 @@
 #include <jansson.h>
 
 #include "engine_common.h"
-#include "store/engine/export.h"
-#include "store/engine/pprof.pb-c.h"
+#include "engine/export.h"
+#include "engine/pprof.pb-c.h"
 
 #define APP_BUILD_ID "0123456789abcdef0123456789abcdef01234567"
 

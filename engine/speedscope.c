@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "jsonbuf.h"
-#include "store/engine/export.h"
-#include "store/engine/query-int.h"
+#include "engine/export.h"
+#include "engine/query-int.h"
 
 #define ADD_LIT(b, lit) jb_add((b), (lit), sizeof(lit) - 1)
 #define SPEEDSCOPE_SCHEMA "https://www.speedscope.app/file-format-schema.json"

@@ -6,9 +6,9 @@
 
 #include <zlib.h>
 
-#include "store/engine/export.h"
-#include "store/engine/pprof.pb-c.h"
-#include "store/engine/query-int.h"
+#include "engine/export.h"
+#include "engine/pprof.pb-c.h"
+#include "engine/query-int.h"
 
 const char *pe_event_unit(const char *event)
 {

@@ -11,13 +11,13 @@
  * when threads are to be told apart (pprof's pid/tid labels, speedscope's
  * profile per thread).
  */
-#ifndef PERFHUB_STORE_ENGINE_EXPORT_H
-#define PERFHUB_STORE_ENGINE_EXPORT_H
+#ifndef PERFHUB_ENGINE_EXPORT_H
+#define PERFHUB_ENGINE_EXPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/engine/query.h"
+#include "engine/query.h"
 
 /* The unit a sample's period counts in for this event: "nanoseconds" for
  * the clock events (cpu-clock, task-clock), else "count". */
