@@ -6,7 +6,9 @@ labels; the mappings' build-ids equal perf buildid-list's), /speedscope
 checked against speedscope's JSON schema (tests/web/speedscope-check.js)
 with weights that add up to /top's; /perf.data gives back the uploaded
 bytes (a file, a tar); PATCH renames and re-tags with the write role
-only; perfhub export, tag and rename do the same from the command line."""
+only; perfhub export, tag and rename do the same from the command line,
+and perfhub export of the recording itself (offline, the engine in memory)
+gives the same bytes as the export from the server."""
 import gzip
 import io
 import json
@@ -213,6 +215,8 @@ def check_cli(d, pid, work, tokfile):
           "export 999: %s %s" % (r.returncode, r.stderr))
     r = cli("export", str(pid), "--format", "svg", *srv)
     check(r.returncode == 2, "export --format svg: %s" % r.returncode)
+    r = cli("export", "{branch=\"main\"}", "--format", "json", *srv)
+    check(r.returncode == 2 and "selectors" in r.stderr, "export SELECTOR: %s" % r.stderr)
     r = cli("tag", str(pid), "team=perf", "branch-", *srv)
     check(r.returncode == 0 and "team=perf" in r.stdout and "branch" not in r.stdout,
           "tag: %s %s" % (r.stdout, r.stderr))
@@ -227,6 +231,39 @@ def check_cli(d, pid, work, tokfile):
         f.write("r-secret\n")
     r = cli("rename", str(pid), "x", "--server", d.url, "--token-file", ro)
     check(r.returncode == 1 and "403" in r.stderr, "rename with a read token: %s" % r.stderr)
+
+
+def check_offline(d, pid, rec, work, tokfile):
+    """perfhub export FILE (the engine in memory, no server) gives what
+    perfhub export ID gives for the same recording, in every format and
+    with filters."""
+    srv = ["--server", d.url, "--token-file", tokfile]
+    for fmt, extra in (("folded", []), ("folded", ["--weight", "samples", "--kernel"]),
+                       ("json", []), ("json", ["--comm", "sh", "--weight", "samples"]),
+                       ("pprof", []), ("pprof", ["--kernel"]),
+                       ("speedscope", []), ("speedscope", ["--group", "comm"])):
+        on, off = os.path.join(work, "on." + fmt), os.path.join(work, "off." + fmt)
+        r = cli("export", str(pid), "--format", fmt, "-o", on, *(extra + srv))
+        check(r.returncode == 0, "export %s %s: %s" % (fmt, extra, r.stderr))
+        r = cli("export", rec, "--format", fmt, "-o", off, *extra)
+        check(r.returncode == 0, "export FILE %s %s: %s" % (fmt, extra, r.stderr))
+        a, b = open(on, "rb").read(), open(off, "rb").read()
+        if fmt == "pprof":
+            a, b = gzip.decompress(a), gzip.decompress(b)
+        elif fmt == "speedscope":
+            a, b = json.loads(a), json.loads(b)
+            a.pop("name")
+            b.pop("name")
+        check(a == b and a, "export FILE differs from export ID: %s %s" % (fmt, extra))
+    bad = os.path.join(work, "bad.data")
+    with open(bad, "wb") as f:
+        f.write(b"PERFILE2" + b"\0" * 40)
+    out = os.path.join(work, "bad.json")
+    r = cli("export", bad, "--format", "json", "-o", out)
+    check(r.returncode == 1 and "bad.data" in r.stderr and not os.path.exists(out),
+          "export of a broken file: %s %s" % (r.returncode, r.stderr))
+    r = cli("export", rec, "--format", "json", "--weight", "cycles")
+    check(r.returncode == 2, "export FILE --weight cycles: %s" % r.returncode)
 
 
 def main():
@@ -262,6 +299,7 @@ def main():
         check_perf_data(d, pid, rec, work)
         check_patch(d, pid)
         check_cli(d, pid, work, wtok)
+        check_offline(d, pid, rec, work, wtok)
     print("ok: pprof, speedscope, perf.data, PATCH and the CLI")
     return 0
 
