@@ -219,7 +219,8 @@ static int gzip_bytes(const uint8_t *in, size_t n, uint8_t **out, size_t *len)
 	int rc;
 
 	memset(&z, 0, sizeof(z));
-	if (deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	/* the fastest level, as Go's runtime/pprof writes its profiles */
+	if (deflateInit2(&z, Z_BEST_SPEED, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
 		return -1;
 	cap = deflateBound(&z, (uLong)n) + 32;
 	if (!(buf = malloc(cap))) {

@@ -3,7 +3,9 @@
 perfhub's route to a table of top functions of a stored recording is one
 GET of /pprof (the engine encodes it from the model kept in memory) read
 by `go tool pprof -top`; perf's is `perf report` over the perf.data file.
-Both are timed on the same recording, median of RUNS, wall clock."""
+`perfhub export FILE` reads and symbolizes the file itself, as perf
+report does. All are timed on the same recording, median of RUNS, wall
+clock."""
 import os
 import shutil
 import statistics
@@ -64,6 +66,11 @@ def main():
             tp, _ = timed(lambda: subprocess.run(
                 [go, "tool", "pprof", "-top", "-nodecount=20", os.path.join(work, "p.pb.gz")],
                 capture_output=True, env=env, check=True))
+        exe = os.path.join(os.environ.get("top_builddir", "."), "cli", "perfhub")
+        off = os.path.join(work, "off.pb.gz")
+        to, _ = timed(lambda: subprocess.run(
+            [exe, "export", data, "--format", "pprof", "-o", off], capture_output=True,
+            check=True))
         tr, rep = timed(lambda: subprocess.run(
             ["perf", "report", "--stdio", "--no-children", "--sort", "sym", "-i", data],
             capture_output=True, check=True))
@@ -77,6 +84,8 @@ def main():
     if go:
         print("%-42s %10.3f" % ("go tool pprof -top on the /pprof answer", tp))
         print("%-42s %10.3f" % ("perfhub: /pprof + go tool pprof -top", rows[0][1] + tp))
+    print("%-42s %10.3f %12d" % ("perfhub export FILE --format pprof", to,
+                                  os.path.getsize(off)))
     print("%-42s %10.3f %12d" % ("perf report --stdio --sort sym (perf.data)", tr,
                                   os.path.getsize(data)))
     return 0
