@@ -1,12 +1,13 @@
 # lib/: libperfhub-common, what perfhub and perfhubd both need: ELF
-# build-id probing (elfid) and perf.data directories packed into and
-# unpacked from a tar with libarchive (dirpack), a function's code and source
-# lines with its samples (annotate: capstone, libdw). Neither program's
-# insides are included.
+# build-id probing (elfid), perf.data directories packed into and
+# unpacked from a tar with libarchive (dirpack), JSON text written into a
+# growing buffer (jsonbuf), and a function's code and source lines with its
+# samples (annotate: capstone, libdw). Neither program's insides are included.
 noinst_LIBRARIES += lib/libperfhub-common.a
 lib_libperfhub_common_a_SOURCES = \
 	lib/elfid.c lib/elfid.h \
 	lib/dirpack.c lib/dirpack.h \
+	lib/jsonbuf.c lib/jsonbuf.h \
 	lib/annotate.c lib/annotate.h \
 	lib/annotate-json.c lib/annotate-json.h
 lib_libperfhub_common_a_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) $(LIBARCHIVE_CFLAGS) $(CAPSTONE_CFLAGS) \

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "http/http.h"
-#include "http/jsonbuf.h"
+#include "jsonbuf.h"
 
 /* ---- folded stacks: collapsed text and the flame graph tree ------------------ */
 
@@ -89,7 +89,7 @@ MHD_Result_t http_get_collapsed(api *a, struct MHD_Connection *conn, int64_t id)
 static MHD_Result_t flamegraph_answer(api *a, struct MHD_Connection *conn, int64_t id,
 				      const http_fold_args *fa, const char *key)
 {
-	static const st_tree_cb cb = { jb_node_enter, jb_node_close };
+	static const st_tree_cb cb = { jb_value_node_open, jb_node_close };
 	jb_tree w;
 	int rc;
 

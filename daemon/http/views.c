@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "http/http.h"
-#include "http/jsonbuf.h"
+#include "jsonbuf.h"
 
 #define API_MAX_FUNCTION 4096		/* bytes of a function name asked for */
 #define ST_MAX_ANNOT_OTHERS 64		/* other DSOs of a name listed */
@@ -48,7 +48,7 @@ static int view_key(api *a, const char *endpoint, int64_t id, const http_fold_ar
 static MHD_Result_t sandwich_answer(api *a, struct MHD_Connection *conn, int64_t id,
 				    const http_fold_args *fa, const char *fn, const char *key)
 {
-	static const st_tree_cb cb = { jb_node_enter, jb_node_close };
+	static const st_tree_cb cb = { jb_value_node_open, jb_node_close };
 	jb_tree up, down;
 	jbuf b = { 0 };
 	int rc;

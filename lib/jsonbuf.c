@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/jsonbuf.h"
+#include "jsonbuf.h"
 
 void jb_add(jbuf *b, const char *s, size_t n)
 {
@@ -135,7 +135,7 @@ int jb_node_close(void *ctx)
 	return t->b.oom ? -1 : 0;
 }
 
-int jb_node_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value)
+int jb_value_node_open(void *ctx, const char *name, size_t len, const char *dso, uint64_t value)
 {
 	static const char tail[] = ",\"children\":[";
 	jb_tree *w = ctx;
