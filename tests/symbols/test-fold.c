@@ -8,6 +8,7 @@
 #include "dso.h"
 #include "fold.h"
 #include "maps.h"
+#include "symtab.h"
 
 static int failures;
 
