@@ -13,72 +13,9 @@
 
 #include "commands.h"
 #include "fold.h"
+#include "foldcache.h"
 #include "perfdata.h"
 #include "symbols.h"
-
-/* Recently folded stacks by raw callchain: the same ips in the same thread
- * fold to the same line while nothing that thread's stacks depend on has
- * changed (pd_symbolizer_stamp), so most samples skip symbolizing and
- * folding and just add to the stack's count by its id. Direct-mapped,
- * bounded. */
-#define RAW_CACHE_SLOTS 8192
-
-typedef struct raw_entry {
-	uint64_t hash, gen, nr;
-	uint32_t pid, tid;
-	uint16_t misc;
-	const pd_event *event;
-	uint64_t *ips;
-	size_t cap;		/* ips allocated */
-	size_t id;		/* the folded stack (pd_fold_last_id) */
-} raw_entry;
-
-static uint64_t raw_hash(const pd_sample *s, uint16_t misc)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)s->pid << 32 | s->tid) ^ misc;
-	uint64_t i;
-
-	for (i = 0; i < s->nr_callchain; i++) {
-		h = (h ^ s->callchain[i]) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	return h;
-}
-
-/* The entry for this callchain when it is still right: stored at a
- * generation no older than the thread's last relevant change. */
-static raw_entry *raw_find(raw_entry *cache, const pd_sample *s, uint16_t misc,
-			   uint64_t stamp, uint64_t h)
-{
-	raw_entry *e = &cache[h & (RAW_CACHE_SLOTS - 1)];
-
-	if (e->ips && e->hash == h && e->gen >= stamp && e->pid == s->pid &&
-	    e->tid == s->tid && e->misc == misc && e->event == s->event &&
-	    e->nr == s->nr_callchain &&
-	    !memcmp(e->ips, s->callchain, s->nr_callchain * sizeof(uint64_t)))
-		return e;
-	return NULL;
-}
-
-static void raw_store(raw_entry *cache, const pd_sample *s, uint16_t misc,
-		      uint64_t gen, uint64_t h, size_t id)
-{
-	raw_entry *e = &cache[h & (RAW_CACHE_SLOTS - 1)];
-	uint64_t *ips = e->ips;
-	size_t cap = e->cap;
-
-	if (!ips || cap < s->nr_callchain) {
-		cap = s->nr_callchain > 16 ? s->nr_callchain : 16;
-		ips = malloc(cap * sizeof(uint64_t));
-		if (!ips)
-			return;
-		free(e->ips);
-	}
-	memcpy(ips, s->callchain, s->nr_callchain * sizeof(uint64_t));
-	*e = (raw_entry){ .hash = h, .gen = gen, .nr = s->nr_callchain, .pid = s->pid,
-			  .tid = s->tid, .misc = misc, .event = s->event, .ips = ips,
-			  .cap = cap, .id = id };
-}
 
 static void usage(FILE *fp)
 {
@@ -128,7 +65,7 @@ int cmd_collapse(int argc, char **argv)
 	const pd_event *chosen = NULL;
 	pd_record r;
 	char ebuf[400];
-	raw_entry *cache = NULL;
+	pd_foldcache *cache = NULL;
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--pid"))
@@ -181,14 +118,13 @@ int cmd_collapse(int argc, char **argv)
 		goto parse_error;
 	sym = pd_symbolizer_new(f, NULL, &so);
 	fold = pd_fold_new(flags);
-	cache = calloc(RAW_CACHE_SLOTS, sizeof(*cache));
+	cache = fold ? pd_foldcache_new(sym, fold) : NULL;
 	if (!sym || !fold || !cache) {
 		fprintf(stderr, "perfhub collapse: %s: out of memory\n", path);
 		goto out;
 	}
 	while ((rc = pd_next(f, &r, &err)) > 0) {
 		const pd_sample *s = &r.u.sample;
-		pd_stack st;
 		uint64_t w;
 
 		if (r.type != PD_RECORD_SAMPLE) {
@@ -214,33 +150,12 @@ int cmd_collapse(int argc, char **argv)
 		}
 		/* stackcollapse-perf.pl: the period perf script prints, 1 without */
 		w = by_samples || !(s->fields & PD_SAMPLE_PERIOD) || !s->period ? 1 : s->period;
-		/* dwarf samples carry their user stack beside the callchain:
-		 * those are not cached */
-		if ((s->fields & PD_SAMPLE_CALLCHAIN) && s->callchain &&
-		    (s->event->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) !=
-		    (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) {
-			uint16_t misc = r.misc & PD_MISC_CPUMODE_MASK;
-			uint64_t h = raw_hash(s, misc);
-			raw_entry *e = raw_find(cache, s, misc,
-						pd_symbolizer_stamp(sym, s->pid, s->tid), h);
-
-			if (e) {
-				if (pd_fold_add_id(fold, e->id, w) < 0)
-					goto too_many;
-				continue;
-			}
-			if (pd_symbolize(sym, &r, &st) < 0)
-				goto nomem;
-			if (pd_fold_add(fold, &st, w) < 0)
-				goto too_many;
-			raw_store(cache, s, misc, pd_symbolizer_generation(sym), h,
-				  pd_fold_last_id(fold));
-			continue;
-		}
-		if (pd_symbolize(sym, &r, &st) < 0)
+		switch (pd_foldcache_add(cache, &r, w)) {
+		case -1:
 			goto nomem;
-		if (pd_fold_add(fold, &st, w) < 0)
+		case -2:
 			goto too_many;
+		}
 	}
 	if (rc < 0)
 		goto parse_error;
@@ -271,9 +186,7 @@ too_many:
 parse_error:
 	fprintf(stderr, "perfhub collapse: %s: %s\n", path, pd_strerror(&err, ebuf, sizeof(ebuf)));
 out:
-	for (i = 0; cache && i < RAW_CACHE_SLOTS; i++)
-		free(cache[i].ips);
-	free(cache);
+	pd_foldcache_free(cache);
 	pd_fold_free(fold);
 	pd_symbolizer_free(sym);
 	pd_close(f);

@@ -47,6 +47,9 @@ typedef struct dso_load_seg {	/* PT_LOAD: file offset -> address */
 
 struct pd_dso {
 	pd_dso *next;		/* in the cache's list */
+	pd_dso *hnext;		/* in the cache's hash bucket */
+	int in_tab;		/* findable by key */
+	uint64_t key_hash;
 	char *key;
 	int kind;
 	char *path;
@@ -72,6 +75,8 @@ struct pd_dso {
 struct pd_dso_cache {
 	pthread_mutex_t lock;
 	pd_dso *list;
+	pd_dso **tab;		/* the same dsos by key hash */
+	size_t tab_cap, tab_n;
 	size_t bytes, max_bytes;
 	pd_inl_cache *inl;	/* DWARF function indexes, by build-id */
 	pd_dso_fetch_fn fetch;	/* set before use, read-only after */
@@ -537,8 +542,62 @@ void pd_dso_cache_free(pd_dso_cache *c)
 		dso_free(d);
 	}
 	pd_inl_cache_free(c->inl);
+	free(c->tab);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
+}
+
+static uint64_t key_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+	return h;
+}
+
+/* Add d to the key index (under c->lock); the index doubles at 3/4. */
+static int tab_add(pd_dso_cache *c, pd_dso *d)
+{
+	if ((c->tab_n + 1) * 4 > c->tab_cap * 3) {
+		size_t cap = c->tab_cap ? c->tab_cap * 2 : 64, i;
+		pd_dso **t = calloc(cap, sizeof(*t));
+
+		if (!t)
+			return -1;
+		for (i = 0; i < c->tab_cap; i++) {
+			pd_dso *x = c->tab[i], *nx;
+
+			for (; x; x = nx) {
+				nx = x->hnext;
+				x->hnext = t[x->key_hash & (cap - 1)];
+				t[x->key_hash & (cap - 1)] = x;
+			}
+		}
+		free(c->tab);
+		c->tab = t;
+		c->tab_cap = cap;
+	}
+	d->hnext = c->tab[d->key_hash & (c->tab_cap - 1)];
+	c->tab[d->key_hash & (c->tab_cap - 1)] = d;
+	d->in_tab = 1;
+	c->tab_n++;
+	return 0;
+}
+
+static void tab_remove(pd_dso_cache *c, pd_dso *d)
+{
+	pd_dso **pp;
+
+	if (!d->in_tab)
+		return;
+	for (pp = &c->tab[d->key_hash & (c->tab_cap - 1)]; *pp; pp = &(*pp)->hnext)
+		if (*pp == d) {
+			*pp = d->hnext;
+			break;
+		}
+	d->in_tab = 0;
+	c->tab_n--;
 }
 
 static char *dup_or_null(const char *s)
@@ -551,6 +610,7 @@ pd_dso *pd_dso_get(pd_dso_cache *c, int kind, const char *path,
 		   const pd_dso_paths *paths)
 {
 	char hex[41] = "", *key;
+	uint64_t h;
 	size_t i, klen;
 	pd_dso *d;
 	struct stat st = { 0 };
@@ -579,9 +639,10 @@ pd_dso *pd_dso_get(pd_dso_cache *c, int kind, const char *path,
 		 paths->symfs ? paths->symfs : "", paths->buildid_dir ? paths->buildid_dir : "",
 		 paths->debug_dir ? paths->debug_dir : "",
 		 paths->debuginfo_dir ? paths->debuginfo_dir : "");
+	h = key_hash(key);
 	pthread_mutex_lock(&c->lock);
-	for (d = c->list; d; d = d->next)
-		if (!strcmp(d->key, key))
+	for (d = c->tab_cap ? c->tab[h & (c->tab_cap - 1)] : NULL; d; d = d->hnext)
+		if (d->key_hash == h && !strcmp(d->key, key))
 			break;
 	if (d) {
 		d->refs++;
@@ -611,6 +672,12 @@ pd_dso *pd_dso_get(pd_dso_cache *c, int kind, const char *path,
 		d = NULL;
 		goto fail;
 	}
+	d->key_hash = h;
+	if (tab_add(c, d) < 0) {
+		dso_free(d);
+		d = NULL;
+		goto fail;
+	}
 	d->next = c->list;
 	c->list = d;
 fail:
@@ -635,6 +702,7 @@ void pd_dso_put(pd_dso_cache *c, pd_dso *d)
 		if (x->refs == 0 && x->loaded) {
 			*pp = x->next;
 			c->bytes -= x->bytes;
+			tab_remove(c, x);
 			dso_free(x);
 			continue;
 		}
@@ -666,8 +734,8 @@ void pd_dso_cache_forget(pd_dso_cache *c, const uint8_t *build_id, size_t build_
 			pp = &x->next;
 			continue;
 		}
-		/* a key no lookup can match: free once no one holds it */
-		x->key[0] = '\0';
+		/* no lookup finds it again: freed once no one holds it */
+		tab_remove(c, x);
 		if (x->refs == 0) {
 			*pp = x->next;
 			if (x->loaded)

@@ -40,6 +40,7 @@ PARSER_SYMBOL_SOURCES = \
 	parser/inlines.h parser/inlines.c \
 	parser/symtree.h parser/symtree.c \
 	parser/fold.h parser/fold.c \
+	parser/foldcache.h parser/foldcache.c \
 	parser/unwind.h \
 	parser/unwind.c
 PARSER_SYMBOL_LIBS =

@@ -577,25 +577,11 @@ static const char *sym_lookup(pd_symbolizer *s, pd_dso *d, uint64_t off, uint64_
 	return e->name;
 }
 
-static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, int cpumode)
+/* The map of one address of thread th. */
+static const pd_map *frame_map(pd_symbolizer *s, pd_thread *th, uint64_t ip, int cpumode)
 {
-	pd_frame *f;
 	const pd_map *map = NULL;
 
-	if (*n == s->cap_frames) {
-		size_t cap = s->cap_frames ? s->cap_frames * 2 : 64;
-		pd_frame *p = realloc(s->frames, cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		s->frames = p;
-		s->cap_frames = cap;
-	}
-	f = &s->frames[(*n)++];
-	memset(f, 0, sizeof(*f));
-	f->ip = ip;
-	f->dso_off = ip;
-	f->kernel = cpumode == PD_MISC_KERNEL;
 	if (cpumode == PD_MISC_KERNEL) {
 		map = pd_maps_find(s->kmaps, ip);
 		/* The recorded kernel map ends at _etext, but init text and
@@ -603,11 +589,23 @@ static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, i
 		 * so those addresses still belong to the kernel. */
 		if (!map && s->kernel_start && ip > s->kernel_start)
 			map = pd_maps_find(s->kmaps, s->kernel_start);
-	}
-	else if (cpumode == PD_MISC_USER && th)
+	} else if (cpumode == PD_MISC_USER && th) {
 		map = pd_maps_find(th->maps, ip);
+	}
+	return map;
+}
+
+/* Name one address of thread th as a frame. */
+static void fill_frame(pd_symbolizer *s, pd_frame *f, pd_thread *th, uint64_t ip, int cpumode)
+{
+	const pd_map *map = frame_map(s, th, ip, cpumode);
+
+	memset(f, 0, sizeof(*f));
+	f->ip = ip;
+	f->dso_off = ip;
+	f->kernel = cpumode == PD_MISC_KERNEL;
 	if (!map)
-		return 0;
+		return;
 	f->dso = map->name;
 	if (!map->identity)
 		f->dso_off = ip - map->start + map->pgoff;
@@ -623,6 +621,43 @@ static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, i
 				warn(s, p);
 		}
 	}
+}
+
+static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, int cpumode)
+{
+	if (*n == s->cap_frames) {
+		size_t cap = s->cap_frames ? s->cap_frames * 2 : 64;
+		pd_frame *p = realloc(s->frames, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		s->frames = p;
+		s->cap_frames = cap;
+	}
+	fill_frame(s, &s->frames[(*n)++], th, ip, cpumode);
+	return 0;
+}
+
+uint64_t pd_symbolize_where(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip,
+			    int cpumode, uint64_t *dso_off)
+{
+	pd_thread *th = cpumode == PD_MISC_USER ? pd_threads_findnew(s->threads, pid, tid) : NULL;
+	const pd_map *map = frame_map(s, th, ip, cpumode);
+
+	if (!map || !map->dso || map->fixed_sym)
+		return 0;
+	*dso_off = map->identity ? ip : ip - map->start + map->pgoff;
+	return pd_dso_serial(map->dso);
+}
+
+int pd_symbolize_ip(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip, int cpumode,
+		    pd_frame *out)
+{
+	pd_thread *th = pd_threads_findnew(s->threads, pid, tid);
+
+	if (!th && cpumode == PD_MISC_USER)
+		return -1;
+	fill_frame(s, out, th, ip, cpumode);
 	return 0;
 }
 
@@ -707,25 +742,37 @@ static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
 	return k;
 }
 
+/* The thread of a sample, made when first seen; the idle task is
+ * "swapper", as perf names it. */
+static pd_thread *sample_thread(pd_symbolizer *s, uint32_t pid, uint32_t tid)
+{
+	pd_thread *th = pd_threads_findnew(s->threads, pid, tid);
+
+	if (th && th->tid == 0 && !strcmp(th->comm, ":0")) {
+		pd_threads_comm(s->threads, th->pid, 0, "swapper");
+		th->stamp = s->generation;
+	}
+	return th;
+}
+
+const char *pd_symbolizer_comm(pd_symbolizer *s, uint32_t pid, uint32_t tid)
+{
+	pd_thread *th = sample_thread(s, pid, tid);
+
+	return th ? th->comm : "[unknown]";
+}
+
 int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out)
 {
 	const pd_sample *smp = &rec->u.sample;
-	pd_thread *th = pd_threads_findnew(s->threads, smp->pid, smp->tid);
+	pd_thread *th = sample_thread(s, smp->pid, smp->tid);
 	size_t n = 0, real = 0, i;
 	int dwarf;
 
 	memset(out, 0, sizeof(*out));
 	out->pid = smp->pid;
 	out->tid = smp->tid;
-	if (th) {
-		if (th->tid == 0 && !strcmp(th->comm, ":0")) {
-			pd_threads_comm(s->threads, th->pid, 0, "swapper");
-			th->stamp = s->generation;
-		}
-		out->comm = th->comm;
-	} else {
-		out->comm = "[unknown]";
-	}
+	out->comm = th ? th->comm : "[unknown]";
 	/* dwarf samples: the kernel part of the callchain, then the unwound
 	 * user stack, as perf does */
 	dwarf = !s->no_unwind && !s->unwind_failed && smp->event &&

@@ -443,6 +443,12 @@ static int prefer_first(pd_symtab *t, const st_sym *a, const st_sym *b)
 		return b->bind == STB_WEAK;
 	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
 		return a->bind == STB_GLOBAL;
+	/* the same name (a .dynsym copy of a .symtab symbol): a tie that
+	 * keeps a, without demangling either */
+	if (a->name == b->name || !strcmp(t->names + a->name, t->names + b->name)) {
+		na = display_name(t, a);
+		return strncmp(na, "SyS", 3) && strncmp(na, "compat_SyS", 10);
+	}
 	na = display_name(t, a);
 	nb = display_name(t, b);
 	ua = leading_underscores(na);
@@ -526,6 +532,24 @@ static size_t fix_ends_and_aliases(pd_symtab *t, st_key *v, size_t n, int kallsy
 		v[o++].idx = w;
 	}
 	return o;
+}
+
+/* Merge the sorted runs v[0..mid) and v[mid..n) in place (through a copy
+ * of the first). */
+static int merge_keys(st_key *v, size_t mid, size_t n)
+{
+	st_key *a = malloc(mid * sizeof(*a));
+	size_t i = 0, j = mid, o = 0;
+
+	if (!a)
+		return -1;
+	memcpy(a, v, mid * sizeof(*a));
+	while (i < mid && j < n)
+		v[o++] = key_cmp(&a[i], &v[j]) <= 0 ? a[i++] : v[j++];
+	while (i < mid)
+		v[o++] = a[i++];
+	free(a);
+	return 0;
 }
 
 /* Give back the slack of the arrays grown by doubling. */
@@ -697,20 +721,23 @@ void pd_symtab_finish_elf(pd_symtab *t, size_t nr_first, size_t nr_second)
 	if (!v || !er || nr_first > nr_second || nr_second > t->n)
 		goto fail;
 	for (p = 0; p < 3; p++) {
-		size_t from = p ? phase_end[p - 1] : 0;
+		size_t from = p ? phase_end[p - 1] : 0, old = nv;
 
-		for (i = from; i < phase_end[p]; i++)
-			v[nv++] = (st_key){ t->s[i].start, (uint32_t)i };
+		er_end[p < 2 ? p : 1] = ner;
 		if (phase_end[p] == from)
 			continue;
-		qsort(v, nv, sizeof(*v), key_cmp);
+		for (i = from; i < phase_end[p]; i++)
+			v[nv++] = (st_key){ t->s[i].start, (uint32_t)i };
+		/* the new symbols sorted, then merged with the ones kept so far
+		 * (all of which were inserted before them) */
+		qsort(v + old, nv - old, sizeof(*v), key_cmp);
+		if (old && merge_keys(v, old, nv) < 0)
+			goto fail;
 		if (p < 2) {	/* the PLT slots come after: no fixing */
 			nv = fix_ends_and_aliases(t, v, nv, 0, er, &ner);
 			er_end[p] = ner;
 		}
 	}
-	if (p == 3 && nr_second == nr_first)
-		er_end[1] = er_end[0];
 	/* do any of the symbols left overlap? */
 	for (i = 1; i < nv && !overlap; i++) {
 		const st_sym *a = &t->s[v[i - 1].idx], *b = &t->s[v[i].idx];

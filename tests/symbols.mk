@@ -13,6 +13,15 @@ tests_symbols_test_symtree_SOURCES = tests/symbols/test-symtree.c
 tests_symbols_test_symtree_LDADD = $(PARSER_LIBS)
 TESTS += tests/symbols/test-symtree
 
+# the fold caches against symbolizing every sample, across comm, map and
+# fork changes (a synthesized recording over binaries of the build)
+check_PROGRAMS += tests/symbols/test-foldcache
+tests_symbols_test_foldcache_SOURCES = tests/symbols/test-foldcache.c tests/pdwrite.c tests/pdwrite.h
+tests_symbols_test_foldcache_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(JANSSON_CFLAGS) -I$(srcdir)/tests
+tests_symbols_test_foldcache_LDADD = $(PARSER_LIBS)
+tests_symbols_test_foldcache_DEPENDENCIES = tests/progs/calls tests/progs/cxx parser/libperfhub-parse.a
+TESTS += tests/symbols/test-foldcache
+
 # time-ordered delivery through the queue's blocks, rounds held back and merged, the cap
 check_PROGRAMS += tests/symbols/test-ordered
 tests_symbols_test_ordered_SOURCES = tests/symbols/test-ordered.c tests/pdwrite.c tests/pdwrite.h
