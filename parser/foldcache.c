@@ -172,12 +172,18 @@ static void chain_store(fc_chain *e, const pd_sample *s, uint16_t misc, uint64_t
  * process (valid while its maps stay), else by the offset in the symbol
  * table (the same library in every process; a table never changes), else
  * symbolized now. */
+static fc_frame *frame_slot(pd_foldcache *c, uint32_t pid, uint64_t ip, int cpumode)
+{
+	uint32_t key = cpumode == PD_MISC_KERNEL ? FC_KERNEL_PID : pid;
+
+	return &c->frames[mix((uint64_t)key << 8 | (uint64_t)cpumode, ip) & (FC_FRAME_SLOTS - 1)];
+}
+
 static int frame_id(pd_foldcache *c, uint32_t pid, uint32_t tid, uint64_t ip, int cpumode,
 		    uint64_t stamp, uint32_t *id)
 {
 	uint32_t key = cpumode == PD_MISC_KERNEL ? FC_KERNEL_PID : pid;
-	fc_frame *e = &c->frames[mix((uint64_t)key << 8 | (uint64_t)cpumode, ip) &
-				 (FC_FRAME_SLOTS - 1)];
+	fc_frame *e = frame_slot(c, pid, ip, cpumode);
 	uint64_t off = 0, serial;
 	fc_dso *d = NULL;
 	pd_frame fr;
@@ -251,8 +257,10 @@ int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight)
 	h = chain_hash(s, misc);
 	if (!h)
 		return fold_whole(c, r, weight);
-	stamp = pd_symbolizer_stamp(c->sym, s->pid, s->tid);
+	/* the tables are larger than the caches: ask for the lines early */
 	e = &c->chains[h & (FC_CHAIN_SLOTS - 1)];
+	__builtin_prefetch(e);
+	stamp = pd_symbolizer_stamp(c->sym, s->pid, s->tid);
 	if (chain_match(e, s, misc, h, stamp)) {
 		c->stats.chain_hits++;
 		return pd_fold_add_id(c->fold, e->id, weight) < 0 ? -1 : 0;
@@ -260,6 +268,17 @@ int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight)
 	/* address by address, as pd_symbolize names them; ids[0] is the comm
 	 * field, then the frames outermost first, so the leaf goes last */
 	c->stats.frame_folds++;
+	for (i = 0; i < s->nr_callchain; i++) {
+		uint64_t ip = s->callchain[i];
+
+		if (ip == PD_CONTEXT_KERNEL)
+			cpumode = PD_MISC_KERNEL;
+		else if (ip == PD_CONTEXT_USER)
+			cpumode = PD_MISC_USER;
+		else
+			__builtin_prefetch(frame_slot(c, s->pid, ip, cpumode));
+	}
+	cpumode = PD_MISC_USER;
 	if (comm_id(c, s->pid, s->tid, stamp, &c->ids[0]) < 0)
 		return -1;
 	for (i = 0; i < s->nr_callchain; i++)

@@ -34,6 +34,30 @@ typedef struct st_sym {
 	uint8_t mangled;	/* the name is demangled on lookup */
 } st_sym;
 
+#define ST_CLUSTER 2		/* st_sym.sized of a piece standing for a
+				   cluster of overlapping symbols: its name
+				   is the cluster's index */
+
+/* Symbols that overlap, resolved (perf's tree asked about their spans) the
+ * first time a lookup falls among them: most never are (an executable's
+ * PLT under _init), and the tree of a large table costs more to build
+ * than the rest of its loading. */
+typedef struct st_cluster {
+	st_sym *members;	/* the symbols, by start */
+	uint32_t *member_idx;	/* their insertion numbers (tree items) */
+	size_t nmembers;
+	st_sym *pieces;		/* the answer, once resolved */
+	size_t npieces;
+	int resolved;		/* atomically published after pieces */
+} st_cluster;
+
+typedef struct st_replay {	/* what rebuilding perf's tree needs */
+	uint64_t *start, *end;	/* every symbol inserted, in order */
+	size_t n;
+	uint32_t *er;		/* the erased ones, in order */
+	size_t phase_end[3], er_end[2];
+} st_replay;
+
 typedef struct dm_slot {	/* name offset + 1 -> demangled name */
 	uint32_t key;
 	char *name;
@@ -44,9 +68,13 @@ struct pd_symtab {
 	size_t n, cap;
 	char *names;
 	size_t names_len, names_cap;
-	pthread_mutex_t lock;	/* the demangled names */
+	pthread_mutex_t lock;	/* the demangled names, the clusters */
 	dm_slot *dm;
 	size_t dm_n, dm_cap, dm_bytes;
+	st_cluster *clusters;
+	size_t nclusters;
+	st_replay *replay;	/* until the clusters are resolved */
+	size_t cluster_bytes;
 };
 
 char *pd_demangle(const char *name)
@@ -56,6 +84,16 @@ char *pd_demangle(const char *name)
 	if (!name || !(name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')))
 		return NULL;
 	return cplus_demangle(name, DMGL_NO_OPTS);
+}
+
+static void replay_free(st_replay *r)
+{
+	if (!r)
+		return;
+	free(r->start);
+	free(r->end);
+	free(r->er);
+	free(r);
 }
 
 pd_symtab *pd_symtab_new(void)
@@ -79,6 +117,13 @@ void pd_symtab_free(pd_symtab *t)
 	free(t->dm);
 	free(t->s);
 	free(t->names);
+	for (i = 0; i < t->nclusters; i++) {
+		free(t->clusters[i].members);
+		free(t->clusters[i].member_idx);
+		free(t->clusters[i].pieces);
+	}
+	free(t->clusters);
+	replay_free(t->replay);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 }
@@ -91,7 +136,7 @@ size_t pd_symtab_count(const pd_symtab *t)
 size_t pd_symtab_bytes(const pd_symtab *t)
 {
 	return sizeof(*t) + t->cap * sizeof(st_sym) + t->names_cap +
-	       t->dm_cap * sizeof(dm_slot) + t->dm_bytes;
+	       t->dm_cap * sizeof(dm_slot) + t->dm_bytes + t->cluster_bytes;
 }
 
 /* ---- adding ----------------------------------------------------------- */
@@ -610,18 +655,28 @@ void pd_symtab_finish(pd_symtab *t, int kallsyms)
 	shrink(t);
 }
 
+/* The member of cluster c that is tree item idx. */
+static const st_sym *member_of(const st_cluster *c, uint32_t idx)
+{
+	size_t i;
+
+	for (i = 0; i < c->nmembers; i++)	/* clusters are small */
+		if (c->member_idx[i] == idx)
+			return &c->members[i];
+	return NULL;
+}
+
 /* Append the piece [start, end) of node x's symbol (x NONE: a gap, not
  * added), joining it to the previous piece when that is the same symbol. */
-static void add_piece(st_sym *out, size_t *n, const pd_symtab *t, const pd_symtree *tr,
+static void add_piece(st_sym *out, size_t *n, const st_cluster *c, const pd_symtree *tr,
 		      uint32_t x, uint64_t start, uint64_t end)
 {
 	const st_sym *s;
 
-	if (x == PD_SYMTREE_NONE)
+	if (x == PD_SYMTREE_NONE || !(s = member_of(c, pd_symtree_item(tr, x))))
 		return;
-	s = &t->s[pd_symtree_item(tr, x)];
 	if (*n && out[*n - 1].end == start && out[*n - 1].name == s->name &&
-	    out[*n - 1].sym_start == s->start) {
+	    out[*n - 1].sym_start == s->sym_start) {
 		out[*n - 1].end = end;
 		return;
 	}
@@ -640,19 +695,18 @@ static int u64_cmp(const void *a, const void *b)
 
 /* perf's tree after the same inserts and erases: symbols in insertion
  * order, each phase's dropped aliases erased after it */
-static pd_symtree *replay(const pd_symtab *t, const size_t *phase_end,
-			  const uint32_t *er, const size_t *er_end)
+static pd_symtree *replay(const st_replay *r)
 {
 	pd_symtree *tr = pd_symtree_new();
 	size_t i = 0, k = 0, p;
 
 	for (p = 0; tr && p < 3; p++) {
-		for (; i < phase_end[p]; i++)
-			if (pd_symtree_insert(tr, t->s[i].start, t->s[i].end, (uint32_t)i) ==
+		for (; i < r->phase_end[p]; i++)
+			if (pd_symtree_insert(tr, r->start[i], r->end[i], (uint32_t)i) ==
 			    PD_SYMTREE_NONE)
 				goto fail;
-		for (; p < 2 && k < er_end[p]; k++)
-			pd_symtree_erase(tr, er[k]);	/* node numbers are indexes */
+		for (; p < 2 && k < r->er_end[p]; k++)
+			pd_symtree_erase(tr, r->er[k]);	/* node numbers are indexes */
 	}
 	return tr;
 fail:
@@ -661,22 +715,24 @@ fail:
 }
 
 /*
- * The pieces of the symbols v[lo..hi), which overlap: between two
- * consecutive starts or ends every address gets the same answer from
- * perf's search, except perhaps the first one, so each such span is asked
- * at its first two addresses.
+ * The pieces of cluster c: between two consecutive starts or ends every
+ * address gets the same answer from perf's search, except perhaps the
+ * first one, so each such span is asked at its first two addresses.
  */
-static int resolve_cluster(const pd_symtab *t, const pd_symtree *tr, const st_key *v,
-			   size_t lo, size_t hi, st_sym *out, size_t *n)
+static int resolve_cluster(st_cluster *c, const pd_symtree *tr)
 {
-	uint64_t *b = malloc(2 * (hi - lo) * sizeof(*b));
-	size_t i, nb = 0, nu = 0;
+	uint64_t *b = malloc(2 * c->nmembers * sizeof(*b));
+	st_sym *out = malloc(4 * c->nmembers * sizeof(*out));
+	size_t i, nb = 0, nu = 0, n = 0;
 
-	if (!b)
+	if (!b || !out) {
+		free(b);
+		free(out);
 		return -1;
-	for (i = lo; i < hi; i++) {
-		b[nb++] = t->s[v[i].idx].start;
-		b[nb++] = t->s[v[i].idx].end;
+	}
+	for (i = 0; i < c->nmembers; i++) {
+		b[nb++] = c->members[i].start;
+		b[nb++] = c->members[i].end;
 	}
 	qsort(b, nb, sizeof(*b), u64_cmp);
 	for (i = 0; i < nb; i++)
@@ -685,12 +741,65 @@ static int resolve_cluster(const pd_symtab *t, const pd_symtree *tr, const st_ke
 	for (i = 0; i < nu && b[i] != UINT64_MAX; i++) {
 		uint64_t a = b[i], z = i + 1 < nu ? b[i + 1] : a + 1;
 
-		add_piece(out, n, t, tr, pd_symtree_find(tr, a), a, a + 1);
+		add_piece(out, &n, c, tr, pd_symtree_find(tr, a), a, a + 1);
 		if (a + 1 < z)
-			add_piece(out, n, t, tr, pd_symtree_find(tr, a + 1), a + 1, z);
+			add_piece(out, &n, c, tr, pd_symtree_find(tr, a + 1), a + 1, z);
 	}
 	free(b);
+	c->pieces = out;
+	c->npieces = n;
+	__atomic_store_n(&c->resolved, 1, __ATOMIC_RELEASE);
 	return 0;
+}
+
+/* Resolve every cluster (under t->lock): one tree serves them all. */
+static void resolve_clusters(pd_symtab *t)
+{
+	pd_symtree *tr = t->replay ? replay(t->replay) : NULL;
+	size_t i;
+
+	for (i = 0; i < t->nclusters; i++) {
+		st_cluster *c = &t->clusters[i];
+
+		if (c->resolved)
+			continue;
+		if (!tr || resolve_cluster(c, tr) < 0) {
+			c->npieces = 0;	/* out of memory: no names there */
+			__atomic_store_n(&c->resolved, 1, __ATOMIC_RELEASE);
+		}
+		t->cluster_bytes += c->npieces * sizeof(st_sym);
+	}
+	pd_symtree_free(tr);
+	replay_free(t->replay);
+	t->replay = NULL;
+}
+
+/* Keep what perf's tree needs to be rebuilt: every symbol's start and
+ * final end in insertion order, the erase order. */
+static st_replay *save_replay(const pd_symtab *t, const size_t *phase_end, const uint32_t *er,
+			      const size_t *er_end)
+{
+	st_replay *r = calloc(1, sizeof(*r));
+	size_t i;
+
+	if (!r)
+		return NULL;
+	r->n = t->n;
+	r->start = malloc((t->n ? t->n : 1) * sizeof(*r->start));
+	r->end = malloc((t->n ? t->n : 1) * sizeof(*r->end));
+	r->er = malloc((er_end[1] ? er_end[1] : 1) * sizeof(*r->er));
+	if (!r->start || !r->end || !r->er) {
+		replay_free(r);
+		return NULL;
+	}
+	for (i = 0; i < t->n; i++) {
+		r->start[i] = t->s[i].start;
+		r->end[i] = t->s[i].end;
+	}
+	memcpy(r->er, er, er_end[1] * sizeof(*er));
+	memcpy(r->phase_end, phase_end, sizeof(r->phase_end));
+	memcpy(r->er_end, er_end, sizeof(r->er_end));
+	return r;
 }
 
 /*
@@ -704,19 +813,18 @@ static int resolve_cluster(const pd_symtab *t, const pd_symtree *tr, const st_ke
  * Which symbols stay and where they end follows from the order alone and
  * is worked out on sorted arrays. Where the symbols left overlap, perf
  * answers with the one its tree search meets first, which depends on the
- * tree's shape: only then is the tree built (symtree.h), by the same
- * inserts and erases, and asked about the overlapping spans. The table
- * kept is that answer flattened into pieces that do not overlap.
+ * tree's shape: each run of overlapping symbols becomes a cluster, whose
+ * pieces are worked out from the same inserts and erases (symtree.h) when
+ * a lookup first falls in one. The table is pieces that do not overlap.
  */
 void pd_symtab_finish_elf(pd_symtab *t, size_t nr_first, size_t nr_second)
 {
 	st_key *v = malloc((t->n ? t->n : 1) * sizeof(*v));
 	uint32_t *er = malloc((t->n ? t->n : 1) * sizeof(*er));
 	size_t phase_end[3] = { nr_first, nr_second, t->n }, er_end[2] = { 0, 0 };
-	size_t nv = 0, ner = 0, i, j, p, n = 0;
-	pd_symtree *tr = NULL;
+	size_t nv = 0, ner = 0, i, j, p, n = 0, nc = 0;
 	st_sym *out = NULL;
-	int overlap = 0;
+	st_cluster *cl = NULL;
 
 	if (!v || !er || nr_first > nr_second || nr_second > t->n)
 		goto fail;
@@ -738,24 +846,15 @@ void pd_symtab_finish_elf(pd_symtab *t, size_t nr_first, size_t nr_second)
 			er_end[p] = ner;
 		}
 	}
-	/* do any of the symbols left overlap? */
-	for (i = 1; i < nv && !overlap; i++) {
-		const st_sym *a = &t->s[v[i - 1].idx], *b = &t->s[v[i].idx];
-
-		overlap = b->start < a->end || b->start == a->start || b->end == b->start ||
-			  a->end == a->start;
-	}
-	if (!overlap) {
-		if (keep(t, v, nv) < 0)
-			goto fail;
-		goto out;
-	}
-	tr = replay(t, phase_end, er, er_end);
-	out = malloc(2 * 2 * (nv ? nv : 1) * sizeof(*out));
-	if (!tr || !out)
+	out = malloc((nv ? nv : 1) * sizeof(*out));
+	cl = calloc(nv ? nv : 1, sizeof(*cl));
+	if (!out || !cl)
 		goto fail;
 	for (i = 0; i < nv; i = j) {
-		uint64_t reach = t->s[v[i].idx].end;
+		const st_sym *f = &t->s[v[i].idx];
+		uint64_t reach = f->end, cover;
+		st_cluster *c;
+		size_t k;
 
 		/* a run of symbols each starting before the run's reach */
 		for (j = i + 1; j < nv; j++) {
@@ -767,13 +866,42 @@ void pd_symtab_finish_elf(pd_symtab *t, size_t nr_first, size_t nr_second)
 			if (b->end > reach)
 				reach = b->end;
 		}
-		if (j == i + 1 && t->s[v[i].idx].end != t->s[v[i].idx].start) {
-			out[n++] = t->s[v[i].idx];
+		if (j == i + 1 && f->end != f->start) {
+			out[n++] = *f;
 			continue;
 		}
-		if (resolve_cluster(t, tr, v, i, j, out, &n) < 0)
+		c = &cl[nc];
+		c->members = malloc((j - i) * sizeof(*c->members));
+		c->member_idx = malloc((j - i) * sizeof(*c->member_idx));
+		if (!c->members || !c->member_idx) {
+			free(c->members);
+			free(c->member_idx);
 			goto fail;
+		}
+		cover = reach;
+		for (k = i; k < j; k++) {
+			const st_sym *m = &t->s[v[k].idx];
+
+			c->members[k - i] = *m;
+			c->member_idx[k - i] = v[k].idx;
+			if (m->end == m->start && m->start + 1 > cover)
+				cover = m->start + 1;	/* an unsized symbol's own address */
+		}
+		c->nmembers = j - i;
+		t->cluster_bytes += c->nmembers * (sizeof(st_sym) + sizeof(uint32_t));
+		out[n] = *f;
+		out[n].end = cover;
+		out[n].sized = ST_CLUSTER;
+		out[n].name = (uint32_t)nc++;
+		n++;
 	}
+	if (nc && !(t->replay = save_replay(t, phase_end, er, er_end)))
+		goto fail;
+	t->clusters = nc ? cl : NULL;
+	t->nclusters = nc;
+	if (!nc)
+		free(cl);
+	cl = NULL;
 	free(t->s);
 	t->s = out;
 	t->n = t->cap = n;
@@ -781,9 +909,14 @@ void pd_symtab_finish_elf(pd_symtab *t, size_t nr_first, size_t nr_second)
 	goto out;
 fail:
 	t->n = 0;	/* out of memory: no names rather than wrong ones */
+	for (i = 0; cl && i < nc; i++) {
+		free(cl[i].members);
+		free(cl[i].member_idx);
+	}
+	free(cl);
+	t->cluster_bytes = 0;
 out:
 	free(out);
-	pd_symtree_free(tr);
 	free(v);
 	free(er);
 	shrink(t);
@@ -791,23 +924,43 @@ out:
 
 /* ---- lookup ------------------------------------------------------------ */
 
-const char *pd_symtab_lookup(pd_symtab *t, uint64_t addr, uint64_t *sym_off)
+/* The piece of v[0..n) containing addr, or NULL. */
+static const st_sym *find_piece(const st_sym *v, size_t n, uint64_t addr)
 {
-	size_t lo = 0, hi = t->n;
+	size_t lo = 0, hi = n;
 	const st_sym *s;
 
 	while (lo < hi) {	/* the first piece starting after addr */
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (t->s[mid].start <= addr)
+		if (v[mid].start <= addr)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	if (!lo)
 		return NULL;
-	s = &t->s[lo - 1];
+	s = &v[lo - 1];
 	if (addr >= s->end && !(addr == s->start && s->start == s->end))
+		return NULL;
+	return s;
+}
+
+const char *pd_symtab_lookup(pd_symtab *t, uint64_t addr, uint64_t *sym_off)
+{
+	const st_sym *s = find_piece(t->s, t->n, addr);
+
+	if (s && s->sized == ST_CLUSTER) {
+		st_cluster *c = &t->clusters[s->name];
+
+		if (!__atomic_load_n(&c->resolved, __ATOMIC_ACQUIRE)) {
+			pthread_mutex_lock(&t->lock);
+			resolve_clusters(t);
+			pthread_mutex_unlock(&t->lock);
+		}
+		s = find_piece(c->pieces, c->npieces, addr);
+	}
+	if (!s)
 		return NULL;
 	if (sym_off)
 		*sym_off = addr - s->sym_start;

@@ -44,6 +44,12 @@ EXTRA_DIST += tests/symbols/test-startup.sh
 # [vdso] frames named from the image in perf's build-id cache
 TESTS += tests/symbols/test-vdso.sh
 EXTRA_DIST += tests/symbols/test-vdso.sh
+# the recordings a build farm makes: a system-wide -a -g of a parallel
+# build, and --call-graph dwarf through a library of inlined helpers built
+# with -O2 -g (both made by the test)
+TESTS += tests/symbols/test-farm.sh
+EXTRA_DIST += tests/symbols/test-farm.sh tests/progs/inlinelib.c tests/progs/inlineasm.S \
+	tests/progs/inlinemain.c
 # PLT slots named as perf 6.1 names them: every address of the .init/.plt
 # code of pltloop (built by the test in three PLT layouts) and vdsoloop,
 # synthesized by plt-samples, and a real recording through the PLT
@@ -87,4 +93,8 @@ EXTRA_DIST += tests/progs/symlib.c
 # benchmark (make bench): perfhub collapse against perf script | stackcollapse
 BENCHES += tests/bench-collapse
 EXTRA_DIST += tests/bench-collapse
+# benchmark (make bench): the same, and parse speed, on a system-wide build
+# and a dwarf recording through a library of inlined helpers
+BENCHES += tests/bench-farm
+EXTRA_DIST += tests/bench-farm tests/bench_farm.py
 dist_doc_DATA += docs/symbols.md
