@@ -529,6 +529,41 @@ out:
 	return rc;
 }
 
+int pd_fold_merge(pd_fold *dst, const pd_fold *src)
+{
+	uint32_t *map = malloc((src->nnames ? src->nnames : 1) * sizeof(*map));
+	uint32_t *ids = NULL;
+	size_t i, j, cap = 0;
+	int rc = -1;
+
+	if (!map)
+		return -1;
+	for (i = 0; i < src->nnames; i++)
+		if (name_id(dst, src->names[i], src->name_len[i], &map[i]) < 0)
+			goto out;
+	for (i = 0; i < src->n; i++) {
+		const fold_entry *e = &src->ents[i];
+
+		if (e->len > cap) {
+			uint32_t *v = realloc(ids, e->len * sizeof(*v));
+
+			if (!v)
+				goto out;
+			ids = v;
+			cap = e->len;
+		}
+		for (j = 0; j < e->len; j++)
+			ids[j] = map[src->ids[e->off + j]];
+		if (pd_fold_add_ids(dst, ids, e->len, e->count) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(map);
+	free(ids);
+	return rc;
+}
+
 size_t pd_fold_last_id(const pd_fold *f)
 {
 	return f->last_id;

@@ -47,6 +47,10 @@ int pd_fold_frame_id(pd_fold *f, const pd_frame *fr, uint32_t *id);
 int pd_fold_comm_id(pd_fold *f, const pd_stack *st, uint32_t *id);
 int pd_fold_add_ids(pd_fold *f, const uint32_t *ids, size_t n, uint64_t weight);
 
+/* Add every stack of src to dst (folds of the same flags: parts of one
+ * recording folded apart). 0, or -1 out of memory or over a limit. */
+int pd_fold_merge(pd_fold *dst, const pd_fold *src);
+
 /* One frame's name as stackcollapse-perf.pl writes it, into buf (always
  * terminated). Returns 0 when the frame is dropped (a name starting "("). */
 int pd_fold_frame_name(const pd_frame *fr, unsigned flags, char *buf, size_t len);
