@@ -388,7 +388,8 @@ static void open_dwarf(pd_inl *f)
 		}
 		off = next;
 	}
-	qsort(f->ranges, f->nranges, sizeof(*f->ranges), range_cmp);
+	if (f->nranges)
+		qsort(f->ranges, f->nranges, sizeof(*f->ranges), range_cmp);
 	f->cus = calloc(f->ncus ? f->ncus : 1, sizeof(*f->cus));
 	account(f, (long long)(f->nranges * sizeof(inl_range) +
 			       f->ncus * (sizeof(Dwarf_Off) + sizeof(inl_cu *))));
@@ -596,12 +597,14 @@ static inl_cu *flatten(builder *b)
 
 	if (!u || !bounds || !heap)
 		goto fail;
-	qsort(b->in, b->nin, sizeof(*b->in), span_cmp);
+	if (b->nin)	/* a unit without code has no ranges */
+		qsort(b->in, b->nin, sizeof(*b->in), span_cmp);
 	for (i = 0; i < b->nin; i++) {
 		bounds[nb++] = b->in[i].lo;
 		bounds[nb++] = b->in[i].hi;
 	}
-	qsort(bounds, nb, sizeof(*bounds), u64_cmp);
+	if (nb)
+		qsort(bounds, nb, sizeof(*bounds), u64_cmp);
 	for (i = 0; i < nb; i++)
 		if (!nu || bounds[nu - 1] != bounds[i])
 			bounds[nu++] = bounds[i];
