@@ -8,8 +8,9 @@
  * A file (not a pipe) is folded by one thread per CPU, up to
  * COLLAPSE_MAX_SHARDS: each reads the whole recording and follows every
  * thread, comm and map change, but folds only its share of the samples
- * (blocks of COLLAPSE_BLOCK in turn); symbol tables and DWARF indexes are
- * shared (pd_symcache), the folds are merged at the end.
+ * (those of its processes; dwarf samples by blocks of COLLAPSE_BLOCK in
+ * turn); symbol tables and DWARF indexes are shared (pd_symcache), the
+ * folds are merged at the end.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -131,8 +132,15 @@ static void *shard_run(void *arg)
 			    strcmp(s->event->name, chosen->name))) {
 			continue;
 		}
-		if ((nsample++ / COLLAPSE_BLOCK) % sh->count != sh->index)
+		/* dwarf samples by blocks in turn (each is unwound on its own);
+		 * callchains by process, so that each process's addresses are
+		 * named and cached by one shard only */
+		if (s->event->attr.sample_type & PD_SAMPLE_STACK_USER) {
+			if ((nsample++ / COLLAPSE_BLOCK) % sh->count != sh->index)
+				continue;
+		} else if ((s->pid * 2654435761u >> 16) % sh->count != sh->index) {
 			continue;
+		}
 		/* stackcollapse-perf.pl: the period perf script prints, 1 without */
 		w = sh->by_samples || !(s->fields & PD_SAMPLE_PERIOD) || !s->period ? 1 : s->period;
 		switch (pd_foldcache_add(fc, &r, w)) {
