@@ -90,6 +90,23 @@ tests/progs/libsymlib.so: $(srcdir)/tests/progs/symlib.c
 CLEANFILES += tests/progs/libsymlib.so
 EXTRA_DIST += tests/progs/symlib.c
 
+# ELF and DWARF loading (files the daemon takes by upload) over programs of
+# the build and damaged copies of them; the libFuzzer target with
+# --enable-fuzzing (make tests/fuzz-symbols)
+check_PROGRAMS += tests/fuzz-symbols-replay
+tests_fuzz_symbols_replay_SOURCES = tests/fuzz-symbols-replay.c tests/fuzz-symbols.c
+tests_fuzz_symbols_replay_LDADD = $(PARSER_LIBS)
+TESTS += tests/fuzz-symbols.sh
+EXTRA_DIST += tests/fuzz-symbols.sh
+if ENABLE_FUZZING
+noinst_PROGRAMS += tests/fuzz-symbols
+tests_fuzz_symbols_SOURCES = tests/fuzz-symbols.c parser/dso.c parser/symtab.c \
+	parser/symtree.c parser/inlines.c
+tests_fuzz_symbols_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS) $(ELF_CFLAGS)
+tests_fuzz_symbols_LDFLAGS = -fsanitize=fuzzer,address,undefined
+tests_fuzz_symbols_LDADD = $(ELF_LIBS) $(IBERTY_LIBS) -lpthread
+endif
+
 # benchmark (make bench): perfhub collapse against perf script | stackcollapse
 BENCHES += tests/bench-collapse
 EXTRA_DIST += tests/bench-collapse
