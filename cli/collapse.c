@@ -5,8 +5,9 @@
  * Folded stacks as FlameGraph's stackcollapse-perf.pl makes them from
  * `perf script` output of the same file, straight from the recording.
  *
- * A file (not a pipe) is folded by one thread per CPU, up to
- * COLLAPSE_MAX_SHARDS: each reads the whole recording and follows every
+ * A file (not a pipe) is folded by one thread per idle CPU, up to
+ * COLLAPSE_MAX_SHARDS (--threads N to choose): each reads the whole
+ * recording and follows every
  * thread, comm and map change, but folds only its share of the samples
  * (those of its processes; dwarf samples by blocks of COLLAPSE_BLOCK in
  * turn); symbol tables and DWARF indexes are shared (pd_symcache), the
@@ -31,7 +32,7 @@ static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: perfhub collapse FILE [--weight period|samples] [--event NAME]\n"
 		    "                        [--pid] [--tid] [--kernel] [--format=folded|json]\n"
-		    "                        [--symfs DIR] [--kallsyms FILE]\n");
+		    "                        [--symfs DIR] [--kallsyms FILE] [--threads N]\n");
 }
 
 /* "cpu-clock" selects "cpu-clock:ppp" too: modifiers are optional */
@@ -160,12 +161,22 @@ out:
 	return NULL;
 }
 
-/* Threads to fold with: one per CPU (up to COLLAPSE_MAX_SHARDS) for a
+/* Threads to fold with: as asked (--threads), else one per idle CPU (the
+ * CPUs less the 1-minute load average), up to COLLAPSE_MAX_SHARDS, for a
  * file that can be read again; one for a pipe or stdin. */
-static unsigned shard_count(const char *path)
+static unsigned shard_count(const char *path, unsigned asked)
 {
 	struct stat st;
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	long n = asked;
+	double load[1];
+
+	/* by default one per idle CPU: on a machine already busy, a second
+	 * reader of the whole file only takes CPU from the first */
+	if (!n) {
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+		if (getloadavg(load, 1) == 1)
+			n -= (long)load[0];
+	}
 
 	if (!strcmp(path, "-") || stat(path, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)))
 		return 1;
@@ -178,7 +189,7 @@ int cmd_collapse(int argc, char **argv)
 {
 	const char *path = NULL, *event = NULL, *v;
 	int by_samples = 0, json = 0, status = 1, i;
-	unsigned flags = 0, nsh = 0, started, u;
+	unsigned flags = 0, nsh = 0, started, u, threads = 0;
 	pd_sym_options so = { 0 };
 	pd_error err;
 	char ebuf[400];
@@ -213,6 +224,17 @@ int cmd_collapse(int argc, char **argv)
 			so.symfs = v;
 		else if ((v = opt_value(argc, argv, &i, "--kallsyms")))
 			so.kallsyms = v;
+		else if ((v = opt_value(argc, argv, &i, "--threads"))) {
+			char *end;
+			long n = strtol(v, &end, 10);
+
+			if (*end || n < 1 || n > COLLAPSE_MAX_SHARDS) {
+				fprintf(stderr, "perfhub collapse: --threads is 1 to %d, not '%s'\n",
+					COLLAPSE_MAX_SHARDS, v);
+				return 2;
+			}
+			threads = (unsigned)n;
+		}
 		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
@@ -232,7 +254,7 @@ int cmd_collapse(int argc, char **argv)
 		return 2;
 	}
 	so.recording = path;
-	nsh = shard_count(path);
+	nsh = shard_count(path, threads);
 	cache = pd_symcache_new(0);
 	if (!cache)
 		goto nomem;

@@ -41,6 +41,20 @@ static void sfmt(char *buf, size_t len, const char *fmt, ...)
 
 #define DSO_DEFAULT_CACHE_BYTES	(512u << 20)
 
+/* n bytes as lower-case hex into out (2n + 1 bytes); no printf: this runs
+ * for every mmap of a recording */
+static void to_hex(const uint8_t *b, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = digits[b[i] >> 4];
+		out[2 * i + 1] = digits[b[i] & 15];
+	}
+	out[2 * n] = '\0';
+}
+
 typedef struct dso_load_seg {	/* PT_LOAD: file offset -> address */
 	uint64_t offset, filesz, vaddr;
 } dso_load_seg;
@@ -215,11 +229,7 @@ static void load_segments(pd_dso *d, Elf *e)
 
 static void hex_build_id(const pd_dso *d, char *out)
 {
-	size_t i;
-
-	for (i = 0; i < d->build_id_size; i++)
-		sprintf(out + 2 * i, "%02x", d->build_id[i]);
-	out[2 * d->build_id_size] = '\0';
+	to_hex(d->build_id, d->build_id_size, out);
 }
 
 static const char *dir_or(const char *dir, const char *def)
@@ -342,8 +352,8 @@ static void load_elf(pd_dso *d)
 		int n = elf_build_id(run.e, bid, sizeof(bid));
 		char h2[41];
 
-		for (i = 0; n > 0 && i < (size_t)n; i++)
-			sprintf(h2 + 2 * i, "%02x", bid[i]);
+		if (n > 0)
+			to_hex(bid, (size_t)n, h2);
 		if (n > 1) {
 			sfmt(cand, sizeof(cand), "%s%s/.build-id/%.2s/%s.debug", symfs, ddir, h2, h2 + 2);
 			done = try_candidate(d, cand, &sym, &run, &mismatch);
@@ -611,7 +621,7 @@ pd_dso *pd_dso_get(pd_dso_cache *c, int kind, const char *path,
 {
 	char hex[41] = "", *key;
 	uint64_t h;
-	size_t i, klen;
+	size_t klen;
 	pd_dso *d;
 	struct stat st = { 0 };
 	const pd_dso_paths none = { 0 };
@@ -622,8 +632,7 @@ pd_dso *pd_dso_get(pd_dso_cache *c, int kind, const char *path,
 		build_id_size = 0;
 	if (build_id_size > 20)
 		build_id_size = 20;
-	for (i = 0; i < build_id_size; i++)
-		sprintf(hex + 2 * i, "%02x", build_id[i]);
+	to_hex(build_id ? build_id : (const uint8_t *)"", build_id_size, hex);
 	/* files that change under one name are keyed by their identity too */
 	if (kind != PD_DSO_ELF || !build_id_size)
 		stat(path, &st);

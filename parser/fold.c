@@ -38,10 +38,24 @@ typedef struct memo_entry {
 
 #define MEMO_CAP (1u << 16)	/* entries; the table is cleared when full */
 
+/* Names of symbols of symbol tables: a table's serial is never reused and
+ * its names stay while it does, so (serial, name pointer) needs no string
+ * compared. The frame's dso name does not vary within one table as far
+ * as folding looks at it (a '[' first, "vmlinux" last). */
+typedef struct sym_memo {
+	uint64_t serial;	/* 0: free */
+	const char *sym;
+	uint32_t id;
+	uint8_t kernel;
+} sym_memo;
+
+#define SYM_MEMO_SLOTS (1u << 16)
+
 struct pd_fold {
 	unsigned flags;
 	memo_entry *memo;
 	size_t memo_n;
+	sym_memo *syms;
 	/* the folded names, interned */
 	char **names;
 	size_t *name_len;
@@ -103,6 +117,7 @@ void pd_fold_free(pd_fold *f)
 		free(f->memo[i].dso);
 	}
 	free(f->memo);
+	free(f->syms);
 	free(f);
 }
 
@@ -127,7 +142,31 @@ static int name_id(pd_fold *f, const char *s, size_t n, uint32_t *id);
 
 /* The folded name of fr as an id (PD_FOLD_DROPPED when stackcollapse
  * drops the frame); 0, or -1 out of memory. */
+static int frame_id_slow(pd_fold *f, const pd_frame *fr, uint32_t *id);
+
 int pd_fold_frame_id(pd_fold *f, const pd_frame *fr, uint32_t *id)
+{
+	sym_memo *m;
+
+	if (!fr->dso_serial || !fr->sym || strstr(fr->sym, " ("))
+		return frame_id_slow(f, fr, id);
+	if (!f->syms && !(f->syms = calloc(SYM_MEMO_SLOTS, sizeof(*f->syms))))
+		return -1;
+	m = &f->syms[((fr->dso_serial * 0x9e3779b97f4a7c15ULL) ^
+		      ((uint64_t)(uintptr_t)fr->sym * 0xc2b2ae3d27d4eb4fULL)) >> 48];
+	if (m->serial == fr->dso_serial && m->sym == fr->sym && m->kernel == (fr->kernel != 0)) {
+		*id = m->id;
+		return 0;
+	}
+	if (frame_id_slow(f, fr, id) < 0)
+		return -1;
+	*m = (sym_memo){ .serial = fr->dso_serial, .sym = fr->sym, .id = *id,
+			 .kernel = fr->kernel != 0 };
+	return 0;
+}
+
+/* The memo by string pointers, checked against copies of the strings. */
+static int frame_id_slow(pd_fold *f, const pd_frame *fr, uint32_t *id)
 {
 	char buf[FOLD_NAME_MAX];
 	uint64_t h;
@@ -156,7 +195,7 @@ int pd_fold_frame_id(pd_fold *f, const pd_frame *fr, uint32_t *id)
 	}
 	if (f->memo_n * 2 >= MEMO_CAP) {
 		memo_clear(f);
-		return pd_fold_frame_id(f, fr, id);
+		return frame_id_slow(f, fr, id);
 	}
 	e->used = 1;
 	e->symp = fr->sym;

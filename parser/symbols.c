@@ -613,6 +613,7 @@ static void fill_frame(pd_symbolizer *s, pd_frame *f, pd_thread *th, uint64_t ip
 		f->sym = map->fixed_sym;
 		f->sym_off = ip - map->start;
 	} else if (map->dso) {
+		f->dso_serial = pd_dso_serial(map->dso);
 		f->sym = sym_lookup(s, map->dso, f->dso_off, &f->sym_off);
 		if (!f->sym) {
 			const char *p = pd_dso_problem(map->dso);

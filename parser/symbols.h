@@ -80,6 +80,8 @@ typedef struct pd_frame {
 	const char *dso;	/* as perf script prints it; NULL without a map */
 	uint64_t dso_off;	/* file offset (user dsos) or ip (kernel) */
 	int kernel;		/* from kernel context */
+	uint64_t dso_serial;	/* pd_dso_serial of the symbol table, 0 for
+				   none: with sym, it identifies the name */
 } pd_frame;
 
 typedef struct pd_stack {
