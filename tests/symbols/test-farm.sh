@@ -19,6 +19,18 @@ set -u
 CC=${CC:-cc}
 SRC="$top_srcdir/tests/progs"
 
+# same_with_threads NAME DATA: folding with 1 and with 3 threads gives the
+# same lines (the threads share the samples out by process, dwarf ones by
+# blocks, and merge their folds)
+same_with_threads() {
+	"$PERFHUB" collapse --threads 1 "$2" >"$T/$1.t1" 2>/dev/null &&
+		"$PERFHUB" collapse --threads 3 "$2" >"$T/$1.t3" 2>/dev/null ||
+		{ echo "FAIL $1: perfhub collapse --threads failed"; fail=1; return; }
+	cmp -s "$T/$1.t1" "$T/$1.t3" ||
+		{ echo "FAIL $1: 1 and 3 folding threads disagree"; fail=1; return; }
+	echo "$1: the same $(wc -l <"$T/$1.t1") stacks with 1 and 3 folding threads"
+}
+
 # ---- a system-wide recording of a parallel build ----
 mkdir -p "$T/proj" || exit 99
 i=0
@@ -68,6 +80,7 @@ if record "$T/build.data" -a -g -- make -s -j2 -C "$T/proj" CC="$CC"; then
 	compare build "$T/build.data" 99 -- -- --
 	compare build-kernel "$T/build.data" 99 --kernel -- -- --kernel
 	expect build "$T/build.perf" '^cc1;' "perf saw no compiler process (not a build?)"
+	same_with_threads build "$T/build.data"
 else
 	echo "FAIL build: perf record -a -g failed"; cat "$T/record.log"; fail=1
 fi
@@ -90,6 +103,7 @@ if record "$T/inl.data" --call-graph dwarf -- "$T/inlinemain" 4; then
 		"no sample in the innermost inlined helper"
 	expect inlines "$T/inlines.ours" ';main;inl_work;inl_spin_b ' \
 		"the assembler function is not named by its later name"
+	same_with_threads inlines "$T/inl.data"
 else
 	echo "FAIL inlines: perf record --call-graph dwarf failed"; cat "$T/record.log"; fail=1
 fi
