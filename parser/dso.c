@@ -187,25 +187,6 @@ static int elf_file_open(elf_file *f, const pd_dso *d, const char *path)
 	return 0;
 }
 
-static Elf_Scn *find_section(Elf *e, const char *name, GElf_Shdr *out)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getshdrstrndx(e, &shstrndx) < 0)
-		return NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, out))
-			continue;
-		n = elf_strptr(e, shstrndx, out->sh_name);
-		if (n && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
 static void load_segments(pd_dso *d, Elf *e)
 {
 	size_t n, i;
@@ -241,7 +222,7 @@ static const char *dir_or(const char *dir, const char *def)
 static void read_debuglink(Elf *e, char *out, size_t len)
 {
 	GElf_Shdr sh;
-	Elf_Scn *scn = find_section(e, ".gnu_debuglink", &sh);
+	Elf_Scn *scn = pd_symtab_section(e, ".gnu_debuglink", &sh);
 	Elf_Data *data;
 
 	out[0] = '\0';

@@ -237,7 +237,7 @@ int pd_symtab_add_elf(pd_symtab *t, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
 	return 0;
 }
 
-static Elf_Scn *find_section(Elf *e, const char *name, GElf_Shdr *out)
+Elf_Scn *pd_symtab_section(Elf *e, const char *name, GElf_Shdr *out)
 {
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
@@ -291,16 +291,16 @@ static void plt_sizes(const GElf_Ehdr *eh, const GElf_Shdr *plt, uint64_t *heade
 int pd_symtab_add_plt(pd_symtab *t, Elf *e)
 {
 	GElf_Shdr plt_sh, rel_sh, dyn_sh;
-	Elf_Scn *plt = find_section(e, ".plt", &plt_sh);
-	Elf_Scn *rel = find_section(e, ".rela.plt", &rel_sh);
-	Elf_Scn *dyn = find_section(e, ".dynsym", &dyn_sh);
+	Elf_Scn *plt = pd_symtab_section(e, ".plt", &plt_sh);
+	Elf_Scn *rel = pd_symtab_section(e, ".rela.plt", &rel_sh);
+	Elf_Scn *dyn = pd_symtab_section(e, ".dynsym", &dyn_sh);
 	Elf_Data *rdata, *sdata;
 	uint64_t first, header, slot;
 	size_t i, n;
 	GElf_Ehdr eh;
 
 	if (!rel)
-		rel = find_section(e, ".rel.plt", &rel_sh);
+		rel = pd_symtab_section(e, ".rel.plt", &rel_sh);
 	if (!plt || !rel || !dyn || !gelf_getehdr(e, &eh) || !rel_sh.sh_entsize ||
 	    rel_sh.sh_link != elf_ndxscn(dyn) ||
 	    (rel_sh.sh_type != SHT_RELA && rel_sh.sh_type != SHT_REL))
@@ -342,8 +342,10 @@ int pd_symtab_add_plt(pd_symtab *t, Elf *e)
 	return 0;
 }
 
-/* "ffffffff81000000 T _text" or "... t name\t[module]" */
-int pd_symtab_add_kallsyms(pd_symtab *t, const char *path)
+/* One line of each kind: 0, or -1 to stop (out of memory, too many). */
+typedef int (*line_fn)(pd_symtab *t, char *line);
+
+static int read_lines(pd_symtab *t, const char *path, line_fn fn)
 {
 	FILE *fp = fopen(path, "r");
 	char *line;
@@ -352,21 +354,8 @@ int pd_symtab_add_kallsyms(pd_symtab *t, const char *path)
 		return -1;
 	line = malloc(SYMTAB_MAX_LINE);
 	while (line && fgets(line, SYMTAB_MAX_LINE, fp)) {
-		char *end, *name;
-		unsigned long long addr = strtoull(line, &end, 16);
-		int type;
-
-		if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
-			continue;
-		type = toupper((unsigned char)end[1]);
-		if (type != 'T' && type != 'W')
-			continue;
-		name = end + 3;
-		name[strcspn(name, "\n")] = '\0';
-		if (!*name || addr == 0)
-			continue;
-		if (add_sym(t, addr, 0, isupper((unsigned char)end[1]) ? STB_GLOBAL : STB_LOCAL,
-			    STT_FUNC, name, 0) < 0)
+		line[strcspn(line, "\n")] = '\0';
+		if (fn(t, line) < 0)
 			break;
 	}
 	free(line);
@@ -374,34 +363,46 @@ int pd_symtab_add_kallsyms(pd_symtab *t, const char *path)
 	return 0;
 }
 
-/* "START SIZE name" per line, hex without 0x (perf's JIT map format) */
+/* "ffffffff81000000 T _text" or "... t name\t[module]" */
+static int kallsyms_line(pd_symtab *t, char *line)
+{
+	char *end;
+	unsigned long long addr = strtoull(line, &end, 16);
+	int type;
+
+	if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
+		return 0;
+	type = toupper((unsigned char)end[1]);
+	if ((type != 'T' && type != 'W') || !end[3] || addr == 0)
+		return 0;
+	return add_sym(t, addr, 0, isupper((unsigned char)end[1]) ? STB_GLOBAL : STB_LOCAL,
+		       STT_FUNC, end + 3, 0);
+}
+
+/* "START SIZE name", hex without 0x (perf's JIT map format) */
+static int perfmap_line(pd_symtab *t, char *line)
+{
+	char *p = line, *e;
+	unsigned long long start, size;
+
+	start = strtoull(p, &e, 16);
+	if (e == p || *e != ' ')
+		return 0;
+	p = e + 1;
+	size = strtoull(p, &e, 16);
+	if (e == p || *e != ' ')
+		return 0;
+	return add_sym(t, start, size, STB_GLOBAL, STT_FUNC, e + 1, 1);
+}
+
+int pd_symtab_add_kallsyms(pd_symtab *t, const char *path)
+{
+	return read_lines(t, path, kallsyms_line);
+}
+
 int pd_symtab_add_perfmap(pd_symtab *t, const char *path)
 {
-	FILE *fp = fopen(path, "r");
-	char *line;
-
-	if (!fp)
-		return -1;
-	line = malloc(SYMTAB_MAX_LINE);
-	while (line && fgets(line, SYMTAB_MAX_LINE, fp)) {
-		char *p = line, *e;
-		unsigned long long start, size;
-
-		start = strtoull(p, &e, 16);
-		if (e == p || *e != ' ')
-			continue;
-		p = e + 1;
-		size = strtoull(p, &e, 16);
-		if (e == p || *e != ' ')
-			continue;
-		p = e + 1;
-		p[strcspn(p, "\n")] = '\0';
-		if (add_sym(t, start, size, STB_GLOBAL, STT_FUNC, p, 1) < 0)
-			break;
-	}
-	free(line);
-	fclose(fp);
-	return 0;
+	return read_lines(t, path, perfmap_line);
 }
 
 /* ---- names ------------------------------------------------------------ */

@@ -36,6 +36,9 @@ int pd_symtab_add_plt(pd_symtab *t, Elf *e);
 int pd_symtab_add_kallsyms(pd_symtab *t, const char *path);
 int pd_symtab_add_perfmap(pd_symtab *t, const char *path);
 
+/* The ELF section of that name (its header in *out), or NULL. */
+Elf_Scn *pd_symtab_section(Elf *e, const char *name, GElf_Shdr *out);
+
 /* Finish an ELF table: the first nr_first symbols came from the .symtab
  * (or .dynsym), the next ones up to nr_second from the .dynsym of a file
  * that has both, the rest from the PLT. */
