@@ -31,6 +31,8 @@ static void sfmt(char *buf, size_t len, const char *fmt, ...)
 #define SYM_DEFAULT_MAX_STACK 127	/* perf script's PERF_MAX_STACK_DEPTH */
 #define SYM_MAX_BUILD_IDS (1u << 20)
 #define SYM_SLOTS 16384	/* symbol memo slots (a power of 2) */
+#define INL_SLOTS 8192	/* inlined-frames memo slots (a power of 2) */
+#define INL_SLOT_NAMES 6	/* longer chains are not memoised */
 
 /* A remembered pd_dso_lookup answer. */
 typedef struct sym_slot {
@@ -39,6 +41,14 @@ typedef struct sym_slot {
 	const char *name;	/* NULL: no symbol there */
 	uint64_t sym_off;
 } sym_slot;
+
+/* A remembered pd_dso_inlines answer. */
+typedef struct inl_slot {
+	uint64_t serial;	/* the dso's; 0 = empty */
+	uint64_t off;
+	uint32_t n;
+	const char *names[INL_SLOT_NAMES];
+} inl_slot;
 
 typedef struct bid_entry {
 	char *path;
@@ -66,6 +76,7 @@ struct pd_symbolizer {
 	pd_frame *frames;
 	size_t cap_frames;
 	sym_slot *syms;		/* SYM_SLOTS, direct mapped; NULL = none */
+	inl_slot *inls;		/* INL_SLOTS, made at the first dwarf sample */
 	uint64_t generation;
 	/* generations of the last change that reaches every thread's stacks:
 	 * kernel maps, and everything else (build-ids) */
@@ -281,6 +292,7 @@ void pd_symbolizer_free(pd_symbolizer *s)
 		free(s->warnings[i]);
 	free(s->frames);
 	free(s->syms);
+	free(s->inls);
 	free(s->ips);
 	unwind_free(s->unwinder);
 	free(s->kallsyms);
@@ -662,6 +674,36 @@ int pd_symbolize_ip(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip, i
 	return 0;
 }
 
+/* pd_dso_inlines through a memo: an unwound stack's return addresses come
+ * back sample after sample (the index behind it takes a lock and two
+ * searches). */
+static size_t inl_lookup(pd_symbolizer *s, pd_dso *d, uint64_t off, const char **names,
+			 size_t max)
+{
+	uint64_t serial = pd_dso_serial(d), h;
+	inl_slot *e;
+	size_t n;
+
+	if (!s->inls)
+		s->inls = calloc(INL_SLOTS, sizeof(*s->inls));
+	if (!s->inls || max < INL_SLOT_NAMES)
+		return pd_dso_inlines(d, off, names, max);
+	h = (off ^ serial * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
+	e = &s->inls[(h >> 40) & (INL_SLOTS - 1)];
+	if (e->serial == serial && e->off == off) {
+		memcpy(names, e->names, e->n * sizeof(*names));
+		return e->n;
+	}
+	n = pd_dso_inlines(d, off, names, max);
+	if (n <= INL_SLOT_NAMES) {
+		e->serial = serial;
+		e->off = off;
+		e->n = (uint32_t)n;
+		memcpy(e->names, names, n * sizeof(*names));
+	}
+	return n;
+}
+
 /* The unwinder's question: which file is mapped at addr in the process of
  * the sample being unwound. */
 static int unwind_find_map(void *ctx, uint32_t pid, uint64_t addr, unwind_map *out)
@@ -733,7 +775,7 @@ static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
 		m = pd_maps_find(th->maps, s->ips[i]);
 		if (!m || !m->dso || m->identity)
 			continue;
-		ni = pd_dso_inlines(m->dso, s->frames[*n - 1].dso_off, inl, 16);
+		ni = inl_lookup(s, m->dso, s->frames[*n - 1].dso_off, inl, 16);
 		for (j = 0; j < ni; j++) {
 			if (j > 0 && push_frame(s, n, th, s->ips[i], PD_MISC_USER) < 0)
 				return -1;

@@ -10,8 +10,9 @@ Two recordings, each taken from the environment or made here:
       under `perf record -a -g` (a few minutes)
   PERFHUB_BENCH_DWARF=FILE    a `--call-graph dwarf` recording through a
       library with full DWARF and many inlined functions; without it, a
-      library of generated C (static inline helpers four deep, 48 units,
-      -O2 -g) is built and a program spending its time in it recorded
+      library of generated C (static inline helpers three deep in 96 units
+      that call each other 32 deep, -O2 -g) is built and a program spending
+      its time in it recorded
 
 For each file: `perfhub collapse` against `perf script` and against
 `perf script | stackcollapse` (tests/symbols/stackcollapse.py, or
@@ -113,34 +114,34 @@ def record_syswide(dst):
 
 
 def record_dwarf(dst):
-    """a generated library of static inline helpers, -O2 -g, recorded with
-    --call-graph dwarf"""
+    """a generated library of static inline helpers (-O2 -g), its units
+    calling each other 32 deep, recorded with --call-graph dwarf"""
     d = tempfile.mkdtemp(prefix="bench-farm-inl.", dir=WORK)
-    units = 48
+    units, funcs, depth = 96, 32, 32
     for u in range(units):
         with open(os.path.join(d, "u%d.c" % u), "w") as f:
             f.write("#define I static inline __attribute__((always_inline))\n")
-            for k in range(24):
+            f.write("unsigned long unit%d(unsigned long x, int n, int depth);\n" % ((u + 1) % units))
+            for k in range(funcs):
                 f.write("I unsigned long a%d_%d(unsigned long x) { for (int i = 0; i < 4; i++) "
                         "x = x * 2862933555777941757UL + %d; return x ^ (x >> 17); }\n" % (u, k, k))
+            for k in range(funcs):
                 f.write("I unsigned long b%d_%d(unsigned long x) { return a%d_%d(x) + a%d_%d(x + 1); }\n"
-                        % (u, k, u, k, u, (k + 1) % 24))
+                        % (u, k, u, k, u, (k + 1) % funcs))
+            for k in range(funcs):
                 f.write("I unsigned long c%d_%d(unsigned long x) { return b%d_%d(x) ^ b%d_%d(x >> 1); }\n"
-                        % (u, k, u, k, u, (k + 5) % 24))
-            f.write("unsigned long unit%d(unsigned long x, int n) {\n" % u)
-            f.write("  for (int i = 0; i < n; i++) switch ((x + i) %% 24) {\n")
-            for k in range(24):
+                        % (u, k, u, k, u, (k + 5) % funcs))
+            f.write("unsigned long unit%d(unsigned long x, int n, int depth) {\n" % u)
+            f.write("  for (int i = 0; i < n; i++) switch ((x + i) % " + str(funcs) + ") {\n")
+            for k in range(funcs):
                 f.write("  case %d: x = c%d_%d(x); break;\n" % (k, u, k))
-            f.write("  } return x; }\n")
+            f.write("  }\n  return depth ? unit%d(x, n, depth - 1) + 1 : x; }\n" % ((u + 1) % units))
     with open(os.path.join(d, "main.c"), "w") as f:
         f.write("#include <stdio.h>\n#include <time.h>\n")
-        for u in range(units):
-            f.write("unsigned long unit%d(unsigned long, int);\n" % u)
+        f.write("unsigned long unit0(unsigned long, int, int);\n")
         f.write("int main(void) { unsigned long x = 1; clock_t end = clock() + 6 * CLOCKS_PER_SEC;\n"
-                "  while (clock() < end) {\n")
-        for u in range(units):
-            f.write("    x = unit%d(x, 2000);\n" % u)
-        f.write("  } printf(\"%lu\\n\", x & 1); return 0; }\n")
+                "  while (clock() < end) x = unit0(x, 200, %d);\n"
+                "  printf(\"%%lu\\n\", x & 1); return 0; }\n" % depth)
     srcs = " ".join("u%d.c" % u for u in range(units))
     print("building a library of generated inlined helpers (-O2 -g) ...", flush=True)
     subprocess.run("cd %s && cc -O2 -g -shared -fPIC -o libgen.so %s && "
