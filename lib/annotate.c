@@ -473,6 +473,25 @@ found:
 }
 
 /* The file the function at addr is declared in (its subprogram DIE). */
+/* The file a DIE is declared in. dwarf_decl_file() of elfutils before
+ * 0.191 reads index 0 as "none", but DWARF 5 (clang's default) puts the
+ * primary source file there, so the index is looked up here. */
+static const char *die_decl_file(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	Dwarf_Die cu;
+	Dwarf_Files *files;
+	Dwarf_Word idx;
+	size_t nfiles;
+
+	if (!dwarf_attr_integrate(die, DW_AT_decl_file, &at) || dwarf_formudata(&at, &idx) != 0)
+		return NULL;
+	if (!dwarf_diecu(die, &cu, NULL, NULL) || dwarf_getsrcfiles(&cu, &files, &nfiles) != 0 ||
+	    idx >= nfiles)
+		return NULL;
+	return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
 static int decl_file(job *j, Dwarf *dw, cu_cache *cc, uint64_t addr)
 {
 	Dwarf_Die cu, *scopes = NULL;
@@ -484,7 +503,7 @@ static int decl_file(job *j, Dwarf *dw, cu_cache *cc, uint64_t addr)
 	n = dwarf_getscopes(&cu, addr, &scopes);
 	for (i = n - 1; i >= 0 && !f; i--)
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
-			f = dwarf_decl_file(&scopes[i]);
+			f = die_decl_file(&scopes[i]);
 	if (f)
 		idx = file_index(j, f);
 	free(scopes);
