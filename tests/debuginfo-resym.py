@@ -49,8 +49,8 @@ def main():
               (pct0, sum(1 for l in before.splitlines() if bracket in l), bracket))
 
         st, r = d.json("POST", "/api/v1/debuginfo/missing",
-                       b'{"build_ids": ["%s", "00ff"]}' % bid.encode(), auth)
-        check(st == 200 and sorted(r["missing"]) == sorted([bid, "00ff"]),
+                       b'{"build_ids": ["%s", "00ff00ff00ff00ff"]}' % bid.encode(), auth)
+        check(st == 200 and sorted(r["missing"]) == sorted([bid, "00ff00ff00ff00ff"]),
               "missing before: %d %r" % (st, r))
         st, _, _ = d.request("HEAD", "/api/v1/debuginfo/" + bid)
         check(st == 404, "HEAD before: %d" % st)

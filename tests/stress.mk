@@ -8,7 +8,8 @@ STRESS_TESTS = \
 	tests/stress/kill9.py \
 	tests/stress/faults.py \
 	tests/stress/hostile.py \
-	tests/stress/http-hostile.py
+	tests/stress/http-hostile.py \
+	tests/stress/slow-headers.py
 TESTS += $(STRESS_TESTS)
 EXTRA_DIST += $(STRESS_TESTS)
 EXTRA_DIST += tests/stress/report.py tests/stress/fuzz-long.sh

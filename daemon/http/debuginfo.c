@@ -13,10 +13,12 @@
 #include <jansson.h>
 
 #include "http/debuginfo.h"
+#include "http/http.h"
 #include "symbols/debuginfo.h"
 #include "dso.h"
 #include "log.h"
 #include "intake/spool.h"
+#include "intake/upload.h"
 
 #define APID_PREFIX "/api/v1/debuginfo/"
 #define APID_PROFILES "/api/v1/profiles/"
@@ -30,7 +32,7 @@ struct apid {
 	dbg_store *dbg;
 };
 
-enum apid_kind { APID_PUT = 1, APID_MISSING, APID_ARCHIVE, APID_RESYM, APID_OTHER };
+enum apid_kind { APID_PUT = 1, APID_MISSING, APID_ARCHIVE, APID_RESYM, APID_GET, APID_OTHER };
 
 typedef struct apid_req {
 	int kind;
@@ -40,6 +42,7 @@ typedef struct apid_req {
 	char *body;		/* /missing only, capped */
 	size_t len;
 	int too_large;
+	intake_rate rate;	/* PUT and archive bodies: the rate floor */
 } apid_req;
 
 /* ---- responses ---------------------------------------------------------------- */
@@ -48,7 +51,6 @@ static int reply(struct MHD_Connection *conn, unsigned status, json_t *j)
 {
 	char *body = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	struct MHD_Response *r;
-	int ret;
 
 	json_decref(j);
 	if (!body)
@@ -59,9 +61,7 @@ static int reply(struct MHD_Connection *conn, unsigned status, json_t *j)
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "Content-Type", "application/json");
-	ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
-	return ret;
+	return http_queue(conn, status, r);
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -111,6 +111,13 @@ apid *apid_new(const cfg *c, st_store *st, jobs *j)
 void apid_free(apid *x)
 {
 	free(x);
+}
+
+int apid_answered(void *state)
+{
+	const apid_req *r = state;
+
+	return !r || r->kind == APID_OTHER;
 }
 
 void apid_completed(void **state)
@@ -196,7 +203,7 @@ static int get_file(apid *x, struct MHD_Connection *conn, const char *hex)
 	uint64_t size = 0;
 	struct MHD_Response *r;
 	struct stat st;
-	int fd, rc, ret;
+	int fd, rc;
 
 	rc = dbg_lookup(x->dbg, hex, path, sizeof(path), &size);
 	if (rc < 0)
@@ -215,9 +222,7 @@ static int get_file(apid *x, struct MHD_Connection *conn, const char *hex)
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "Content-Type", "application/octet-stream");
-	ret = MHD_queue_response(conn, 200, r);
-	MHD_destroy_response(r);
-	return ret;
+	return http_queue(conn, 200, r);
 }
 
 static int put_end(apid *x, struct MHD_Connection *conn, apid_req *r)
@@ -360,14 +365,18 @@ static int begin(apid *x, struct MHD_Connection *conn, const char *url, const ch
 			r->up = sp_begin(x->c->spool_dir, SP_IDENTITY, x->c->max_upload);
 			if (!r->up)
 				return reply_error(conn, 500, "cannot write to the spool");
+			intake_rate_start(&r->rate);
 		}
 		return MHD_YES;
 	}
 	r->kind = APID_OTHER;
 	if (dbg_parse_build_id(key, r->hex, NULL, NULL) < 0)
-		return reply_error(conn, 400, "'%.64s' is not a build-id (2 to 40 hex digits)", key);
-	if (get)
-		return get_file(x, conn, r->hex);
+		return reply_error(conn, 400, "'%.64s' is not a build-id (%d to %d hex digits)", key,
+				   2 * DBG_MIN_BUILD_ID, 2 * DBG_MAX_BUILD_ID);
+	if (get) {
+		r->kind = APID_GET;	/* answered by the last call */
+		return MHD_YES;
+	}
 	if (strcmp(method, "PUT"))
 		return reply_error(conn, 405, "use HEAD, GET or PUT");
 	{
@@ -380,6 +389,7 @@ static int begin(apid *x, struct MHD_Connection *conn, const char *url, const ch
 	r->up = sp_begin(x->c->spool_dir, SP_IDENTITY, x->c->max_debuginfo);
 	if (!r->up)
 		return reply_error(conn, 500, "cannot write to the spool");
+	intake_rate_start(&r->rate);
 	r->kind = APID_PUT;
 	return MHD_YES;
 }
@@ -398,6 +408,9 @@ int apid_request(apid *x, struct MHD_Connection *conn, const char *url, const ch
 	}
 	if (*data_size) {
 		if (r->kind == APID_PUT || r->kind == APID_ARCHIVE) {
+			/* a trickling client would hold a spool file forever */
+			if (intake_rate_add(&r->rate, *data_size, x->c->connection_timeout) < 0)
+				return MHD_NO;
 			if (!r->failed)
 				r->failed = sp_write(r->up, data, *data_size);
 		} else if (r->kind == APID_MISSING && !r->too_large) {
@@ -424,6 +437,8 @@ int apid_request(apid *x, struct MHD_Connection *conn, const char *url, const ch
 		return missing_end(x, conn, r);
 	case APID_RESYM:
 		return resymbolize(x, conn, url);
+	case APID_GET:
+		return get_file(x, conn, r->hex);
 	default:
 		/* answered on the first call; nothing more to say */
 		return MHD_YES;

@@ -24,8 +24,11 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
+#include "http/access.h"
 #include "http/api.h"
+#include "http/deadline.h"
 #include "http/debuginfo.h"
+#include "http/hpool.h"
 #include "http/qcache.h"
 #include "http/tokens.h"
 #include "intake/upload.h"
@@ -35,6 +38,11 @@
 #define API_PREFIX "/api/v1/profiles"
 #define API_QCACHE_BYTES ((size_t)256 << 20)	/* query answers kept */
 #define API_KEY_LEN 1024
+/* libmicrohttpd's event-loop threads: they only move bytes, handlers that
+ * may block run in the hpool */
+#define API_IO_THREADS 4
+/* descriptors beyond the connections: spool files, the database, logs */
+#define API_SPARE_FDS 128
 /* longest wait for an answer another request is computing */
 #define API_CLAIM_WAIT_S 120
 
@@ -57,17 +65,38 @@ struct api {
 	atomic_ullong by_status[6];	/* 2xx 3xx 4xx 5xx other */
 	qcache *qc;		/* answers of per-profile queries (NULL: none) */
 	atomic_ullong answers_kept, answers_computed;	/* served from qc, computed */
+	acc_policy acc;		/* Origin and Host checks */
+	hpool *pool;		/* handler threads */
+	hd_watch *hd;		/* the request headers' deadline */
 };
 
 enum req_kind { REQ_PLAIN, REQ_UPLOAD, REQ_DEBUGINFO };
+enum req_phase { PHASE_READING, PHASE_RUNNING, PHASE_ANSWERED, PHASE_DONE };
 
 /* Per-request state, kept in MHD's con_cls. */
 typedef struct req {
 	int kind;
+	int phase;		/* enum req_phase */
+	const char *url, *method;	/* MHD's, valid for the request */
 	intake_upload *up;	/* REQ_UPLOAD */
-	int refused;		/* a body to read and drop, then answer */
 	void *dbg;		/* debuginfo.c's state */
+	/* run in a handler thread (server.c): the answer waits here until
+	 * the connection is resumed */
+	api *a;
+	struct MHD_Connection *conn;
+	hpool_job job;
+	struct MHD_Response *resp;
+	unsigned status;
+	int close;		/* the handler said MHD_NO: close the connection */
 } req;
+
+/* Queues r with the status (or, in a handler thread, keeps it for when the
+ * connection resumes) with the security headers every answer carries.
+ * Takes r (NULL: out of memory, MHD_NO). */
+MHD_Result_t http_queue(struct MHD_Connection *conn, unsigned status, struct MHD_Response *r);
+/* Content-Security-Policy (the page has no inline script or style),
+ * nosniff, no framing, no referrer. */
+void http_security_headers(struct MHD_Response *r);
 
 /* ---- answers (respond.c) ---------------------------------------------------- */
 
@@ -89,6 +118,8 @@ MHD_Result_t http_reply_json(api *a, struct MHD_Connection *conn, unsigned statu
 MHD_Result_t http_reply_json_keep(api *a, struct MHD_Connection *conn, json_t *j,
 				  const char *key);
 MHD_Result_t http_reply_empty(api *a, struct MHD_Connection *conn, unsigned status);
+/* 503 with Retry-After: --max-queries heavy queries are running. */
+MHD_Result_t http_reply_busy(api *a, struct MHD_Connection *conn);
 
 /* ---- query parameters (respond.c) --------------------------------------------- */
 

@@ -2,6 +2,9 @@
 daemon_libperfhubd_a_SOURCES += \
 	daemon/http/api.h daemon/http/http.h \
 	daemon/http/server.c \
+	daemon/http/access.c daemon/http/access.h \
+	daemon/http/hpool.c daemon/http/hpool.h \
+	daemon/http/deadline.c daemon/http/deadline.h \
 	daemon/http/respond.c \
 	daemon/http/jsonbuf.c daemon/http/jsonbuf.h \
 	daemon/http/profiles.c \

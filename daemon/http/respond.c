@@ -72,8 +72,6 @@ MHD_Result_t http_reply_answer(api *a, struct MHD_Connection *conn, unsigned sta
 	const char *body = NULL;
 	size_t len = 0, plain_len;
 	const char *coding = NULL;
-	MHD_Result_t rc;
-
 	qc_answer_body(ans, &plain_len);
 	/* zstd where the client takes it (a fraction of gzip's time to make) */
 	if (plain_len >= QC_GZIP_MIN && accepts(conn, "zstd") && (body = qc_answer_zstd(ans, &len)))
@@ -103,9 +101,7 @@ MHD_Result_t http_reply_answer(api *a, struct MHD_Connection *conn, unsigned sta
 	if (coding)
 		MHD_add_response_header(r, "Content-Encoding", coding);
 	http_count_status(a, status);
-	rc = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
-	return rc;
+	return http_queue(conn, status, r);
 }
 
 /* Takes body (malloc'ed). Large bodies go out compressed to clients that
@@ -114,7 +110,6 @@ MHD_Result_t http_reply(api *a, struct MHD_Connection *conn, unsigned status, ch
 			  size_t len, const char *type)
 {
 	struct MHD_Response *r;
-	MHD_Result_t rc;
 
 	if (len >= QC_GZIP_MIN) {
 		qc_answer *ans = qc_answer_new(body, len);
@@ -128,9 +123,18 @@ MHD_Result_t http_reply(api *a, struct MHD_Connection *conn, unsigned status, ch
 	if (type)
 		MHD_add_response_header(r, "Content-Type", type);
 	http_count_status(a, status);
-	rc = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
-	return rc;
+	return http_queue(conn, status, r);
+}
+
+void http_security_headers(struct MHD_Response *r)
+{
+	MHD_add_response_header(r, "Content-Security-Policy",
+				"default-src 'none'; script-src 'self'; style-src 'self'; "
+				"img-src 'self' data:; connect-src 'self'; form-action 'self'; "
+				"base-uri 'none'; frame-ancestors 'none'");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
 }
 
 
@@ -181,6 +185,29 @@ MHD_Result_t http_reply_error(api *a, struct MHD_Connection *conn, unsigned stat
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	return http_reply_json(a, conn, status, json_pack("{s:s}", "error", msg));
+}
+
+/* Seconds a client refused for load should wait before it asks again. */
+#define API_RETRY_AFTER "2"
+
+MHD_Result_t http_reply_busy(api *a, struct MHD_Connection *conn)
+{
+	char *s = NULL;
+	struct MHD_Response *r;
+	int n = asprintf(&s, "{\"error\":\"%u heavy queries are running (--max-queries); retry "
+			 "in " API_RETRY_AFTER " s\"}", a->c->max_queries);
+
+	if (n < 0)
+		return MHD_NO;
+	r = MHD_create_response_from_buffer((size_t)n, s, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(s);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, "Retry-After", API_RETRY_AFTER);
+	http_count_status(a, 503);
+	return http_queue(conn, 503, r);
 }
 
 MHD_Result_t http_reply_empty(api *a, struct MHD_Connection *conn, unsigned status)

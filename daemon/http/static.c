@@ -41,7 +41,8 @@ MHD_Result_t http_get_static(api *a, struct MHD_Connection *conn, const char *ur
 	size_t rl;
 	int fd;
 
-	if (strstr(url, "..") || !a->c->web_root || !realpath(a->c->web_root, root))
+	if (url[0] != '/' || strstr(url, "..") || !a->c->web_root ||
+	    !realpath(a->c->web_root, root))
 		return http_reply_error(a, conn, 404, "not found");
 	if (strlen(root) + strlen(url) + 12 > sizeof(want))
 		return http_reply_error(a, conn, 404, "not found");
@@ -66,9 +67,5 @@ MHD_Result_t http_get_static(api *a, struct MHD_Connection *conn, const char *ur
 	}
 	MHD_add_response_header(r, "Content-Type", mime_of(real));
 	http_count_status(a, 200);
-	{
-		MHD_Result_t rc = MHD_queue_response(conn, 200, r);
-		MHD_destroy_response(r);
-		return rc;
-	}
+	return http_queue(conn, 200, r);
 }

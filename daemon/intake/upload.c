@@ -13,8 +13,7 @@ struct intake_upload {
 	int failed;		/* sp_write's result once it went wrong */
 	int is_tar;
 	int encoding;		/* enum sp_encoding, for messages */
-	double started;		/* monotonic seconds at the start */
-	uint64_t wire_bytes;	/* body bytes received, before decoding */
+	intake_rate rate;	/* body bytes received, before decoding */
 };
 
 static double now_s(void)
@@ -39,20 +38,33 @@ intake_upload *intake_upload_begin(const char *spool_dir, int encoding, uint64_t
 	}
 	u->is_tar = is_tar;
 	u->encoding = encoding;
-	u->started = now_s();
+	intake_rate_start(&u->rate);
 	return u;
+}
+
+void intake_rate_start(intake_rate *r)
+{
+	r->started = now_s();
+	r->bytes = 0;
+}
+
+int intake_rate_add(intake_rate *r, size_t n, double timeout_s)
+{
+	double t = now_s() - r->started;
+
+	r->bytes += n;
+	if (t > timeout_s && r->bytes < t * INTAKE_MIN_UPLOAD_RATE) {
+		log_warn("msg=\"upload too slow\" bytes=%llu seconds=%.0f",
+			 (unsigned long long)r->bytes, t);
+		return -1;
+	}
+	return 0;
 }
 
 int intake_upload_write(intake_upload *u, const void *data, size_t len, double timeout_s)
 {
-	double t = now_s() - u->started;
-
-	u->wire_bytes += len;
-	if (t > timeout_s && u->wire_bytes < t * INTAKE_MIN_UPLOAD_RATE) {
-		log_warn("msg=\"upload too slow\" bytes=%llu seconds=%.0f",
-			 (unsigned long long)u->wire_bytes, t);
+	if (intake_rate_add(&u->rate, len, timeout_s) < 0)
 		return -1;
-	}
 	if (!u->failed && (u->failed = sp_write(u->up, data, len)) != SP_OK) {
 		/* the partial file goes now, not when the connection ends */
 		sp_abort(u->up);

@@ -22,6 +22,17 @@
 
 typedef struct intake_upload intake_upload;
 
+/* The body rate of one request, for the INTAKE_MIN_UPLOAD_RATE floor. */
+typedef struct intake_rate {
+	double started;		/* monotonic seconds */
+	uint64_t bytes;		/* body bytes so far */
+} intake_rate;
+
+void intake_rate_start(intake_rate *r);
+/* Counts n more bytes: 0, or -1 (logged) when the body averaged less
+ * than INTAKE_MIN_UPLOAD_RATE once it ran for `timeout_s`. */
+int intake_rate_add(intake_rate *r, size_t n, double timeout_s);
+
 /* A new upload into spool_dir; `encoding` is enum sp_encoding, `max` caps
  * the decoded size, `is_tar` says the body is a tar of a perf.data
  * directory. NULL on error (errno). */

@@ -82,7 +82,7 @@ int dbg_parse_build_id(const char *in, char hex[DBG_HEX_LEN], uint8_t *bytes, si
 {
 	size_t len = strlen(in), i;
 
-	if (len < 2 || len > 2 * DBG_MAX_BUILD_ID || len % 2)
+	if (len < 2 * DBG_MIN_BUILD_ID || len > 2 * DBG_MAX_BUILD_ID || len % 2)
 		return -1;
 	for (i = 0; i < len; i++) {
 		if (!isxdigit((unsigned char)in[i]))
@@ -324,7 +324,8 @@ static int add_file(dbg_store *d, const char *src, int move, const char *key, co
 	msg[0] = 0;
 	out_hex[0] = 0;
 	if (key && dbg_parse_build_id(key, hex, NULL, NULL) < 0) {
-		snprintf(msg, msglen, "'%.64s' is not a build-id (2 to 40 hex digits)", key);
+		snprintf(msg, msglen, "'%.64s' is not a build-id (%d to %d hex digits)", key,
+			 2 * DBG_MIN_BUILD_ID, 2 * DBG_MAX_BUILD_ID);
 		rc = DBG_ERR_MISMATCH;
 		goto drop;
 	}

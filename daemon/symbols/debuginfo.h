@@ -23,6 +23,9 @@
 #include "symbols.h"
 
 #define DBG_MAX_BUILD_ID 20		/* bytes; what perf.data records carry */
+/* bytes: the shortest GNU build-id a linker makes (lld's --build-id=fast);
+ * shorter keys name almost anything and are refused */
+#define DBG_MIN_BUILD_ID 8
 #define DBG_HEX_LEN (2 * DBG_MAX_BUILD_ID + 1)
 
 typedef struct dbg_store dbg_store;
@@ -45,7 +48,7 @@ void dbg_flush_index(dbg_store *d);
  * without debuginfod). */
 void dbg_attach(dbg_store *d, pd_symcache *cache);
 
-/* "ABCD..." -> normalized lowercase hex of 2..40 even digits, and bytes.
+/* "ABCD..." -> normalized lowercase hex of 16..40 even digits, and bytes.
  * 0, or -1 when it is not a build-id. */
 int dbg_parse_build_id(const char *in, char hex[DBG_HEX_LEN], uint8_t *bytes, size_t *n);
 
