@@ -309,7 +309,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	char msg[512];
+	char msg[512], q[LOG_Q_MAX];
 	size_t n;
 
 	(void)cls;
@@ -317,7 +317,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = 0;
-	log_warn("msg=\"http\" detail=\"%s\"", msg);
+	log_warn("msg=\"http\" detail=\"%s\"", log_q(q, sizeof(q), msg));
 }
 
 /* URL and argument decoding. A "%00" would decode to a NUL that silently
