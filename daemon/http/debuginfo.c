@@ -227,7 +227,7 @@ static int get_file(apid *x, struct MHD_Connection *conn, const char *hex)
 
 static int put_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 {
-	char sha[65], *path = NULL, hex[DBG_HEX_LEN], msg[320];
+	char sha[65], *path = NULL, hex[DBG_HEX_LEN], msg[320], q[LOG_Q_MAX];
 	uint64_t size = 0;
 	int rc;
 
@@ -245,6 +245,7 @@ static int put_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 		return reply_error(conn, 500, "cannot write to the spool");
 	rc = dbg_add_file(x->dbg, path, 1, r->hex, "upload", hex, msg, sizeof(msg));
 	free(path);
+	sp_scrub_paths(msg, sizeof(msg), x->c->spool_dir);
 	switch (rc) {
 	case DBG_STORED:
 		arrived(x, hex);
@@ -254,10 +255,12 @@ static int put_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 		return reply(conn, 200, json_pack("{s:s,s:s}", "build_id", hex, "status",
 						  "exists"));
 	case DBG_ERR_IO:
-		log_warn("msg=\"debuginfo\" build_id=%s error=\"%s\"", r->hex, msg);
+		log_warn("msg=\"debuginfo\" build_id=%s error=\"%s\"", r->hex,
+			 log_q(q, sizeof(q), msg));
 		return reply_error(conn, 500, "%s", msg);
 	default:
-		log_info("msg=\"debuginfo refused\" build_id=%s error=\"%s\"", r->hex, msg);
+		log_info("msg=\"debuginfo refused\" build_id=%s error=\"%s\"", r->hex,
+			 log_q(q, sizeof(q), msg));
 		return reply_error(conn, 400, "%s", msg);
 	}
 }
@@ -281,10 +284,11 @@ static int archive_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 				   (unsigned long long)x->c->max_upload);
 	if (rc != SP_OK)
 		return reply_error(conn, 500, "cannot write to the spool");
-	rc = dbg_import_archive(x->dbg, path, x->c->max_debuginfo, arrived_cb, x, &stored,
-				&found, msg, sizeof(msg));
+	rc = dbg_import_archive(x->dbg, path, x->c->max_debuginfo, x->c->max_upload, arrived_cb, x,
+				&stored, &found, msg, sizeof(msg));
 	unlink(path);
 	free(path);
+	sp_scrub_paths(msg, sizeof(msg), x->c->spool_dir);
 	if (rc < 0)
 		return reply_error(conn, 400, "%s", msg);
 	log_info("msg=\"debuginfo archive\" bytes=%llu files=%u stored=%u",

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -13,7 +14,8 @@
 /* ---- uploads: the body goes to intake/ ------------------------------------------ */
 
 /* The answer to an upload the spool refused (enum sp_result rc). */
-static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, int encoding, int rc)
+static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, int encoding, int is_tar,
+				  int rc)
 {
 	const char *enc = encoding == SP_GZIP ? "gzip" : "zstd";
 
@@ -22,6 +24,14 @@ static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, int encod
 	case SP_ERR_TOO_LARGE:
 		return http_reply_error(a, conn, 413, "upload exceeds the limit of %llu bytes",
 					(unsigned long long)a->c->max_upload);
+	case SP_ERR_RATIO:
+		return http_reply_error(a, conn, 413, "the %s body decodes to more than %d times its"
+					" size: refused as a decompression bomb", enc, SP_MAX_RATIO);
+	case SP_ERR_MAGIC:
+		return http_reply_error(a, conn, 400, is_tar ?
+					"not a tar of a perf.data directory (no ustar header)" :
+					"not a perf.data file (it does not start with PERFILE2 or"
+					" PERFFILE)");
 	case SP_ERR_ENCODING:
 		return http_reply_error(a, conn, 400, "the %s stream is corrupt or truncated", enc);
 	case SP_ERR_FULL:
@@ -33,17 +43,42 @@ static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, int encod
 	}
 }
 
+/* The upload's name and tags, checked before a byte of the body is read.
+ * 0, or -1 with the reason in why. */
+static int labels_check(struct MHD_Connection *conn, char *why, size_t whylen)
+{
+	http_tags tags = { 0 };
+	const char *name = http_arg(conn, "name");
+	size_t i;
+	int rc = 0;
+
+	http_tags_get(conn, &tags);
+	if (tags.bad) {
+		snprintf(why, whylen, "bad tag: want tag=KEY=VALUE (at most %d)", API_MAX_TAGS);
+		rc = -1;
+	} else if (name && intake_check_label(INTAKE_NAME, name, why, whylen) < 0) {
+		rc = -1;
+	}
+	for (i = 0; i < tags.n && !rc; i++)
+		if (intake_check_label(INTAKE_TAG_KEY, tags.keys[i], why, whylen) < 0 ||
+		    intake_check_label(INTAKE_TAG_VALUE, tags.values[i], why, whylen) < 0)
+			rc = -1;
+	http_tags_free(&tags);
+	return rc;
+}
+
 MHD_Result_t http_upload_begin(api *a, struct MHD_Connection *conn, req *r)
 {
+	char why[160];
 	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
 	const char *enc = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Encoding");
 	const char *type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
-	int encoding = SP_IDENTITY;
+	int encoding = SP_IDENTITY, is_tar = type && !strncasecmp(type, "application/x-tar", 17);
 
 	/* refuse before reading a byte of the body */
 	if (len && !enc && strtoull(len, NULL, 10) > a->c->max_upload) {
 		atomic_fetch_add(&a->rejected, 1);
-		return http_reply_error(a, conn, 413, "upload of %s bytes exceeds the limit of %llu",
+		return http_reply_error(a, conn, 413, "upload of %.32s bytes exceeds the limit of %llu",
 					len, (unsigned long long)a->c->max_upload);
 	}
 	if (enc && !strcasecmp(enc, "zstd"))
@@ -52,12 +87,15 @@ MHD_Result_t http_upload_begin(api *a, struct MHD_Connection *conn, req *r)
 		encoding = SP_GZIP;
 	else if (enc && strcasecmp(enc, "identity"))
 		return http_reply_error(a, conn, 415,
-					"unsupported Content-Encoding '%s' (use zstd or gzip)", enc);
-	r->up = intake_upload_begin(a->c->spool_dir, encoding, a->c->max_upload,
-				    type && !strncasecmp(type, "application/x-tar", 17));
+					"unsupported Content-Encoding '%.64s' (use zstd or gzip)", enc);
+	if (labels_check(conn, why, sizeof(why)) < 0) {
+		atomic_fetch_add(&a->rejected, 1);
+		return http_reply_error(a, conn, 400, "%s", why);
+	}
+	r->up = intake_upload_begin(a->c->spool_dir, encoding, a->c->max_upload, is_tar);
 	if (!r->up)
-		return upload_failed(a, conn, encoding, errno == ENOSPC || errno == EDQUOT ?
-				     SP_ERR_FULL : SP_ERR_IO);
+		return upload_failed(a, conn, encoding, is_tar, errno == ENOSPC ||
+				     errno == EDQUOT ? SP_ERR_FULL : SP_ERR_IO);
 	r->kind = REQ_UPLOAD;
 	return MHD_YES;
 }
@@ -90,7 +128,7 @@ MHD_Result_t http_upload_end(api *a, struct MHD_Connection *conn, req *r)
 	rc = intake_upload_finish(r->up, sha, &size, &path, &kind);
 	r->up = NULL;
 	if (rc != SP_OK)
-		return upload_failed(a, conn, encoding, rc);
+		return upload_failed(a, conn, encoding, !strcmp(kind, "tar"), rc);
 	http_tags_get(conn, &tags);
 	if (tags.bad) {
 		http_tags_free(&tags);

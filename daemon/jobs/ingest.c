@@ -816,8 +816,10 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	memset(&in, 0, sizeof(in));
 	res->offset = -1;
 	if (!strcmp(kind, "tar")) {
-		if (unpack(path, max_bytes, dir, sizeof(dir), res->msg, sizeof(res->msg)) < 0)
+		if (unpack(path, max_bytes, dir, sizeof(dir), res->msg, sizeof(res->msg)) < 0) {
+			res->bad_input = 1;
 			return;
+		}
 		open_path = dir;
 	}
 	f = pd_open_path(open_path, &opt, &err);
@@ -920,6 +922,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 parse_error:
 	pd_strerror(&err, res->msg, sizeof(res->msg));
 	res->offset = (int64_t)err.offset;
+	res->bad_input = 1;
 out:
 	st_writer_abort(in.w);
 	dbg_flush_index(dbg);

@@ -22,6 +22,7 @@ typedef struct ing_result {
 	int64_t offset;		/* byte offset of the failure, -1 when none */
 	uint64_t samples, records;
 	int cancelled;		/* stopped by *stop: requeue, not failed */
+	int bad_input;		/* failed on the recording itself (not storage) */
 	/* where the parse's wall time went, in milliseconds: opening (header,
 	 * symbol prefetch), then per record: reading and ordering, symbolizing,
 	 * interning frames and stacks, adding samples to blocks, other records;

@@ -22,6 +22,7 @@
 #endif
 
 #include "symbols/debuginfo.h"
+#include "intake/spool.h"
 #include "dso.h"
 #include "elfid.h"
 #include "log.h"
@@ -32,6 +33,7 @@
 #define DBG_ARCHIVE_MAX_TOTAL (64ull << 30)	/* bytes unpacked from one bundle */
 
 #define DBG_MAX_PENDING 1024	/* fetched files waiting to be indexed */
+#define DBG_KALLSYMS_MAX_LINE 1024	/* /proc/kallsyms lines are < 300 bytes */
 
 typedef struct dbg_pending {
 	char hex[DBG_HEX_LEN];
@@ -312,6 +314,87 @@ int dbg_fetches(const dbg_store *d)
 	return d && d->debuginfod;
 }
 
+/* One kallsyms line: "ADDR TYPE NAME" with an optional "\t[MODULE]". 1
+ * when it is one; *text says _text or _stext at a nonzero address. */
+static int kallsyms_line(const char *line, size_t len, int *text)
+{
+	size_t i = 0, a, n;
+	int nonzero = 0;
+
+	while (i < len && isxdigit((unsigned char)line[i]))
+		nonzero |= line[i++] != '0';
+	a = i;
+	if (!a || a > 16 || i + 3 >= len || line[i] != ' ' ||
+	    !isalpha((unsigned char)line[i + 1]) || line[i + 2] != ' ')
+		return 0;
+	i += 3;
+	for (n = 0; i + n < len && line[i + n] > ' ' && line[i + n] < 0x7f; n++)
+		;
+	if (!n)
+		return 0;
+	if (nonzero && ((n == 5 && !memcmp(line + i, "_text", 5)) ||
+			(n == 6 && !memcmp(line + i, "_stext", 6))))
+		*text = 1;
+	i += n;
+	if (i == len)
+		return 1;
+	/* "\t[module]" */
+	if (line[i] != '\t' || i + 2 >= len || line[i + 1] != '[' || line[len - 1] != ']')
+		return 0;
+	for (i += 2; i < len - 1; i++)
+		if (line[i] <= ' ' || line[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
+/* A kallsyms file must be one through to its end (elfid looked at its
+ * start only) and name the kernel's _text at a real address (hidden
+ * addresses read as zeros). 0, or -1 with msg. */
+static int check_kallsyms(int fd, char *msg, size_t msglen)
+{
+	char buf[65536], line[DBG_KALLSYMS_MAX_LINE];
+	size_t ll = 0;
+	uint64_t lineno = 1;
+	off_t off = 0;
+	ssize_t n;
+	int text = 0, too_long = 0;
+
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		ssize_t i;
+
+		off += n;
+		for (i = 0; i < n; i++) {
+			if (buf[i] != '\n') {
+				if (ll < sizeof(line))
+					line[ll++] = buf[i];
+				else
+					too_long = 1;
+				continue;
+			}
+			if (too_long || !kallsyms_line(line, ll, &text))
+				goto bad;
+			ll = 0;
+			lineno++;
+		}
+	}
+	if (n < 0) {
+		snprintf(msg, msglen, "cannot read the file: %s", strerror(errno));
+		return -1;
+	}
+	if (ll && !kallsyms_line(line, ll, &text))
+		goto bad;
+	if (!text) {
+		snprintf(msg, msglen, "the kallsyms file names no _text at a real address"
+			 " (addresses hidden by kptr_restrict?)");
+		return -1;
+	}
+	return 0;
+bad:
+	snprintf(msg, msglen, "not a kallsyms file: line %llu is not ADDRESS TYPE NAME",
+		 (unsigned long long)lineno);
+	return -1;
+}
+
 static int add_file(dbg_store *d, const char *src, int move, const char *key, const char *source,
 		    int defer, char out_hex[DBG_HEX_LEN], char *msg, size_t msglen)
 {
@@ -342,9 +425,16 @@ static int add_file(dbg_store *d, const char *src, int move, const char *key, co
 		rc = DBG_ERR_NOT_ELF;
 		goto close_drop;
 	}
-	if (f.kallsyms && !*hex) {
-		snprintf(msg, msglen, "a kallsyms file needs the kernel's build-id as its key");
+	if (f.kallsyms && strlen(hex) != 2 * DBG_MAX_BUILD_ID) {
+		/* a kernel's build-id is a SHA-1 (the kernel links with
+		 * --build-id=sha1): anything shorter names no kernel */
+		snprintf(msg, msglen, "a kallsyms file needs the kernel's build-id (%d hex digits)"
+			 " as its key", 2 * DBG_MAX_BUILD_ID);
 		rc = DBG_ERR_NO_BUILD_ID;
+		goto close_drop;
+	}
+	if (f.kallsyms && check_kallsyms(fd, msg, msglen) < 0) {
+		rc = DBG_ERR_NOT_ELF;
 		goto close_drop;
 	}
 	if (f.elf) {
@@ -472,7 +562,7 @@ static int fetch(void *ctx, const uint8_t *bid, size_t n, char *path, size_t pat
 {
 	dbg_store *d = ctx;
 	debuginfod_client *c;
-	char hex[DBG_HEX_LEN], got[DBG_HEX_LEN], msg[256];
+	char hex[DBG_HEX_LEN], got[DBG_HEX_LEN], msg[256], q[LOG_Q_MAX];
 	char *p = NULL;
 	int fd, rc;
 
@@ -495,7 +585,8 @@ static int fetch(void *ctx, const uint8_t *bid, size_t n, char *path, size_t pat
 	rc = add_file(d, p, 0, hex, "debuginfod", 1, got, msg, sizeof(msg));
 	free(p);
 	if (rc < 0) {
-		log_warn("msg=\"debuginfod file refused\" build_id=%s error=\"%s\"", hex, msg);
+		log_warn("msg=\"debuginfod file refused\" build_id=%s error=\"%s\"", hex,
+			 log_q(q, sizeof(q), msg));
 		note_miss(d, hex);
 		return -1;
 	}
@@ -548,7 +639,7 @@ static void key_of(const char *name, char hex[DBG_HEX_LEN])
 		hex[0] = 0;
 }
 
-int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
+int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file, uint64_t max_total,
 		       void (*on_stored)(void *ctx, const char *hex), void *ctx,
 		       unsigned *stored, unsigned *found, char *msg, size_t msglen)
 {
@@ -556,6 +647,7 @@ int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
 	struct archive_entry *e;
 	uint64_t total = 0;
 	unsigned entries = 0;
+	struct stat bundle;
 	int rc = -1, r;
 
 	*stored = *found = 0;
@@ -564,6 +656,12 @@ int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
 		snprintf(msg, msglen, "out of memory");
 		return -1;
 	}
+	if (stat(path, &bundle) < 0) {
+		snprintf(msg, msglen, "the bundle is gone: %s", strerror(errno));
+		goto out;
+	}
+	if (max_total > DBG_ARCHIVE_MAX_TOTAL)
+		max_total = DBG_ARCHIVE_MAX_TOTAL;
 	archive_read_support_filter_all(a);
 	archive_read_support_format_all(a);
 	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
@@ -575,7 +673,7 @@ int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
 		const char *name = archive_entry_pathname(e);
 		int64_t size = archive_entry_size(e);
 		uint64_t written = 0;
-		int fd, bad = 0, arc;
+		int fd, bad = 0, over = 0, arc;
 
 		if (++entries > DBG_ARCHIVE_MAX_ENTRIES) {
 			snprintf(msg, msglen, "more than %d entries", DBG_ARCHIVE_MAX_ENTRIES);
@@ -598,8 +696,12 @@ int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
 
 			if (n == 0)
 				break;
+			if (n > 0 && (total + (uint64_t)n > max_total ||
+				      !sp_ratio_ok(total + (uint64_t)n, (uint64_t)bundle.st_size))) {
+				bad = over = 1;
+				break;
+			}
 			if (n < 0 || written + (uint64_t)n > max_file ||
-			    total + (uint64_t)n > DBG_ARCHIVE_MAX_TOTAL ||
 			    write(fd, buf, (size_t)n) != n) {
 				bad = 1;
 				break;
@@ -612,9 +714,9 @@ int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
 		close(fd);
 		if (bad) {
 			unlink(tmp);
-			if (total >= DBG_ARCHIVE_MAX_TOTAL) {
-				snprintf(msg, msglen, "the bundle unpacks to more than %llu bytes",
-					 (unsigned long long)DBG_ARCHIVE_MAX_TOTAL);
+			if (over) {
+				snprintf(msg, msglen, "the bundle unpacks to more than %llu bytes or %d"
+					 " times its size", (unsigned long long)max_total, SP_MAX_RATIO);
 				goto out;
 			}
 			continue;
@@ -644,13 +746,14 @@ out:
 	return rc;
 }
 #else
-int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
+int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file, uint64_t max_total,
 		       void (*on_stored)(void *ctx, const char *hex), void *ctx,
 		       unsigned *stored, unsigned *found, char *msg, size_t msglen)
 {
 	(void)d;
 	(void)path;
 	(void)max_file;
+	(void)max_total;
 	(void)on_stored;
 	(void)ctx;
 	*stored = *found = 0;

@@ -72,10 +72,12 @@ int dbg_add_file(dbg_store *d, const char *src, int move, const char *key, const
 		 char out_hex[DBG_HEX_LEN], char *msg, size_t msglen);
 
 /* Every ELF and kallsyms file in a perf archive bundle (.tar.bz2, any
- * compression libarchive reads), each at most max_file bytes; `stored`
- * (may be NULL) is told each new build-id. OUT: how many files were stored
- * (new) and found. -1 when the archive is unreadable (msg). */
-int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
+ * compression libarchive reads), each at most max_file bytes, all together
+ * at most max_total bytes and SP_MAX_RATIO times the bundle's size (a
+ * bundle that unpacks to more stops there: -1); `stored` (may be NULL) is
+ * told each new build-id. OUT: how many files were stored (new) and found.
+ * -1 when the archive is unreadable or too large (msg). */
+int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file, uint64_t max_total,
 		       void (*on_stored)(void *ctx, const char *hex), void *ctx,
 		       unsigned *stored, unsigned *found, char *msg, size_t msglen);
 
