@@ -20,7 +20,9 @@
  * refusals) and the upload body's bytes are handled in the event loop,
  * so /healthz answers even while every handler thread is busy. Heavy
  * queries beyond --max-queries answer 503 with Retry-After instead of
- * queueing without bound.
+ * queueing without bound. A client that closes its sending side before
+ * such an answer is taken to have gone (libmicrohttpd reads the end of
+ * the stream when the connection resumes), as nginx takes it.
  */
 #ifndef PERFHUB_DAEMON_API_H
 #define PERFHUB_DAEMON_API_H
@@ -39,12 +41,5 @@ int api_reload_tokens(api *a);
 unsigned api_port(const api *a);
 /* Stops accepting and waits for the running requests. */
 void api_stop(api *a);
-
-/* Intake shared with the directory watcher: a spooled file becomes a queued
- * profile. OUT: id, existed. 0, or -1 (storage), -2 (queue full). */
-int api_intake(st_store *st, jobs *j, unsigned queue_size, const char *sha256,
-	       const char *path, const char *kind, uint64_t size, const char *name,
-	       size_t nr_tags, const char *const *keys, const char *const *values, int64_t *id,
-	       int *existed);
 
 #endif

@@ -300,6 +300,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	if (!r)
 		return;
 	intake_upload_abort(r->up);	/* an interrupted upload leaves nothing behind */
+	http_upload_completed(cls, r);
 	apid_completed(&r->dbg);
 	if (r->resp)
 		MHD_destroy_response(r->resp);

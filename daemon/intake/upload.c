@@ -115,7 +115,7 @@ int intake_rate_add(intake_rate *r, size_t n, double timeout_s)
 	double t = now_s() - r->started;
 
 	r->bytes += n;
-	if (t > timeout_s && r->bytes < t * INTAKE_MIN_UPLOAD_RATE) {
+	if (timeout_s > 0 && t > timeout_s && r->bytes < t * INTAKE_MIN_UPLOAD_RATE) {
 		log_warn("msg=\"upload too slow\" bytes=%llu seconds=%.0f",
 			 (unsigned long long)r->bytes, t);
 		return -1;

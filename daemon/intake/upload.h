@@ -42,7 +42,7 @@ typedef struct intake_rate {
 
 void intake_rate_start(intake_rate *r);
 /* Counts n more bytes: 0, or -1 (logged) when the body averaged less
- * than INTAKE_MIN_UPLOAD_RATE once it ran for `timeout_s`. */
+ * than INTAKE_MIN_UPLOAD_RATE once it ran for `timeout_s` (0: no floor). */
 int intake_rate_add(intake_rate *r, size_t n, double timeout_s);
 
 /* A new upload into spool_dir; `encoding` is enum sp_encoding, `max` caps
@@ -55,7 +55,8 @@ intake_upload *intake_upload_begin(const char *spool_dir, int encoding, uint64_t
  * the rest of the body is dropped: the HTTP server cannot answer in the
  * middle of a body. 0, or -1 when the client is too slow to be anything
  * but stuck or hostile (less than INTAKE_MIN_UPLOAD_RATE once it ran for
- * `timeout_s`): cut the connection then. */
+ * `timeout_s`): cut the connection then. timeout_s 0: no rate (a stream,
+ * bounded by the caller otherwise). */
 int intake_upload_write(intake_upload *u, const void *data, size_t len, double timeout_s);
 /* The enum sp_result that made the spool refuse the body, SP_OK if none. */
 int intake_upload_failed(const intake_upload *u);

@@ -6,6 +6,7 @@ each answers the fitting 4xx/5xx status (JSON with an "error" where
 perfhubd answers itself), and the daemon keeps serving."""
 import json
 import os
+import re
 import socket
 import sys
 
@@ -17,17 +18,22 @@ SECRET = b"perfhub-secret-beside-the-web-root"
 
 
 def raw(port, req, timeout=10):
-    """Sends raw bytes; returns (status or None, body bytes)."""
+    """Sends raw bytes; returns (status or None, body bytes). Reads one
+    answer (by its Content-Length) or until the server closes; the client
+    never half-closes (a server may take that for an abort, as nginx does)."""
     s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
     out = b""
     try:
         s.sendall(req)
-        s.shutdown(socket.SHUT_WR)
         while True:
             b = s.recv(65536)
             if not b:
                 break
             out += b
+            head, sep, body = out.partition(b"\r\n\r\n")
+            m = re.search(rb"\r\ncontent-length: *(\d+)", head, re.I)
+            if sep and m and len(body) >= int(m.group(1)):
+                break
     except (OSError, socket.timeout):
         pass
     finally:
