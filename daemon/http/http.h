@@ -43,6 +43,8 @@
 #define API_IO_THREADS 4
 /* descriptors beyond the connections: spool files, the database, logs */
 #define API_SPARE_FDS 128
+/* nodes a /diff keeps of each side (the largest): what bounds its memory */
+#define API_DIFF_MAX_NODES 100000
 /* longest wait for an answer another request is computing */
 #define API_CLAIM_WAIT_S 120
 /* A streamed upload (chunked, no Content-Length: perfhub record, perfhub

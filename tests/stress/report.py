@@ -11,7 +11,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = ["upload-gzip.py", "load.py", "kill9.py", "faults.py", "hostile.py",
-           "http-hostile.py", "slow-headers.py"]
+           "http-hostile.py", "slow-headers.py", "diff-memory.py"]
 
 
 def main():
