@@ -214,6 +214,7 @@ static void reload(cfg *c, int argc, char **argv, api *a, retention *ret)
 	RESTART("max-queries", n.max_queries != c->max_queries)
 	RESTART("allowed-origin", n.nr_allowed_origin != c->nr_allowed_origin)
 	RESTART("allowed-host", n.nr_allowed_host != c->nr_allowed_host)
+	RESTART("local-uploads", n.local_uploads != c->local_uploads)
 #undef RESTART
 	cfg_free(&n);
 	log_info("msg=\"SIGHUP: reloading tokens\"");

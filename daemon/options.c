@@ -87,6 +87,8 @@ static const struct opt opts[] = {
 	  "a browser Origin allowed besides the server's own (repeatable; * for any)" },
 	{ "allowed-host", OPT_LIST, F(allowed_host), 0, 0, 0, "HOST",
 	  "a Host name served besides localhost and the listen address (repeatable; * for any)" },
+	{ "local-uploads", OPT_BOOL, F(local_uploads), 0, 1, 0, NULL,
+	  "symbolize uploads as perf would on this machine (off: its files by build-id only)" },
 };
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 

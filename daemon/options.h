@@ -45,6 +45,7 @@ typedef struct cfg {
 	unsigned nr_allowed_origin;
 	char *allowed_host[CFG_MAX_LIST];	/* Host names besides localhost and the listen address */
 	unsigned nr_allowed_host;
+	int local_uploads;	/* HTTP uploads are recordings of this machine */
 } cfg;
 
 /* Fills *c from defaults, then the config file (--config), then the flags.

@@ -10,7 +10,8 @@ STRESS_TESTS = \
 	tests/stress/hostile.py \
 	tests/stress/http-hostile.py \
 	tests/stress/slow-headers.py \
-	tests/stress/diff-memory.py
+	tests/stress/diff-memory.py \
+	tests/stress/local-files.py
 TESTS += $(STRESS_TESTS)
 EXTRA_DIST += $(STRESS_TESTS)
 EXTRA_DIST += tests/stress/report.py tests/stress/fuzz-long.sh

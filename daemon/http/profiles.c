@@ -189,7 +189,8 @@ MHD_Result_t http_upload_end(api *a, struct MHD_Connection *conn, req *r)
 					API_MAX_TAGS);
 	}
 	rc = intake_queue(a->st, a->j, a->c->queue_size, sha, path, kind, size,
-			  http_arg(conn, "name"), tags.n, tags.keys, tags.values, &id, &existed);
+			  http_arg(conn, "name"), tags.n, tags.keys, tags.values,
+			  a->c->local_uploads, &id, &existed);
 	http_tags_free(&tags);
 	if (rc == -2) {
 		/* the spooled bytes belong to no profile */

@@ -169,10 +169,10 @@ void intake_upload_abort(intake_upload *u)
 
 int intake_queue(st_store *st, jobs *j, unsigned queue_size, const char *sha256,
 		 const char *path, const char *kind, uint64_t size, const char *name,
-		 size_t nr_tags, const char *const *keys, const char *const *values, int64_t *id,
-		 int *existed)
+		 size_t nr_tags, const char *const *keys, const char *const *values, int local,
+		 int64_t *id, int *existed)
 {
-	st_new_profile p = { sha256, name, kind, path, size, nr_tags, keys, values };
+	st_new_profile p = { sha256, name, kind, path, size, nr_tags, keys, values, local };
 	st_counts c;
 
 	if (st_counts_get(st, &c) < 0)

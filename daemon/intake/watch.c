@@ -60,7 +60,7 @@ static void take(watch *w, const char *path)
 		return;
 	}
 	rc = intake_queue(w->st, w->j, w->c->queue_size, sha, spooled, kind, size,
-			base ? base + 1 : path, 0, NULL, NULL, &id, &existed);
+			base ? base + 1 : path, 0, NULL, NULL, 1, &id, &existed);
 	if (rc < 0) {
 		log_warn("msg=\"watch: cannot queue\" path=\"%s\" error=\"%s\"", q,
 			 rc == -2 ? "queue full" : "storage error");

@@ -794,8 +794,8 @@ static void prefetch(pd_symcache *cache, dbg_store *dbg, const pd_header *h)
 }
 
 void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id,
-		    const char *path, const char *kind, uint64_t max_bytes, atomic_int *stop,
-		    ing_result *res)
+		    const char *path, const char *kind, int local, uint64_t max_bytes,
+		    atomic_int *stop, ing_result *res)
 {
 	char kallsyms[PATH_MAX];
 	const pd_header *h;
@@ -833,6 +833,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 		goto out;
 	}
 	so.recording = open_path;
+	so.build_id_files_only = !local;
 	h = pd_get_header(f);
 	for (i = 0; h && i < h->nr_build_ids; i++) {
 		const pd_build_id *b = &h->build_ids[i];

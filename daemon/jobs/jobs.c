@@ -60,7 +60,8 @@ static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 	char q[LOG_Q_MAX];
 
 	log_info("msg=\"parse start\" id=%lld path=\"%s\"", (long long)id, log_q(q, sizeof(q), path));
-	ingest_profile(j->st, j->symcache, j->dbg, id, path, kind, j->max_bytes, &j->stop, &res);
+	ingest_profile(j->st, j->symcache, j->dbg, id, path, kind, st_profile_local(j->st, id) == 1,
+		       j->max_bytes, &j->stop, &res);
 	ms = now_ms() - t0;
 	if (res.cancelled) {
 		st_profile_requeue(j->st, id);
