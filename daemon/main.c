@@ -287,7 +287,7 @@ int main(int argc, char **argv)
 	if (!j)
 		fatal("msg=\"cannot start workers\"");
 	/* always running, so that SIGHUP can turn retention on */
-	ret = ret_start(st, c.retain_days, c.max_db_size, c.retention_interval);
+	ret = ret_start(st, c.spool_dir, dbg, c.retain_days, c.max_db_size, c.retention_interval);
 	if (ret)
 		jobs_on_done(j, ret_kick, ret);
 	a = api_start(&c, st, j);

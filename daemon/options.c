@@ -63,7 +63,7 @@ static const struct opt opts[] = {
 	{ "retain-days", OPT_UINT, F(retain_days), 0, 36500, 0, "N",
 	  "delete profiles uploaded more than N days ago (0: keep)" },
 	{ "max-db-size", OPT_SIZE, F(max_db_size), 0, UINT64_MAX, 0, "SIZE",
-	  "delete the oldest profiles while the data exceed SIZE (0: no limit)" },
+	  "delete the oldest profiles while database, spool and debuginfo exceed SIZE (0: no limit)" },
 	{ "retention-interval", OPT_UINT, F(retention_interval), 1, 86400, 0, "N",
 	  "seconds between retention passes (3600; also after each ingest)" },
 	{ "check-config", OPT_ACTION, 0, CFG_CHECK, 0, 1, NULL,

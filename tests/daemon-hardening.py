@@ -13,7 +13,8 @@ per finding, each run even when another fails:
                 the API asks for one
   roles         a write token cannot DELETE, an admin token can
   debuginfo     a PUT trickling 150 B/s is cut; two-digit build-ids and
-                kallsyms under a short key or with garbage are refused
+                kallsyms under a short key or with garbage are refused;
+                DELETE of debuginfo needs the admin role
   names         a 100 KB name and a control character are refused before
                 the body; errors show no spool path; an empty path is 404
   bomb          a small zstd body that decodes far beyond its size is refused
@@ -252,6 +253,16 @@ def debuginfo(d, data):
     expect(st == 400, "kallsyms with garbage after its first lines: %s %s" % (st, r))
     st, r = d.json("PUT", "/api/v1/debuginfo/" + kbid, good, WRITE)
     expect(st == 201, "a real kallsyms under a kernel build-id: %s %s" % (st, r))
+    st, _, _ = d.request("DELETE", "/api/v1/debuginfo/" + kbid, headers=WRITE)
+    expect(st == 403, "DELETE of debuginfo with a write token: %s" % st)
+    st, _, _ = d.request("DELETE", "/api/v1/debuginfo/" + kbid, headers=ADMIN)
+    expect(st == 204, "DELETE of debuginfo with an admin token: %s" % st)
+    st, _, _ = d.request("HEAD", "/api/v1/debuginfo/" + kbid, headers=ADMIN)
+    expect(st == 404, "the deleted debuginfo is still served: %s" % st)
+    expect(not [f for _, _, fs in os.walk(os.path.join(d.state, "spool", "debuginfo"))
+                for f in fs], "files left in the debuginfo store")
+    st, _, _ = d.request("DELETE", "/api/v1/debuginfo/" + kbid, headers=ADMIN)
+    expect(st == 404, "DELETE of absent debuginfo: %s" % st)
 
 
 @finding("names")

@@ -181,6 +181,15 @@ class Daemon:
         raise AssertionError("profile %d not done after %ds" % (pid, timeout))
 
 
+def elf_build_id(path):
+    """The GNU build-id note of an ELF file, as hex (readelf -n)."""
+    out = subprocess.run(["readelf", "-n", path], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if "Build ID:" in line:
+            return line.split("Build ID:")[1].strip()
+    raise AssertionError("no build-id in " + path)
+
+
 def have_perf_record():
     """True when `perf record` works here (root, perf installed)."""
     if not shutil.which("perf"):

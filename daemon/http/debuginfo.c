@@ -32,7 +32,9 @@ struct apid {
 	dbg_store *dbg;
 };
 
-enum apid_kind { APID_PUT = 1, APID_MISSING, APID_ARCHIVE, APID_RESYM, APID_GET, APID_OTHER };
+enum apid_kind {
+	APID_PUT = 1, APID_MISSING, APID_ARCHIVE, APID_RESYM, APID_GET, APID_DELETE, APID_OTHER
+};
 
 typedef struct apid_req {
 	int kind;
@@ -62,6 +64,13 @@ static int reply(struct MHD_Connection *conn, unsigned status, json_t *j)
 	}
 	MHD_add_response_header(r, "Content-Type", "application/json");
 	return http_queue(conn, status, r);
+}
+
+static int reply_empty(struct MHD_Connection *conn, unsigned status)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+
+	return r ? http_queue(conn, status, r) : MHD_NO;
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -196,6 +205,19 @@ static int resymbolize(apid *x, struct MHD_Connection *conn, const char *url)
 }
 
 /* ---- debuginfo ---------------------------------------------------------------------- */
+
+/* DELETE (admin): the files go, and tables loaded from them are forgotten
+ * so that later parses do not use them. */
+static int delete_file(apid *x, struct MHD_Connection *conn, const char *hex)
+{
+	int rc = dbg_delete(x->dbg, hex, NULL);
+
+	if (rc < 0)
+		return reply_error(conn, 500, "storage error");
+	if (rc == 1)
+		return reply_error(conn, 404, "no debuginfo for build-id %s", hex);
+	return reply_empty(conn, 204);
+}
 
 static int get_file(apid *x, struct MHD_Connection *conn, const char *hex)
 {
@@ -377,12 +399,12 @@ static int begin(apid *x, struct MHD_Connection *conn, const char *url, const ch
 	if (dbg_parse_build_id(key, r->hex, NULL, NULL) < 0)
 		return reply_error(conn, 400, "'%.64s' is not a build-id (%d to %d hex digits)", key,
 				   2 * DBG_MIN_BUILD_ID, 2 * DBG_MAX_BUILD_ID);
-	if (get) {
-		r->kind = APID_GET;	/* answered by the last call */
+	if (get || !strcmp(method, "DELETE")) {
+		r->kind = get ? APID_GET : APID_DELETE;	/* answered by the last call */
 		return MHD_YES;
 	}
 	if (strcmp(method, "PUT"))
-		return reply_error(conn, 405, "use HEAD, GET or PUT");
+		return reply_error(conn, 405, "use HEAD, GET, PUT or DELETE");
 	{
 		const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 							      "Content-Length");
@@ -443,6 +465,8 @@ int apid_request(apid *x, struct MHD_Connection *conn, const char *url, const ch
 		return resymbolize(x, conn, url);
 	case APID_GET:
 		return get_file(x, conn, r->hex);
+	case APID_DELETE:
+		return delete_file(x, conn, r->hex);
 	default:
 		/* answered on the first call; nothing more to say */
 		return MHD_YES;

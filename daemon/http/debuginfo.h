@@ -1,7 +1,7 @@
 /*
  * debuginfo.h - the HTTP handlers of symbols by build-id:
  *
- *   HEAD, GET, PUT /api/v1/debuginfo/{build_id}
+ *   HEAD, GET, PUT, DELETE /api/v1/debuginfo/{build_id}  (DELETE: admin)
  *   POST /api/v1/debuginfo/missing       {"build_ids": [...]} -> {"missing": [...]}
  *   POST /api/v1/debuginfo/archive       a `perf archive` bundle (.tar.bz2)
  *   POST /api/v1/profiles/{id}/resymbolize

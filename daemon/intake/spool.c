@@ -458,16 +458,55 @@ void sp_remove_tree(const char *path)
 	rmdir(path);
 }
 
+uint64_t sp_disk_usage(const char *path)
+{
+	struct stat st;
+	uint64_t n;
+	DIR *d;
+	struct dirent *e;
+	char sub[PATH_MAX];
+
+	if (lstat(path, &st) < 0)
+		return 0;
+	n = (uint64_t)st.st_blocks * 512;
+	if (!S_ISDIR(st.st_mode) || !(d = opendir(path)))
+		return n;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) < (int)sizeof(sub))
+			n += sp_disk_usage(sub);
+	}
+	closedir(d);
+	return n;
+}
+
+/* SPOOL/<sha>.tar -> SPOOL/<sha>.d, where it is unpacked */
+static void unpacked_dir(const char *spool_path, char *dir, size_t len)
+{
+	size_t n = strlen(spool_path);
+
+	dir[0] = 0;
+	if (n > 4 && !strcmp(spool_path + n - 4, ".tar"))
+		snprintf(dir, len, "%.*s.d", (int)(n - 4), spool_path);
+}
+
+uint64_t sp_spooled_usage(const char *spool_path)
+{
+	char dir[PATH_MAX];
+
+	unpacked_dir(spool_path, dir, sizeof(dir));
+	return sp_disk_usage(spool_path) + (dir[0] ? sp_disk_usage(dir) : 0);
+}
+
 void sp_remove(const char *spool_path)
 {
 	char dir[PATH_MAX];
-	size_t n = strlen(spool_path);
 
 	unlink(spool_path);
-	if (n > 4 && !strcmp(spool_path + n - 4, ".tar")) {
-		snprintf(dir, sizeof(dir), "%.*s.d", (int)(n - 4), spool_path);
+	unpacked_dir(spool_path, dir, sizeof(dir));
+	if (dir[0])
 		sp_remove_tree(dir);
-	}
 }
 
 /* Replaces each `dir` in msg (a path prefix: followed by '/', NUL or a

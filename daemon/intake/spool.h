@@ -70,6 +70,12 @@ int sp_add_path(const char *spool_dir, const char *src, uint64_t max, char sha25
  * "SPOOL". */
 void sp_scrub_paths(char *msg, size_t cap, const char *spool_dir);
 
+/* Bytes a file or directory tree takes on disk (allocated blocks; links
+ * not followed); 0 when it is not there. */
+uint64_t sp_disk_usage(const char *path);
+/* Bytes a spooled original and what was unpacked from it take. */
+uint64_t sp_spooled_usage(const char *spool_path);
+
 /* Removes a spooled original and what was unpacked from it. */
 void sp_remove(const char *spool_path);
 /* rm -r, without following symlinks. */

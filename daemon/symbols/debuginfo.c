@@ -56,6 +56,7 @@ struct dbg_store {
 	size_t nr_misses, next_miss;
 	dbg_pending *pending;	/* under lock */
 	size_t nr_pending;
+	pd_symcache *cache;	/* the workers' tables (dbg_attach), NULL = none */
 };
 
 static int mkdir_p(const char *path)
@@ -499,6 +500,47 @@ int dbg_add_file(dbg_store *d, const char *src, int move, const char *key, const
 	return add_file(d, src, move, key, source, 0, out_hex, msg, msglen);
 }
 
+int dbg_delete(dbg_store *d, const char *hex, uint64_t *freed)
+{
+	static const char *const kinds[] = { "elf", "debug", "kallsyms" };
+	char path[PATH_MAX];
+	uint64_t bytes = 0;
+	size_t i;
+	int rc, found = 0;
+
+	/* the index first: nothing looks the files up while they go */
+	rc = st_debuginfo_delete(d->st, hex);
+	if (rc < 0)
+		return -1;
+	for (i = 0; i < sizeof(kinds) / sizeof(*kinds); i++) {
+		uint64_t n;
+
+		file_path(d, hex, kinds[i], path, sizeof(path));
+		n = sp_disk_usage(path);
+		if (unlink(path) == 0) {
+			bytes += n;
+			found = 1;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", d->root, hex, hex + 2);
+	rmdir(path);
+	{
+		/* tables loaded from those files are not used again */
+		uint8_t bid[DBG_MAX_BUILD_ID];
+		size_t nb;
+		char norm[DBG_HEX_LEN];
+
+		if (d->cache && dbg_parse_build_id(hex, norm, bid, &nb) == 0)
+			pd_dso_cache_forget(d->cache, bid, nb);
+	}
+	if (freed)
+		*freed = bytes;
+	if (found || rc == 0)
+		log_info("msg=\"debuginfo deleted\" build_id=%s bytes=%llu", hex,
+			 (unsigned long long)bytes);
+	return found || rc == 0 ? 0 : 1;
+}
+
 int dbg_lookup(dbg_store *d, const char *hex, char *path, size_t pathlen, uint64_t *size)
 {
 	char *p = NULL, *kind = NULL;
@@ -607,12 +649,12 @@ static int fetch(void *ctx, const uint8_t *bid, size_t n, char *path, size_t pat
 
 void dbg_attach(dbg_store *d, pd_symcache *cache)
 {
+	if (!d)
+		return;
+	d->cache = cache;
 #ifdef HAVE_DEBUGINFOD
-	if (d && d->debuginfod)
+	if (d->debuginfod)
 		pd_dso_cache_set_fetch(cache, fetch, d);
-#else
-	(void)d;
-	(void)cache;
 #endif
 }
 

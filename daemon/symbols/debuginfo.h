@@ -44,8 +44,9 @@ int dbg_fetches(const dbg_store *d);
  * transaction holds the database then, so they wait for this call (the
  * worker makes it once the profile is written). */
 void dbg_flush_index(dbg_store *d);
-/* Installs the debuginfod fetcher as the cache's last resort (no-op
- * without debuginfod). */
+/* The workers' symbol tables: dbg_delete forgets what was loaded from a
+ * deleted file, and debuginfod (when configured) is the cache's last
+ * resort. */
 void dbg_attach(dbg_store *d, pd_symcache *cache);
 
 /* "ABCD..." -> normalized lowercase hex of 16..40 even digits, and bytes.
@@ -80,6 +81,12 @@ int dbg_add_file(dbg_store *d, const char *src, int move, const char *key, const
 int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file, uint64_t max_total,
 		       void (*on_stored)(void *ctx, const char *hex), void *ctx,
 		       unsigned *stored, unsigned *found, char *msg, size_t msglen);
+
+/* Removes every stored file of a build-id (hex as dbg_parse_build_id gives
+ * it) and its index rows; tables loaded from them are forgotten. OUT:
+ * bytes freed (may be NULL). 0, 1 when none was stored, -1 on a storage
+ * error. */
+int dbg_delete(dbg_store *d, const char *hex, uint64_t *freed);
 
 /* The file to serve for GET: the one with symbols first. 0, or 1 = none. */
 int dbg_lookup(dbg_store *d, const char *hex, char *path, size_t pathlen, uint64_t *size);
