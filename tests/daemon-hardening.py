@@ -178,7 +178,13 @@ def log_forgery(d, data):
     expect(st == 202, "truncated tar: %s %s" % (st, r))
     p = wait(d, r["id"])
     expect(p["status"] == "failed", "truncated tar ended %s" % p["status"])
-    lines = [l for l in d.read_log().splitlines() if 'msg="parse failed" id=%d ' % r["id"] in l]
+    # the line follows the profile's status by a moment
+    for _ in range(100):
+        lines = [l for l in d.read_log().splitlines()
+                 if 'msg="parse failed" id=%d ' % r["id"] in l]
+        if lines:
+            break
+        time.sleep(0.05)
     expect(lines, "no parse-failed line for %d" % r["id"])
     keys = [k for k, _ in log_pairs(lines[-1])]
     expect("forged" not in keys, "the entry name added a key: %s" % lines[-1])

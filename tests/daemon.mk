@@ -20,3 +20,23 @@ EXTRA_DIST += $(DAEMON_TESTS)
 BENCHES += tests/bench-ingest tests/bench-query
 EXTRA_DIST += tests/bench-ingest tests/bench_ingest.py tests/bench-query tests/bench_query.py
 dist_doc_DATA += docs/query.md
+
+# the request parsing's fuzz target (query strings, Host and Origin,
+# Accept-Encoding, JSON bodies), replayed over tests/fuzz-http/ in make check
+FUZZ_HTTP_SOURCES = tests/fuzz-http.c daemon/http/params.c daemon/http/access.c \
+	daemon/intake/labels.c
+check_PROGRAMS += tests/fuzz-http-replay
+tests_fuzz_http_replay_SOURCES = tests/fuzz-replay.c $(FUZZ_HTTP_SOURCES)
+tests_fuzz_http_replay_CPPFLAGS = $(DAEMON_CPPFLAGS)
+tests_fuzz_http_replay_CFLAGS = $(DAEMON_CFLAGS)
+tests_fuzz_http_replay_LDADD = $(JANSSON_LIBS)
+TESTS += tests/fuzz-http.sh
+EXTRA_DIST += tests/fuzz-http.sh tests/fuzz-http
+if ENABLE_FUZZING
+noinst_PROGRAMS += tests/fuzz-http
+tests_fuzz_http_SOURCES = $(FUZZ_HTTP_SOURCES)
+tests_fuzz_http_CPPFLAGS = $(DAEMON_CPPFLAGS)
+tests_fuzz_http_CFLAGS = $(DAEMON_CFLAGS) $(FUZZ_CFLAGS)
+tests_fuzz_http_LDFLAGS = -fsanitize=fuzzer,address,undefined
+tests_fuzz_http_LDADD = $(JANSSON_LIBS)
+endif

@@ -321,44 +321,36 @@ static int archive_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 
 static int missing_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 {
-	json_error_t je;
-	json_t *in, *ids, *out, *v;
+	char why[HTTP_WHY_LEN];
+	json_t *ids, *out, *v;
 	size_t i;
 
 	if (r->too_large)
 		return reply_error(conn, 413, "the build-id list is larger than %u bytes",
 				   APID_MAX_LIST_BODY);
-	in = json_loadb(r->body ? r->body : "", r->len, 0, &je);
-	ids = json_object_get(in, "build_ids");
-	if (!json_is_array(ids)) {
-		json_decref(in);
-		return reply_error(conn, 400, "want {\"build_ids\": [\"hex\", ...]}");
-	}
-	if (json_array_size(ids) > APID_MAX_LIST) {
-		json_decref(in);
-		return reply_error(conn, 413, "more than %d build-ids", APID_MAX_LIST);
-	}
+	ids = http_json_build_ids(r->body, r->len, APID_MAX_LIST, why, sizeof(why));
+	if (!ids)
+		return reply_error(conn, 400, "%s", why);
 	out = json_array();
 	json_array_foreach(ids, i, v) {
 		char hex[DBG_HEX_LEN];
 		int has;
 
-		if (!json_is_string(v) || dbg_parse_build_id(json_string_value(v), hex, NULL,
-							     NULL) < 0) {
-			json_decref(in);
+		if (dbg_parse_build_id(json_string_value(v), hex, NULL, NULL) < 0) {
+			json_decref(ids);
 			json_decref(out);
 			return reply_error(conn, 400, "build_ids[%zu] is not a build-id", i);
 		}
 		has = dbg_has_symbols(x->dbg, hex);
 		if (has < 0) {
-			json_decref(in);
+			json_decref(ids);
 			json_decref(out);
 			return reply_error(conn, 500, "storage error");
 		}
 		if (!has)
 			json_array_append_new(out, json_string(hex));
 	}
-	json_decref(in);
+	json_decref(ids);
 	return reply(conn, 200, json_pack("{s:o}", "missing", out));
 }
 

@@ -29,11 +29,11 @@
 #include "http/deadline.h"
 #include "http/debuginfo.h"
 #include "http/hpool.h"
+#include "http/params.h"
 #include "http/qcache.h"
 #include "http/tokens.h"
 #include "intake/upload.h"
 
-#define API_MAX_TAGS 32
 #define API_MAX_LIST 1000
 #define API_PREFIX "/api/v1/profiles"
 #define API_QCACHE_BYTES ((size_t)256 << 20)	/* query answers kept */
@@ -132,29 +132,8 @@ MHD_Result_t http_reply_empty(api *a, struct MHD_Connection *conn, unsigned stat
 /* 503 with Retry-After: --max-queries heavy queries are running. */
 MHD_Result_t http_reply_busy(api *a, struct MHD_Connection *conn);
 
-/* ---- query parameters (respond.c) --------------------------------------------- */
+/* ---- query parameters (params.h; a 400 queued by respond.c) ------------------- */
 
-const char *http_arg(struct MHD_Connection *conn, const char *name);
-/* Parses an integer parameter; 0 ok (absent leaves *out), -1 bad. */
-int http_arg_i64(struct MHD_Connection *conn, const char *name, int64_t min, int64_t max,
-		 int64_t *out);
-
-/* tag=KEY=VALUE parameters, at most API_MAX_TAGS. */
-typedef struct http_tags {
-	size_t n;
-	const char *keys[API_MAX_TAGS], *values[API_MAX_TAGS];
-	char *owned[API_MAX_TAGS];
-	int bad;
-} http_tags;
-/* Fills *t (zeroed by the caller) from the request; t->bad on a bad one. */
-void http_tags_get(struct MHD_Connection *conn, http_tags *t);
-void http_tags_free(http_tags *t);
-
-/* The filters every folded-stack query takes. */
-typedef struct http_fold_args {
-	st_fold_filter f;
-	int by_samples;		/* weight=samples */
-} http_fold_args;
 /* 0, or -1 when a 400 answer was queued (its result in *ret). */
 int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa,
 			 const char *default_weight, MHD_Result_t *ret);

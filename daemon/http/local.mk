@@ -6,6 +6,7 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/http/hpool.c daemon/http/hpool.h \
 	daemon/http/deadline.c daemon/http/deadline.h \
 	daemon/http/respond.c \
+	daemon/http/params.c daemon/http/params.h \
 	daemon/http/jsonbuf.c daemon/http/jsonbuf.h \
 	daemon/http/profiles.c \
 	daemon/http/queries.c \

@@ -43,35 +43,11 @@ static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, int encod
 	}
 }
 
-/* The upload's name and tags, checked before a byte of the body is read.
- * 0, or -1 with the reason in why. */
-static int labels_check(struct MHD_Connection *conn, char *why, size_t whylen)
-{
-	http_tags tags = { 0 };
-	const char *name = http_arg(conn, "name");
-	size_t i;
-	int rc = 0;
-
-	http_tags_get(conn, &tags);
-	if (tags.bad) {
-		snprintf(why, whylen, "bad tag: want tag=KEY=VALUE (at most %d)", API_MAX_TAGS);
-		rc = -1;
-	} else if (name && intake_check_label(INTAKE_NAME, name, why, whylen) < 0) {
-		rc = -1;
-	}
-	for (i = 0; i < tags.n && !rc; i++)
-		if (intake_check_label(INTAKE_TAG_KEY, tags.keys[i], why, whylen) < 0 ||
-		    intake_check_label(INTAKE_TAG_VALUE, tags.values[i], why, whylen) < 0)
-			rc = -1;
-	http_tags_free(&tags);
-	return rc;
-}
-
 static int stream_begin(api *a, struct MHD_Connection *conn, req *r);
 
 MHD_Result_t http_upload_begin(api *a, struct MHD_Connection *conn, req *r)
 {
-	char why[160];
+	char why[HTTP_WHY_LEN];
 	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
 	const char *enc = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Encoding");
 	const char *type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
@@ -90,7 +66,7 @@ MHD_Result_t http_upload_begin(api *a, struct MHD_Connection *conn, req *r)
 	else if (enc && strcasecmp(enc, "identity"))
 		return http_reply_error(a, conn, 415,
 					"unsupported Content-Encoding '%.64s' (use zstd or gzip)", enc);
-	if (labels_check(conn, why, sizeof(why)) < 0) {
+	if (http_labels_check(conn, why, sizeof(why)) < 0) {
 		atomic_fetch_add(&a->rejected, 1);
 		return http_reply_error(a, conn, 400, "%s", why);
 	}

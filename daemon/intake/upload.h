@@ -20,19 +20,8 @@
  * otherwise hold a thread and a spool file forever, never being idle. */
 #define INTAKE_MIN_UPLOAD_RATE 1024
 
-/* Longest profile name, tag key and tag value, in bytes. */
-#define INTAKE_MAX_NAME 256
-#define INTAKE_MAX_TAG_KEY 128
-#define INTAKE_MAX_TAG_VALUE 256
-
 typedef struct intake_upload intake_upload;
 
-enum intake_label { INTAKE_NAME, INTAKE_TAG_KEY, INTAKE_TAG_VALUE };
-/* The one check of a profile's name, tag key or tag value (from an upload,
- * a watched file's name, later an edit): at most its INTAKE_MAX_* bytes,
- * valid UTF-8, no control characters; a key is not empty. 0, or -1 with
- * the reason in why. */
-int intake_check_label(int what, const char *s, char *why, size_t whylen);
 
 /* The body rate of one request, for the INTAKE_MIN_UPLOAD_RATE floor. */
 typedef struct intake_rate {
