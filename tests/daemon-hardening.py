@@ -22,7 +22,6 @@ per finding, each run even when another fails:
 """
 import hashlib
 import io
-import json
 import os
 import re
 import shutil
@@ -34,7 +33,7 @@ import time
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
 from perfhubd_harness import (BUSY, SKIP, Daemon, have_perf_record, perf_record,  # noqa: E402
-                              tmpdir)
+                              raw_http, tmpdir)
 
 ADMIN = {"Authorization": "Bearer a-secret"}
 WRITE = {"Authorization": "Bearer w-secret"}
@@ -73,30 +72,8 @@ def wait(d, pid, timeout=120):
     raise AssertionError("profile %d not done after %d s" % (pid, timeout))
 
 
-def raw(d, data, timeout=10):
-    """Raw bytes to the daemon; (status or None, headers text, body)."""
-    s = socket.create_connection(("127.0.0.1", d.port), timeout=timeout)
-    out = b""
-    try:
-        s.sendall(data)
-        while True:
-            b = s.recv(65536)
-            if not b:
-                break
-            out += b
-            if b"\r\n\r\n" in out and b"Connection: close" not in data:
-                head = out.split(b"\r\n\r\n", 1)[0]
-                m = re.search(rb"Content-Length: (\d+)", head, re.I)
-                if m and len(out) >= len(head) + 4 + int(m.group(1)):
-                    break
-    except OSError:
-        pass
-    finally:
-        s.close()
-    if not out.startswith(b"HTTP/1."):
-        return None, "", out
-    head, _, body = out.partition(b"\r\n\r\n")
-    return int(head.split()[1]), head.decode("latin-1"), body
+def raw(d, data):
+    return raw_http(d.port, data)
 
 
 def request(d, method, path, body=b"", headers=()):

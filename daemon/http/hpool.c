@@ -147,22 +147,10 @@ void hpool_submit(hpool *p, hpool_job *job)
 	pthread_mutex_unlock(&p->lock);
 }
 
-uint64_t hpool_refused(hpool *p)
+void hpool_stats(hpool *p, uint64_t *refused, unsigned *heavy)
 {
-	uint64_t n;
-
 	pthread_mutex_lock(&p->lock);
-	n = p->refused;
+	*refused = p->refused;
+	*heavy = p->heavy;
 	pthread_mutex_unlock(&p->lock);
-	return n;
-}
-
-unsigned hpool_heavy_now(hpool *p)
-{
-	unsigned n;
-
-	pthread_mutex_lock(&p->lock);
-	n = p->heavy;
-	pthread_mutex_unlock(&p->lock);
-	return n;
 }

@@ -43,8 +43,7 @@ int hpool_reserve(hpool *p, int heavy);
 /* Queues a job whose place was reserved; job->heavy must match. */
 void hpool_submit(hpool *p, hpool_job *job);
 
-/* Heavy jobs refused so far, heavy jobs now waiting or running. */
-uint64_t hpool_refused(hpool *p);
-unsigned hpool_heavy_now(hpool *p);
+/* OUT: heavy jobs refused so far, heavy jobs now waiting or running. */
+void hpool_stats(hpool *p, uint64_t *refused, unsigned *heavy);
 
 #endif

@@ -139,6 +139,9 @@ def main():
         check(busy and all(x[1].get("Retry-After") for x in busy),
               "no 503 with Retry-After beyond --max-queries: %s" % [x[0] for x in res])
         check(len(res) - len(busy) >= 5, "only %d answered" % (len(res) - len(busy)))
+        check(metric(d, "perfhub_http_busy_total") == len(busy),
+              "/metrics counts %s 503s, %d seen" % (metric(d, "perfhub_http_busy_total"),
+                                                   len(busy)))
         rows.append(("twelve at once, --max-queries 1", "%d answered, %d told 503 Retry-After %s"
                      % (len(res) - len(busy), len(busy), busy[0][1].get("Retry-After"))))
     S.table("diff memory (%s)" % ("ASan build: RSS not checked" if asan else "RSS checked"), rows)

@@ -6,42 +6,19 @@ each answers the fitting 4xx/5xx status (JSON with an "error" where
 perfhubd answers itself), and the daemon keeps serving."""
 import json
 import os
-import re
-import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stress_lib as S  # noqa: E402
-from perfhubd_harness import SKIP, Daemon, check, have_perf_record, tmpdir  # noqa: E402
+from perfhubd_harness import SKIP, Daemon, check, have_perf_record, raw_http, tmpdir  # noqa: E402
 
 SECRET = b"perfhub-secret-beside-the-web-root"
 
 
-def raw(port, req, timeout=10):
-    """Sends raw bytes; returns (status or None, body bytes). Reads one
-    answer (by its Content-Length) or until the server closes; the client
-    never half-closes (a server may take that for an abort, as nginx does)."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-    out = b""
-    try:
-        s.sendall(req)
-        while True:
-            b = s.recv(65536)
-            if not b:
-                break
-            out += b
-            head, sep, body = out.partition(b"\r\n\r\n")
-            m = re.search(rb"\r\ncontent-length: *(\d+)", head, re.I)
-            if sep and m and len(body) >= int(m.group(1)):
-                break
-    except (OSError, socket.timeout):
-        pass
-    finally:
-        s.close()
-    if not out.startswith(b"HTTP/1."):
-        return None, out
-    head, _, body = out.partition(b"\r\n\r\n")
-    return int(head.split()[1]), body
+def raw(port, req):
+    """(status or None, body) of raw request bytes."""
+    st, _, body = raw_http(port, req)
+    return st, body
 
 
 def get(path):

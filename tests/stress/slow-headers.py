@@ -130,6 +130,12 @@ def main():
         for c in conns:
             c.s.close()
         check(d.proc.poll() is None, "daemon died under the attack")
+        st, _, body = d.request("GET", "/metrics")
+        cut = [float(l.split()[1]) for l in body.decode().splitlines()
+               if l.startswith("perfhub_http_header_timeouts_total ")]
+        check(st == 200 and cut and cut[0] >= len(lifetimes) / 2,
+              "/metrics counts %s header timeouts, the attacker saw %d cuts" %
+              (cut, len(lifetimes)))
     p50, p99 = S.percentile(lat, 50), S.percentile(lat, 99)
     S.table("slow headers: %d connections from %s, a byte every %.0f s, %d s" %
             (ATTACKERS, ATTACKER_ADDR, BYTE_EVERY, duration), [
