@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/engine/query-int.h"
+#include "engine/query-int.h"
 
 enum { G_COMM, G_EVENT, G_HOSTNAME, G_SYMBOL, G_DSO, G_NR };
 

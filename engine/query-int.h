@@ -1,13 +1,13 @@
 /*
  * query-int.h - what the engine's query files share (internal to
- * store/engine/): the selection's layout and the folded event.
+ * engine/): the selection's layout and the folded event.
  */
-#ifndef PERFHUB_STORE_ENGINE_QUERY_INT_H
-#define PERFHUB_STORE_ENGINE_QUERY_INT_H
+#ifndef PERFHUB_ENGINE_QUERY_INT_H
+#define PERFHUB_ENGINE_QUERY_INT_H
 
-#include "store/engine/hashmap.h"
-#include "store/engine/model-int.h"
-#include "store/engine/query.h"
+#include "engine/hashmap.h"
+#include "engine/model-int.h"
+#include "engine/query.h"
 
 struct pe_selection {
 	/* grouped rows: event 0; pid and tid 0 unless printed */

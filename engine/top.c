@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/engine/query-int.h"
+#include "engine/query-int.h"
 
 void pe_top_free(pe_top_row *rows, size_t n)
 {

@@ -4,8 +4,8 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "store/engine/cache.h"
-#include "store/engine/model-int.h"
+#include "engine/cache.h"
+#include "engine/model-int.h"
 
 struct pe_cache {
 	pthread_mutex_t lock;

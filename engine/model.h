@@ -11,8 +11,8 @@
  * cache.h). What a parse wrote never changes until the next parse, which
  * has a new generation, so a model is valid for (id, generation).
  */
-#ifndef PERFHUB_STORE_ENGINE_MODEL_H
-#define PERFHUB_STORE_ENGINE_MODEL_H
+#ifndef PERFHUB_ENGINE_MODEL_H
+#define PERFHUB_ENGINE_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/engine/query-int.h"
+#include "engine/query-int.h"
 
 typedef struct fold_line {
 	char *text;

@@ -4,14 +4,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/engine/query-int.h"
+#include "engine/query-int.h"
 
 typedef struct tcomm {
 	uint32_t pid, tid, comm;
 	uint64_t samples;
 } tcomm;
 
-/* by thread, then most samples first, then comm id */
+/* by thread, then most samples first; of two comms with as many, the one
+ * interned later (the name a thread took last, e.g. after exec) first */
 static int cmp_tcomm(const void *x, const void *y)
 {
 	const tcomm *a = x, *b = y;
@@ -22,7 +23,7 @@ static int cmp_tcomm(const void *x, const void *y)
 		return a->tid < b->tid ? -1 : 1;
 	if (a->samples != b->samples)
 		return a->samples > b->samples ? -1 : 1;
-	return a->comm < b->comm ? -1 : a->comm > b->comm;
+	return a->comm > b->comm ? -1 : a->comm < b->comm;
 }
 
 /* most samples first; threads with as many in pid, tid order */

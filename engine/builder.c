@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/engine/builder.h"
-#include "store/engine/hashmap.h"
+#include "engine/builder.h"
+#include "engine/hashmap.h"
 
 struct pe_builder {
 	uint64_t nr_samples, nr_comms, nr_maps, nr_blocks, nr_frame_offsets;
@@ -22,6 +22,8 @@ struct pe_builder {
 	pe_aggmap agg;		/* (event, pid, tid, comm, stack) -> counts */
 	pe_aggmap foffs;	/* (frame, offset) pairs seen: pid = frame,
 				   tid:comm = the offset */
+	pe_builder_flush_fn flush;	/* NULL: the caller takes rows and blocks */
+	void *flush_ctx;
 	int failed;
 };
 
@@ -80,12 +82,36 @@ const pe_row *pe_builder_rows(const pe_builder *b, size_t *n)
 	return b->rows;
 }
 
-/* A new row; NULL (failed) out of memory. */
+void pe_builder_set_flush(pe_builder *b, pe_builder_flush_fn fn, void *ctx)
+{
+	b->flush = fn;
+	b->flush_ctx = ctx;
+}
+
+/* The hook, which fails the builder when it fails. */
+static int call_flush(pe_builder *b, int with_block)
+{
+	if (b->failed || !b->flush || b->flush(b->flush_ctx, b, with_block) < 0) {
+		b->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+int pe_builder_flush(pe_builder *b)
+{
+	return call_flush(b, 1);
+}
+
+/* A new row; NULL (failed) out of memory or when the hook failed. Rows
+ * made before are complete here, so the hook may take them. */
 static pe_row *row_add(pe_builder *b, int kind, unsigned nvals)
 {
 	pe_row *r;
 
 	if (b->failed)
+		return NULL;
+	if (b->flush && b->nr_rows >= PE_ROWS_MAX && call_flush(b, 0) < 0)
 		return NULL;
 	if (b->nr_rows == b->cap_rows) {
 		size_t nc = b->cap_rows ? 2 * b->cap_rows : 1024;
@@ -253,7 +279,11 @@ int pe_builder_sample(pe_builder *b, const pe_sample *x, uint32_t *agg_hint)
 	k->weight[k->n] = x->weight;
 	k->stack[k->n] = x->stack;
 	k->comm[k->n] = x->comm;
-	return ++k->n == PE_BLOCK_SAMPLES;
+	if (++k->n < PE_BLOCK_SAMPLES)
+		return 0;
+	if (!b->flush)
+		return 1;
+	return call_flush(b, 1);
 }
 
 int pe_builder_pack_block(pe_builder *b, pe_packed_block *out)

@@ -22,14 +22,14 @@
  *                        period_or_freq, freq, samples
  *   PE_ROW_RECORD        type (text), count
  */
-#ifndef PERFHUB_STORE_ENGINE_BUILDER_H
-#define PERFHUB_STORE_ENGINE_BUILDER_H
+#ifndef PERFHUB_ENGINE_BUILDER_H
+#define PERFHUB_ENGINE_BUILDER_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/engine/block.h"
-#include "store/engine/model.h"
+#include "engine/block.h"
+#include "engine/model.h"
 
 #define PE_ROWS_MAX 65536	/* rows waiting for the next transaction, at most */
 #define PE_MAX_FRAME_OFFSETS 1000000	/* unresolved offsets kept per profile */
@@ -97,6 +97,18 @@ int pe_builder_event(pe_builder *b, uint32_t idx, const char *name, uint32_t typ
 		     uint64_t config, uint64_t sample_type, uint64_t period_or_freq, int freq,
 		     uint64_t samples);
 int pe_builder_record_count(pe_builder *b, const char *type, uint64_t count);
+
+/* A builder that hands its work on as it goes: with a flush hook, fn(ctx,
+ * b, 0) runs before a row is added while PE_ROWS_MAX rows wait, and fn(ctx,
+ * b, 1) when a sample filled the block (pe_builder_sample then returns 0,
+ * not 1). The hook takes the rows (pe_builder_rows, pe_builder_rows_done)
+ * and, with with_block, the block (pe_builder_pack_block); a negative
+ * return fails the builder. Without a hook the caller does both. */
+typedef int (*pe_builder_flush_fn)(void *ctx, pe_builder *b, int with_block);
+void pe_builder_set_flush(pe_builder *b, pe_builder_flush_fn fn, void *ctx);
+/* The hook once more, with the last block however full: call it before
+ * pe_builder_agg. 0, or -1 (no hook, or it failed). */
+int pe_builder_flush(pe_builder *b);
 
 /* The rows made since the last pe_builder_rows_done(), in the order they
  * were made; valid until then. */

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "store/engine/model-int.h"
+#include "engine/log.h"
+#include "engine/model-int.h"
 
 pe_model *pe_model_new(int64_t id, int64_t gen)
 {
@@ -234,7 +234,7 @@ const uint32_t *pe_model_ranks(pe_model *m)
 	rank = NULL;
 	goto out;
 fail:
-	log_warn("msg=\"out of memory\" what=\"frame name order\" profile=%lld", (long long)m->id);
+	pe_warn("msg=\"out of memory\" what=\"frame name order\" profile=%lld", (long long)m->id);
 out:
 	if (marked)
 		for (i = 0; i < nkeys / 2; i++)

@@ -1,15 +1,15 @@
 /*
  * model-int.h - the model's layout, for the engine's own files (the
- * queries walk its arrays directly; nothing outside store/engine/ includes
+ * queries walk its arrays directly; nothing outside engine/ includes
  * this). Once sealed a model is read-only, except for the name order a
  * flame graph makes once under rank_lock.
  */
-#ifndef PERFHUB_STORE_ENGINE_MODEL_INT_H
-#define PERFHUB_STORE_ENGINE_MODEL_INT_H
+#ifndef PERFHUB_ENGINE_MODEL_INT_H
+#define PERFHUB_ENGINE_MODEL_INT_H
 
 #include <pthread.h>
 
-#include "store/engine/model.h"
+#include "engine/model.h"
 
 #define PE_MAX_DEPTH 8192	/* frames per folded stack */
 

@@ -1,17 +1,17 @@
 /*
  * hashmap.h - the open-addressing tables the profile engine interns with
- * (internal to store/engine/): u64 -> u32, string -> u32, and aggregate
+ * (internal to engine/): u64 -> u32, string -> u32, and aggregate
  * rows by their (event, pid, tid, comm, stack) key. Capacities are powers
  * of two; tables grow at half full.
  */
-#ifndef PERFHUB_STORE_ENGINE_HASHMAP_H
-#define PERFHUB_STORE_ENGINE_HASHMAP_H
+#ifndef PERFHUB_ENGINE_HASHMAP_H
+#define PERFHUB_ENGINE_HASHMAP_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "store/engine/model.h"
+#include "engine/model.h"
 
 static inline uint64_t pe_mix64(uint64_t x)
 {

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/engine/query-int.h"
+#include "engine/query-int.h"
 
 /* /diff: the two flame graphs merged into one tree, each node with its base
  * and target value. Both come depth first with children in bytewise name

@@ -3,13 +3,13 @@
  * bounded by bytes, least recently used first out, keyed by (profile,
  * parse generation) so a new parse never answers from an old model.
  */
-#ifndef PERFHUB_STORE_ENGINE_CACHE_H
-#define PERFHUB_STORE_ENGINE_CACHE_H
+#ifndef PERFHUB_ENGINE_CACHE_H
+#define PERFHUB_ENGINE_CACHE_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/engine/model.h"
+#include "engine/model.h"
 
 typedef struct pe_cache pe_cache;
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/engine/query-int.h"
+#include "engine/query-int.h"
 
 typedef struct tnode {
 	uint64_t key;		/* name string id * 2 + "_[k]" mark; comms: see below */

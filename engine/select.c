@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "store/engine/query-int.h"
+#include "engine/log.h"
+#include "engine/query-int.h"
 
 const char *pe_fold_event(const pe_model *m, const char *want)
 {
@@ -102,7 +102,7 @@ static int scan_block(void *ctx, int64_t nr, const void *data, size_t len)
 	size_t i;
 
 	if (pe_block_view_of(data, len, nr, c->raw, &v) < 0) {
-		log_warn("msg=\"corrupt sample block\" profile=%lld", (long long)c->m->id);
+		pe_warn("msg=\"corrupt sample block\" profile=%lld", (long long)c->m->id);
 		return -1;
 	}
 	for (i = 0; i < v.n; i++) {

@@ -10,8 +10,8 @@
  * so that a time range reads only the blocks it overlaps. Decoding trusts
  * nothing: the frame's declared size must be exactly that of n samples.
  */
-#ifndef PERFHUB_STORE_ENGINE_BLOCK_H
-#define PERFHUB_STORE_ENGINE_BLOCK_H
+#ifndef PERFHUB_ENGINE_BLOCK_H
+#define PERFHUB_ENGINE_BLOCK_H
 
 #include <stddef.h>
 #include <stdint.h>

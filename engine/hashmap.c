@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/engine/hashmap.h"
+#include "engine/hashmap.h"
 
 int pe_u64map_grow(pe_u64map *m)
 {

@@ -5,8 +5,8 @@
 
 #include <zstd.h>
 
-#include "log.h"
-#include "store/engine/block.h"
+#include "engine/log.h"
+#include "engine/block.h"
 
 struct pe_block_packer {
 	ZSTD_CCtx *zc;
@@ -96,7 +96,7 @@ int pe_block_pack(pe_block_packer *k, const pe_block *b, uint64_t seq, pe_packed
 	raw_len = encode(b, k->raw);
 	z = ZSTD_compressCCtx(k->zc, k->zbuf, k->zcap, k->raw, raw_len, PE_BLOCK_ZLEVEL);
 	if (ZSTD_isError(z)) {
-		log_warn("msg=\"zstd\" what=\"sample block\" error=\"%s\"", ZSTD_getErrorName(z));
+		pe_warn("msg=\"zstd\" what=\"sample block\" error=\"%s\"", ZSTD_getErrorName(z));
 		return -1;
 	}
 	out->seq = seq;

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "log.h"
-#include "store/engine/query-int.h"
+#include "engine/log.h"
+#include "engine/query-int.h"
 
 #define PE_TIMELINE_DENSE 4000000	/* buckets counted in an array up to this */
 
@@ -38,7 +38,7 @@ static int block_points(void *ctx, int64_t nr, const void *data, size_t len)
 	uint32_t k;
 
 	if (pe_block_decode(data, len, nr, c->raw, b) < 0) {
-		log_warn("msg=\"corrupt sample block\" profile=%lld", (long long)c->m->id);
+		pe_warn("msg=\"corrupt sample block\" profile=%lld", (long long)c->m->id);
 		return -1;
 	}
 	for (k = 0; k < b->n; k++) {

@@ -11,14 +11,14 @@
  * for a time range) - the only step that may read stored data - then an
  * algorithm (pe_fold, pe_flame, pe_top) answers from the selection.
  */
-#ifndef PERFHUB_STORE_ENGINE_QUERY_H
-#define PERFHUB_STORE_ENGINE_QUERY_H
+#ifndef PERFHUB_ENGINE_QUERY_H
+#define PERFHUB_ENGINE_QUERY_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "store/engine/block.h"
-#include "store/engine/model.h"
+#include "engine/block.h"
+#include "engine/model.h"
 
 typedef struct pe_filter {
 	const char *event;		/* NULL = the first sample's event */
