@@ -11,7 +11,8 @@ per finding, each run even when another fails:
                 nosniff on the page and the API
   page-token    with require-read-token the page loads without a token,
                 the API asks for one
-  roles         a write token cannot DELETE, an admin token can
+  roles         a write token cannot DELETE, an admin token can; with
+                protect-metrics /metrics wants an admin token
   debuginfo     a PUT trickling 150 B/s is cut; two-digit build-ids and
                 kallsyms under a short key or with garbage are refused;
                 DELETE of debuginfo needs the admin role
@@ -199,6 +200,10 @@ def roles(d, data):
     expect(st == 403, "DELETE with a write token: %s" % st)
     st, _, _ = d.request("DELETE", "/api/v1/profiles/%d" % pid, headers=ADMIN)
     expect(st == 204, "DELETE with an admin token: %s" % st)
+    st, _, _ = d.request("GET", "/metrics", headers=WRITE)
+    expect(st == 403, "/metrics with a write token under protect-metrics: %s" % st)
+    st, _, body = d.request("GET", "/metrics", headers=ADMIN)
+    expect(st == 200 and b"perfhub_http_busy_total" in body, "/metrics with an admin token: %s" % st)
 
 
 def slow_put(d, path, body, rate):
@@ -300,7 +305,8 @@ def main():
                 "rb").read()
     tokfile = os.path.join(work, "tokens")
     with open(tokfile, "w") as f:
-        f.write("a-secret admin\nw-secret write\nr-secret read\nrequire-read-token\n")
+        f.write("a-secret admin\nw-secret write\nr-secret read\nrequire-read-token\n"
+                "protect-metrics\n")
     web = os.path.join(work, "web")
     os.makedirs(web)
     for n in ("index.html", "app.js"):

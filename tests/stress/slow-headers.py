@@ -6,7 +6,7 @@ fast (every answer 200, p99 under 0.5 s), the attacker's address may hold
 at most --max-connections-per-ip connections, and each of them is cut
 within --header-timeout (plus the watchdog's tick) of its start.
 
-Bounded: 260 connections for 30 s (STRESS_SIZE=full: 90 s)."""
+Bounded: 260 connections for 24 s (STRESS_SIZE=full: 90 s)."""
 import os
 import select
 import socket
@@ -79,7 +79,7 @@ def healthz(url):
 
 
 def main():
-    duration = S.size_arg("duration", 30, 90)
+    duration = S.size_arg("duration", 24, 90)
     probe = socket.socket()
     try:
         probe.bind((ATTACKER_ADDR, 0))
