@@ -4,13 +4,16 @@
  * compressed answers), query parameters, and the handlers the router in
  * server.c calls, one file per group of endpoints:
  *
- *   profiles.c   POST/GET /api/v1/profiles, GET/DELETE /api/v1/profiles/{id}
+ *   routes.c     the table of routes, and finding a request's route
+ *   profiles.c   POST/GET /api/v1/profiles, GET/PATCH/DELETE /api/v1/profiles/{id}
  *   queries.c    /collapsed, /flamegraph, /top, /timeline, /threads of one profile
+ *   formats.c    /pprof, /speedscope, /perf.data of one profile
+ *   openapi.c    /api/v1/openapi.json
  *   compare.c    /api/v1/diff, /api/v1/aggregate
  *   health.c     /healthz, /metrics
  *   static.c     the web page's files
  *   debuginfo.c  /api/v1/debuginfo/..., /api/v1/profiles/{id}/resymbolize
- *   respond.c    answers and parameters; jsonbuf.c JSON text without jansson
+ *   respond.c    answers and parameters (lib/jsonbuf.c: JSON text without jansson)
  */
 #ifndef PERFHUB_DAEMON_HTTP_H
 #define PERFHUB_DAEMON_HTTP_H
@@ -80,8 +83,11 @@ struct api {
 	hd_watch *hd;		/* the request headers' deadline */
 };
 
-enum req_kind { REQ_PLAIN, REQ_UPLOAD, REQ_DEBUGINFO };
+enum req_kind { REQ_PLAIN, REQ_UPLOAD, REQ_DEBUGINFO, REQ_BODY };
 enum req_phase { PHASE_READING, PHASE_RUNNING, PHASE_ANSWERED, PHASE_DONE };
+
+/* The largest request body kept whole (a PATCH's JSON) */
+#define API_MAX_BODY (64u * 1024)
 
 /* Per-request state, kept in MHD's con_cls. */
 typedef struct req {
@@ -91,6 +97,9 @@ typedef struct req {
 	intake_upload *up;	/* REQ_UPLOAD */
 	int stream;		/* a streamed upload, counted in api.streams */
 	void *dbg;		/* debuginfo.c's state */
+	char *body;		/* REQ_BODY: the body so far, NUL-terminated */
+	size_t body_len;
+	int body_too_large;
 	/* run in a handler thread (server.c): the answer waits here until
 	 * the connection is resumed */
 	api *a;
@@ -108,6 +117,39 @@ MHD_Result_t http_queue(struct MHD_Connection *conn, unsigned status, struct MHD
 /* Content-Security-Policy (the page has no inline script or style),
  * nosniff, no framing, no referrer. */
 void http_security_headers(struct MHD_Response *r);
+
+/* ---- routes (routes.c) ------------------------------------------------------- */
+
+enum http_route_kind {
+	ROUTE_PLAIN,		/* answered by fn or fn_id */
+	ROUTE_UPLOAD,		/* the body streamed to intake/ (profiles.c) */
+	ROUTE_BODY,		/* a small JSON body read whole, then fn_body */
+	ROUTE_DEBUGINFO,	/* debuginfo.c reads the request itself */
+};
+
+/* Where a route's last step runs (server.c, api.h): in a handler thread,
+ * light or heavy (time and memory grow with a profile: at most
+ * --max-queries at once), or at once in the event loop (never blocks). */
+enum http_route_run { RUN_LIGHT = 0, RUN_HEAVY, RUN_INLINE };
+
+typedef struct http_route {
+	const char *method;	/* a GET route answers HEAD too */
+	const char *path;	/* '/'-separated: literal, {id} (a profile id), {build_id} */
+	int kind;		/* enum http_route_kind */
+	MHD_Result_t (*fn)(api *a, struct MHD_Connection *conn);
+	MHD_Result_t (*fn_id)(api *a, struct MHD_Connection *conn, int64_t id);
+	MHD_Result_t (*fn_body)(api *a, struct MHD_Connection *conn, int64_t id,
+				const char *body, size_t len);
+	int run;		/* enum http_route_run */
+} http_route;
+
+/* Every route the server answers (the static page's files aside). */
+extern const http_route http_routes[];
+extern const size_t http_nr_routes;
+/* The route of this method and url (OUT: *id, the {id} segment), or NULL;
+ * then `allowed` lists the methods the path takes ("" when none). */
+const http_route *http_route_find(const char *method, const char *url, int64_t *id,
+				  char *allowed, size_t allowed_len);
 
 /* ---- answers (respond.c) ---------------------------------------------------- */
 
@@ -131,6 +173,10 @@ MHD_Result_t http_reply_json_keep(api *a, struct MHD_Connection *conn, json_t *j
 MHD_Result_t http_reply_empty(api *a, struct MHD_Connection *conn, unsigned status);
 /* 503 with Retry-After: --max-queries heavy queries are running. */
 MHD_Result_t http_reply_busy(api *a, struct MHD_Connection *conn);
+/* A 200 answer streamed from an open regular file of `size` bytes, with
+ * a Content-Disposition unless NULL (static.c). Takes fd. */
+MHD_Result_t http_reply_fd(api *a, struct MHD_Connection *conn, int fd, uint64_t size,
+			   const char *type, const char *disposition);
 
 /* ---- query parameters (params.h; a 400 queued by respond.c) ------------------- */
 
@@ -160,6 +206,14 @@ void http_upload_completed(api *a, req *r);
 MHD_Result_t http_profiles_list(api *a, struct MHD_Connection *conn);
 MHD_Result_t http_profile_get(api *a, struct MHD_Connection *conn, int64_t id);
 MHD_Result_t http_profile_delete(api *a, struct MHD_Connection *conn, int64_t id);
+/* PATCH: {"name": ..., "tags": {"k": "v" or null}} */
+MHD_Result_t http_profile_patch(api *a, struct MHD_Connection *conn, int64_t id,
+				const char *body, size_t len);
+
+/* formats.c: one profile in other tools' formats, and its original bytes */
+MHD_Result_t http_get_pprof(api *a, struct MHD_Connection *conn, int64_t id);
+MHD_Result_t http_get_speedscope(api *a, struct MHD_Connection *conn, int64_t id);
+MHD_Result_t http_get_perf_data(api *a, struct MHD_Connection *conn, int64_t id);
 
 /* queries.c */
 MHD_Result_t http_get_collapsed(api *a, struct MHD_Connection *conn, int64_t id);
@@ -178,5 +232,10 @@ MHD_Result_t http_get_metrics(api *a, struct MHD_Connection *conn);
 
 /* static.c */
 MHD_Result_t http_get_static(api *a, struct MHD_Connection *conn, const char *url);
+/* "/": the page's index.html */
+MHD_Result_t http_get_page(api *a, struct MHD_Connection *conn);
+
+/* openapi.c: GET /api/v1/openapi.json, the description of this API */
+MHD_Result_t http_get_openapi(api *a, struct MHD_Connection *conn);
 
 #endif

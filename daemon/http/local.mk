@@ -7,7 +7,7 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/http/deadline.c daemon/http/deadline.h \
 	daemon/http/respond.c \
 	daemon/http/params.c daemon/http/params.h \
-	daemon/http/jsonbuf.c daemon/http/jsonbuf.h \
+	daemon/http/formats.c daemon/http/routes.c daemon/http/openapi.c \
 	daemon/http/profiles.c \
 	daemon/http/queries.c \
 	daemon/http/compare.c \

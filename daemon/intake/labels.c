@@ -47,8 +47,8 @@ int intake_check_label(int what, const char *s, char *why, size_t whylen)
 		snprintf(why, whylen, "%s longer than %zu bytes", names[what], max[what]);
 		return -1;
 	}
-	if (what == INTAKE_TAG_KEY && !len) {
-		snprintf(why, whylen, "empty tag key");
+	if (what == INTAKE_TAG_KEY && (!len || strchr(s, '='))) {
+		snprintf(why, whylen, len ? "'=' in a tag key" : "empty tag key");
 		return -1;
 	}
 	for (; *p; p += n) {

@@ -16,7 +16,8 @@
 enum intake_label { INTAKE_NAME, INTAKE_TAG_KEY, INTAKE_TAG_VALUE };
 /* The one check of a profile's name, tag key or tag value (from an upload,
  * a watched file's name, later an edit): at most its INTAKE_MAX_* bytes,
- * valid UTF-8, no control characters; a key is not empty. 0, or -1 with
+ * valid UTF-8, no control characters; a key is not empty and has no '='.
+ * 0, or -1 with
  * the reason in why. */
 int intake_check_label(int what, const char *s, char *why, size_t whylen);
 

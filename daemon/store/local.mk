@@ -9,3 +9,4 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/store/sqlite/profiles.c daemon/store/sqlite/writer.c daemon/store/sqlite/read.c \
 	daemon/store/sqlite/debuginfo.c daemon/store/sqlite/admin.c
 EXTRA_DIST += daemon/store/README.md
+
