@@ -2,8 +2,9 @@
  * fuzz-http - libFuzzer target over what perfhubd reads from a request
  * before a handler acts on it (daemon/http/params.c, access.c and the label
  * check of daemon/intake/labels.c). The first byte picks a parser from the
- * table below, the rest is what that parser reads; a new request parser
- * (selectors, PATCH bodies) is one more row. A plain main replays
+ * table below (access, query string, Accept-Encoding, the build-id list,
+ * a PATCH body), the rest is what that parser reads; a new request parser
+ * (selectors) is one more row. A plain main replays
  * tests/fuzz-http/ in every make check (tests/fuzz-http.sh).
  *
  * The parsers reach the request only through MHD_lookup_connection_value
@@ -203,6 +204,26 @@ static void fuzz_json(char *text, size_t len)
 	json_decref(ids);
 }
 
+/* A PATCH body ({"name": ..., "tags": {...}}). */
+static void fuzz_patch(char *text, size_t len)
+{
+	char why[HTTP_WHY_LEN];
+	http_patch p;
+	size_t i;
+
+	if (http_json_patch(text, len, &p, why, sizeof(why)) < 0) {
+		check(!p.doc && strlen(why) < sizeof(why));
+		return;
+	}
+	check(p.set_name || p.nr_tags);
+	check(!p.name || strlen(p.name) <= INTAKE_MAX_NAME);
+	for (i = 0; i < p.nr_tags; i++)
+		check(*p.keys[i] && strlen(p.keys[i]) <= INTAKE_MAX_TAG_KEY &&
+		      !strchr(p.keys[i], '=') && (!p.values[i] ||
+						  strlen(p.values[i]) <= INTAKE_MAX_TAG_VALUE));
+	json_decref(p.doc);
+}
+
 static const struct {
 	const char *what;
 	void (*run)(char *text, size_t len);
@@ -211,6 +232,7 @@ static const struct {
 	{ "query", fuzz_query },
 	{ "accept-encoding", fuzz_accept },
 	{ "json", fuzz_json },
+	{ "patch", fuzz_patch },
 };
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,4 +210,64 @@ json_t *http_json_build_ids(const char *body, size_t len, size_t max, char *why,
 	json_incref(ids);
 	json_decref(in);
 	return ids;
+}
+
+/* The body's problem into why; -1. */
+static int patch_bad(http_patch *out, char *why, size_t whylen, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int patch_bad(http_patch *out, char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+	json_decref(out->doc);
+	memset(out, 0, sizeof(*out));
+	return -1;
+}
+
+int http_json_patch(const char *body, size_t len, http_patch *out, char *why, size_t whylen)
+{
+	json_error_t je;
+	const char *k;
+	char lwhy[HTTP_WHY_LEN];
+	json_t *v, *tags;
+
+	memset(out, 0, sizeof(*out));
+	out->doc = json_loadb(body ? body : "", len, JSON_REJECT_DUPLICATES, &je);
+	if (!json_is_object(out->doc))
+		return patch_bad(out, why, whylen, "the body must be a JSON object {\"name\": ...,"
+				 " \"tags\": {...}}%s%.80s", out->doc ? "" : ": ",
+				 out->doc ? "" : je.text);
+	json_object_foreach(out->doc, k, v)
+		if (strcmp(k, "name") && strcmp(k, "tags"))
+			return patch_bad(out, why, whylen, "unknown field '%.64s' (name, tags)", k);
+	if ((v = json_object_get(out->doc, "name"))) {
+		if (!json_is_null(v) && !json_is_string(v))
+			return patch_bad(out, why, whylen, "'name' must be a string or null");
+		if (json_is_string(v) &&
+		    intake_check_label(INTAKE_NAME, json_string_value(v), lwhy, sizeof(lwhy)) < 0)
+			return patch_bad(out, why, whylen, "'name': %s", lwhy);
+		out->set_name = 1;
+		out->name = json_string_value(v);
+	}
+	tags = json_object_get(out->doc, "tags");
+	if (tags && (!json_is_object(tags) || json_object_size(tags) > API_MAX_TAGS))
+		return patch_bad(out, why, whylen, "'tags' must be an object of at most %d keys",
+				 API_MAX_TAGS);
+	json_object_foreach(tags, k, v) {
+		if (!json_is_null(v) && !json_is_string(v))
+			return patch_bad(out, why, whylen, "bad tag '%.64s': its value must be a"
+					 " string (null removes it)", k);
+		if (intake_check_label(INTAKE_TAG_KEY, k, lwhy, sizeof(lwhy)) < 0 ||
+		    (json_is_string(v) && intake_check_label(INTAKE_TAG_VALUE, json_string_value(v),
+							      lwhy, sizeof(lwhy)) < 0))
+			return patch_bad(out, why, whylen, "bad tag '%.64s': %s", k, lwhy);
+		out->keys[out->nr_tags] = k;
+		out->values[out->nr_tags++] = json_string_value(v);
+	}
+	if (!out->set_name && !out->nr_tags)
+		return patch_bad(out, why, whylen, "nothing to change: give 'name' or 'tags'");
+	return 0;
 }

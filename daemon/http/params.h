@@ -59,4 +59,17 @@ int http_accepts(struct MHD_Connection *conn, const char *name);
 json_t *http_json_build_ids(const char *body, size_t len, size_t max, char *why,
 			    size_t whylen);
 
+/* A PATCH body, {"name": "..." | null, "tags": {"key": "value" | null}}:
+ * the name set or removed, each tag set (its value replaced) or removed;
+ * names and tags pass intake_check_label. The strings belong to doc
+ * (json_decref it). 0, or -1 and why (nothing to free then). */
+typedef struct http_patch {
+	json_t *doc;
+	int set_name;
+	const char *name;	/* NULL: remove the name */
+	size_t nr_tags;
+	const char *keys[API_MAX_TAGS], *values[API_MAX_TAGS];	/* value NULL: remove */
+} http_patch;
+int http_json_patch(const char *body, size_t len, http_patch *out, char *why, size_t whylen);
+
 #endif

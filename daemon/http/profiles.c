@@ -254,76 +254,25 @@ MHD_Result_t http_profile_delete(api *a, struct MHD_Connection *conn, int64_t id
 
 /* ---- PATCH: a profile's name and tags ---------------------------------------------- */
 
-/* {"name": "..." | null, "tags": {"key": "value" | null, ...}}: the name
- * set or removed, each tag key set (its earlier value replaced) or
- * removed; anything else is refused before a thing changes. */
+/* PATCH: the name and tags http_json_patch read, all or nothing. */
 MHD_Result_t http_profile_patch(api *a, struct MHD_Connection *conn, int64_t id,
 				const char *body, size_t len)
 {
-	const char *keys[API_MAX_TAGS], *values[API_MAX_TAGS], *k;
 	char why[HTTP_WHY_LEN];
+	http_patch in;
 	st_profile_patch patch = { 0 };
-	json_error_t jerr;
-	json_t *in = json_loadb(body, len, 0, &jerr), *v, *tags;
 	int notfound = 0, rc;
-	MHD_Result_t ret;
 	json_t *out;
 
-	if (!in || !json_is_object(in)) {
-		json_decref(in);
-		return http_reply_error(a, conn, 400, "the body must be a JSON object "
-					"{\"name\": ..., \"tags\": {...}}%s%s", in ? "" : ": ",
-					in ? "" : jerr.text);
-	}
-	json_object_foreach(in, k, v)
-		if (strcmp(k, "name") && strcmp(k, "tags")) {
-			/* k belongs to in: answered before in goes */
-			ret = http_reply_error(a, conn, 400, "unknown field '%.64s' (name, tags)", k);
-			json_decref(in);
-			return ret;
-		}
-	if ((v = json_object_get(in, "name"))) {
-		if (!json_is_null(v) && (!json_is_string(v) ||
-					 intake_check_label(INTAKE_NAME, json_string_value(v), why,
-							    sizeof(why)) < 0)) {
-			json_decref(in);
-			return http_reply_error(a, conn, 400, "'name' must be a string or null%s%s",
-						json_is_string(v) ? ": " : "",
-						json_is_string(v) ? why : "");
-		}
-		patch.set_name = 1;
-		patch.name = json_string_value(v);
-	}
-	tags = json_object_get(in, "tags");
-	if (tags && (!json_is_object(tags) || json_object_size(tags) > API_MAX_TAGS)) {
-		json_decref(in);
-		return http_reply_error(a, conn, 400, "'tags' must be an object of at most %d "
-					"keys", API_MAX_TAGS);
-	}
-	json_object_foreach(tags, k, v) {
-		if (intake_check_label(INTAKE_TAG_KEY, k, why, sizeof(why)) < 0 ||
-		    (!json_is_null(v) && (!json_is_string(v) ||
-					  intake_check_label(INTAKE_TAG_VALUE, json_string_value(v),
-							     why, sizeof(why)) < 0))) {
-			if (json_is_null(v) || json_is_string(v))
-				ret = http_reply_error(a, conn, 400, "bad tag '%.64s': %s", k, why);
-			else
-				ret = http_reply_error(a, conn, 400, "bad tag '%.64s': its value must be"
-						       " a string (null removes it)", k);
-			json_decref(in);
-			return ret;
-		}
-		keys[patch.nr_tags] = k;
-		values[patch.nr_tags++] = json_string_value(v);
-	}
-	if (!patch.set_name && !patch.nr_tags) {
-		json_decref(in);
-		return http_reply_error(a, conn, 400, "nothing to change: give 'name' or 'tags'");
-	}
-	patch.tag_keys = keys;
-	patch.tag_values = values;
+	if (http_json_patch(body, len, &in, why, sizeof(why)) < 0)
+		return http_reply_error(a, conn, 400, "%s", why);
+	patch.set_name = in.set_name;
+	patch.name = in.name;
+	patch.nr_tags = in.nr_tags;
+	patch.tag_keys = in.keys;
+	patch.tag_values = in.values;
 	rc = st_profile_update(a->st, id, &patch);
-	json_decref(in);
+	json_decref(in.doc);
 	if (rc == 1)
 		return http_reply_error(a, conn, 404, "no profile %lld", (long long)id);
 	if (rc < 0)
