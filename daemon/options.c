@@ -77,6 +77,8 @@ static const struct opt opts[] = {
 	  "largest debuginfo file, bytes or K/M/G (4G)" },
 	{ "debuginfod", OPT_STR, F(debuginfod), 0, 0, 0, "URLS",
 	  "debuginfod URLs for missing symbols ($DEBUGINFOD_URLS)" },
+	{ "source-root", OPT_STR, F(source_roots), 0, 0, 0, "DIR[:DIR...]",
+	  "directories /annotate may show source files from (none)" },
 	{ "header-timeout", OPT_UINT, F(header_timeout), 1, 3600, 0, "SECONDS",
 	  "time a client has for a request's headers (10)" },
 	{ "max-connections-per-ip", OPT_UINT, F(max_connections_per_ip), 0, 100000, 0, "N",
@@ -500,6 +502,7 @@ void cfg_free(cfg *c)
 	free(c->backup_path);
 	free(c->config_path);
 	free(c->debuginfod);
+	free(c->source_roots);
 	for (i = 0; i < c->nr_watch; i++)
 		free(c->watch[i]);
 	for (i = 0; i < c->nr_allowed_origin; i++)

@@ -38,6 +38,7 @@ typedef struct cfg {
 	unsigned connection_timeout;	/* seconds idle; also the grace before the upload rate floor */
 	uint64_t max_debuginfo;	/* bytes of one debuginfo file */
 	char *debuginfod;	/* URLs; NULL = $DEBUGINFOD_URLS */
+	char *source_roots;	/* DIR[:DIR...] /annotate reads sources under; NULL = none */
 	unsigned header_timeout;	/* seconds for a request's headers, from connect or the last answer */
 	unsigned max_connections_per_ip;	/* 0 = no limit */
 	unsigned max_queries;	/* heavy queries at once; more answer 503 */

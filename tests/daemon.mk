@@ -43,7 +43,7 @@ check_PROGRAMS += tests/fuzz-http-replay
 tests_fuzz_http_replay_SOURCES = tests/fuzz-replay.c $(FUZZ_HTTP_SOURCES)
 tests_fuzz_http_replay_CPPFLAGS = $(DAEMON_CPPFLAGS)
 tests_fuzz_http_replay_CFLAGS = $(DAEMON_CFLAGS)
-tests_fuzz_http_replay_LDADD = $(JANSSON_LIBS)
+tests_fuzz_http_replay_LDADD = $(ENGINE_LIBS) $(PARSER_LIBS) $(JANSSON_LIBS)
 TESTS += tests/fuzz-http.sh
 EXTRA_DIST += tests/fuzz-http.sh tests/fuzz-http
 if ENABLE_FUZZING
@@ -52,5 +52,5 @@ tests_fuzz_http_SOURCES = $(FUZZ_HTTP_SOURCES)
 tests_fuzz_http_CPPFLAGS = $(DAEMON_CPPFLAGS)
 tests_fuzz_http_CFLAGS = $(DAEMON_CFLAGS) $(FUZZ_CFLAGS)
 tests_fuzz_http_LDFLAGS = -fsanitize=fuzzer,address,undefined
-tests_fuzz_http_LDADD = $(JANSSON_LIBS)
+tests_fuzz_http_LDADD = $(ENGINE_LIBS) $(PARSER_LIBS) $(JANSSON_LIBS)
 endif

@@ -9,6 +9,7 @@
  *   queries.c    /collapsed, /flamegraph, /top, /timeline, /threads of one profile
  *   formats.c    /pprof, /speedscope, /perf.data of one profile
  *   openapi.c    /api/v1/openapi.json
+ *   views.c      /sandwich (callers and callees), /annotate of one profile
  *   compare.c    /api/v1/diff, /api/v1/aggregate
  *   health.c     /healthz, /metrics
  *   static.c     the web page's files
@@ -36,6 +37,7 @@
 #include "http/qcache.h"
 #include "http/tokens.h"
 #include "intake/upload.h"
+#include "symbols/code.h"
 
 #define API_MAX_LIST 1000
 #define API_PREFIX "/api/v1/profiles"
@@ -78,6 +80,7 @@ struct api {
 	qcache *qc;		/* answers of per-profile queries (NULL: none) */
 	atomic_ullong answers_kept, answers_computed;	/* served from qc, computed */
 	atomic_uint streams;	/* streamed uploads under way */
+	code_finder *code;	/* /annotate's binaries and sources */
 	acc_policy acc;		/* Origin and Host checks */
 	hpool *pool;		/* handler threads */
 	hd_watch *hd;		/* the request headers' deadline */
@@ -180,9 +183,22 @@ MHD_Result_t http_reply_fd(api *a, struct MHD_Connection *conn, int fd, uint64_t
 
 /* ---- query parameters (params.h; a 400 queued by respond.c) ------------------- */
 
+/* The weight's name ("samples", "period", "offcpu", "wall"). */
+const char *http_weight_name(const http_fold_args *fa);
+/* With weight offcpu or wall: 0 when the profile has what it needs, else
+ * -1 and a 400 (why not), 404 or 500 queued (its result in *ret). */
+int http_measure_check(api *a, struct MHD_Connection *conn, int64_t id,
+		       const http_fold_args *fa, MHD_Result_t *ret);
 /* 0, or -1 when a 400 answer was queued (its result in *ret). */
 int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa,
 			 const char *default_weight, MHD_Result_t *ret);
+
+/* The parameters of a tree answer (/flamegraph, /sandwich): the filters,
+ * default weight period, the weight checked against the profile, and
+ * max_nodes (0 = every node; also in fa->f). 0, or -1 with the error
+ * answer queued (*ret). */
+int http_tree_args_parse(api *a, struct MHD_Connection *conn, int64_t id, http_fold_args *fa,
+			 int64_t *max_nodes, MHD_Result_t *ret);
 
 /* The answer cache key of a per-profile query. 0, or 1 when the profile is
  * not ready (nothing is kept then). */
@@ -221,6 +237,10 @@ MHD_Result_t http_get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id
 MHD_Result_t http_get_top(api *a, struct MHD_Connection *conn, int64_t id);
 MHD_Result_t http_get_timeline(api *a, struct MHD_Connection *conn, int64_t id);
 MHD_Result_t http_get_threads(api *a, struct MHD_Connection *conn, int64_t id);
+
+/* views.c: /sandwich and /annotate of one profile */
+MHD_Result_t http_get_sandwich(api *a, struct MHD_Connection *conn, int64_t id);
+MHD_Result_t http_get_annotate(api *a, struct MHD_Connection *conn, int64_t id);
 
 /* compare.c */
 MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn);

@@ -107,10 +107,8 @@ int http_fold_args_read(struct MHD_Connection *conn, http_fold_args *fa,
 	fa->f.to_ns = (uint64_t)v;
 	if (!w)
 		w = default_weight;
-	if (!strcmp(w, "samples"))
-		fa->by_samples = 1;
-	else if (strcmp(w, "period"))
-		FOLD_BAD("bad parameter 'weight' (samples or period)");
+	if (pe_weight_parse(w, &fa->by_samples, &fa->f.measure) < 0)
+		FOLD_BAD("bad parameter 'weight' (samples, period, offcpu or wall)");
 	fa->f.with_pid = http_arg(conn, "with_pid") != NULL;
 	fa->f.with_tid = http_arg(conn, "with_tid") != NULL;
 	fa->f.kernel = http_arg(conn, "kernel") != NULL;

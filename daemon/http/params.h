@@ -41,7 +41,9 @@ void http_tags_free(http_tags *t);
 /* An upload's name and tags (intake_check_label each). 0, or -1 and why. */
 int http_labels_check(struct MHD_Connection *conn, char *why, size_t whylen);
 
-/* The filters every folded-stack query takes. */
+/* The filters every folded-stack query takes. weight is samples, period,
+ * offcpu (f.measure PE_MEASURE_OFFCPU: nanoseconds switched out) or wall
+ * (PE_MEASURE_WALL: on-CPU plus off-CPU nanoseconds). */
 typedef struct http_fold_args {
 	st_fold_filter f;
 	int by_samples;		/* weight=samples */

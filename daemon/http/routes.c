@@ -27,6 +27,8 @@ const http_route http_routes[] = {
 	{ "GET", "/api/v1/profiles/{id}/top", ROUTE_PLAIN, NULL, http_get_top, NULL, RUN_HEAVY },
 	{ "GET", "/api/v1/profiles/{id}/timeline", ROUTE_PLAIN, NULL, http_get_timeline, NULL, RUN_HEAVY },
 	{ "GET", "/api/v1/profiles/{id}/threads", ROUTE_PLAIN, NULL, http_get_threads, NULL, RUN_HEAVY },
+	{ "GET", "/api/v1/profiles/{id}/sandwich", ROUTE_PLAIN, NULL, http_get_sandwich, NULL, RUN_HEAVY },
+	{ "GET", "/api/v1/profiles/{id}/annotate", ROUTE_PLAIN, NULL, http_get_annotate, NULL, RUN_HEAVY },
 	{ "GET", "/api/v1/profiles/{id}/pprof", ROUTE_PLAIN, NULL, http_get_pprof, NULL, RUN_HEAVY },
 	{ "GET", "/api/v1/profiles/{id}/speedscope", ROUTE_PLAIN, NULL, http_get_speedscope, NULL, RUN_HEAVY },
 	{ "GET", "/api/v1/profiles/{id}/perf.data", ROUTE_PLAIN, NULL, http_get_perf_data, NULL, RUN_LIGHT },

@@ -368,6 +368,7 @@ static void api_free(api *a)
 {
 	hpool_free(a->pool);
 	hd_stop(a->hd);
+	code_finder_free(a->code);
 	apid_free(a->dbg);
 	tok_free(a->tok);
 	pthread_rwlock_destroy(&a->tok_lock);
@@ -395,9 +396,11 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 	a->qc = qc_new(API_QCACHE_BYTES);	/* NULL: answers are not kept */
 	pthread_rwlock_init(&a->tok_lock, NULL);
 	a->dbg = apid_new(c, st, j);
+	a->code = code_finder_new(jobs_debuginfo(j) ? dbg_dir(jobs_debuginfo(j)) : NULL,
+				  c->source_roots);
 	a->pool = hpool_new(c->max_queries);
 	a->hd = hd_start(c->header_timeout);
-	if (!a->dbg || !a->pool || !a->hd || api_reload_tokens(a) < 0) {
+	if (!a->dbg || !a->code || !a->pool || !a->hd || api_reload_tokens(a) < 0) {
 		api_free(a);
 		return NULL;
 	}
