@@ -8,18 +8,21 @@ files. Recordings made here name
   - this machine's kernel release, with kernel samples,
 
 each with a function name found only in that file. Uploaded over HTTP, none
-of those names may come back in /collapsed: a file of the server serves an
-upload only when its build-id equals the recorded one. The same bytes from
+of those names may come back in /collapsed, nor the binary's instructions
+in /annotate: a file of the server serves an upload only when its build-id
+equals the recorded one. The same bytes from
 a watched directory, or uploaded to a daemon started with --local-uploads,
 are symbolized as perf would, names and all (the probe would find nothing
 to find otherwise). A binary whose build-id the recording names is named for
 an upload too (perf's rule)."""
+import json
 import os
 import platform
 import shutil
 import subprocess
 import sys
 import time
+import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 from perfhubd_harness import SKIP, Daemon, check, have_perf_record, tmpdir  # noqa: E402
@@ -80,6 +83,17 @@ def record(out, args, cmd):
     subprocess.run(["perf", "record", "-q", "-o", out] + args + ["--"] + cmd, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=120)
     return out
+
+
+def annotated(d, pid):
+    """Instruction texts /annotate gives for the profile's hottest function."""
+    st, _, body = d.request("GET", "/api/v1/profiles/%d/top" % pid)
+    check(st == 200, "top: %s" % st)
+    fn = json.loads(body)["functions"][0]["name"]
+    st, _, body = d.request("GET", "/api/v1/profiles/%d/annotate?function=%s" %
+                            (pid, urllib.parse.quote(fn)))
+    check(st == 200, "annotate %s: %s %r" % (fn, st, body[:200]))
+    return [i["text"] for i in json.loads(body)["instructions"] if i.get("text")]
 
 
 def collapsed(d, data=None, pid=None):
@@ -143,8 +157,12 @@ def probe():
     with Daemon() as d:
         for what, data in recs.items():
             found[what] = collapsed(d, data)
+        st, lst = d.json("GET", "/api/v1/profiles")
+        binary_id = [p["id"] for p in lst["profiles"] if p["size"] == os.path.getsize(recs["binary"])]
+        code = annotated(d, binary_id[0])
     with Daemon(args=["--local-uploads"]) as d:
         local = {what: collapsed(d, data) for what, data in recs.items()}
+        local_code = annotated(d, 1)
     watch = os.path.join(work, "watch")
     os.makedirs(watch)
     with Daemon(args=["--watch", watch]) as d:
@@ -169,6 +187,9 @@ def probe():
     # uploads do not read the server's files
     check(SECRET not in found["binary"],
           "an upload named a function of a server file without build-id")
+    check(local_code and not code,
+          "/annotate showed %d instructions of a server file without build-id to an upload"
+          " (%d for a local recording)" % (len(code), len(local_code)))
     check(not kernel_names(found["kernel"]),
           "an upload named kernel functions from the server's kallsyms: %s" %
           sorted(kernel_names(found["kernel"]))[:5])
