@@ -52,6 +52,38 @@ const char *log_level_name(int level)
 	return level >= LL_DEBUG && level <= LL_ERROR ? names[level] : "?";
 }
 
+const char *log_q(char *buf, size_t n, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+
+	if (!n)
+		return buf;
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char esc[4];
+		size_t k = 0;
+
+		if (c == '\\' || c == '"') {
+			esc[k++] = '\\';
+			esc[k++] = (char)c;
+		} else if (c < 0x20 || c == 0x7f) {
+			esc[k++] = '\\';
+			esc[k++] = 'x';
+			esc[k++] = hex[c >> 4];
+			esc[k++] = hex[c & 15];
+		} else {
+			esc[k++] = (char)c;
+		}
+		if (o + k >= n)
+			break;
+		memcpy(buf + o, esc, k);
+		o += k;
+	}
+	buf[o] = 0;
+	return buf;
+}
+
 /* systemd sets JOURNAL_STREAM=DEV:INODE of the stream it connected to
  * stderr; it is only the journal if stderr is still that stream. */
 void log_detect_journal(void)

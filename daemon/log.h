@@ -3,6 +3,7 @@
 #define PERFHUB_DAEMON_LOG_H
 
 #include <stdarg.h>
+#include <stddef.h>
 
 enum log_level { LL_DEBUG, LL_INFO, LL_WARN, LL_ERROR };
 
@@ -21,6 +22,14 @@ const char *log_level_name(int level);
 void log_detect_journal(void);
 
 void log_set_debug(int on);	/* on: LL_DEBUG, off: LL_INFO */
+
+/* Room for a quoted value of a log line (log_q). */
+#define LOG_Q_MAX 1024
+/* s made safe inside a "quoted" value: '\' and '"' get a backslash,
+ * control characters and DEL become \xNN, so a value from outside (a tar
+ * entry, an event name, a file name) cannot end the quotes and forge keys
+ * or lines. Cut to fit buf (NULL s: ""). Returns buf. */
+const char *log_q(char *buf, size_t n, const char *s);
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -210,6 +210,12 @@ static void reload(cfg *c, int argc, char **argv, api *a, retention *ret)
 	RESTART("debuginfod", (n.debuginfod || c->debuginfod) &&
 			      (!n.debuginfod || !c->debuginfod || strcmp(n.debuginfod, c->debuginfod)))
 	RESTART("watch", n.nr_watch != c->nr_watch || n.watch_remove != c->watch_remove)
+	RESTART("header-timeout", n.header_timeout != c->header_timeout)
+	RESTART("max-connections-per-ip", n.max_connections_per_ip != c->max_connections_per_ip)
+	RESTART("max-queries", n.max_queries != c->max_queries)
+	RESTART("allowed-origin", n.nr_allowed_origin != c->nr_allowed_origin)
+	RESTART("allowed-host", n.nr_allowed_host != c->nr_allowed_host)
+	RESTART("local-uploads", n.local_uploads != c->local_uploads)
 #undef RESTART
 	cfg_free(&n);
 	log_info("msg=\"SIGHUP: reloading tokens\"");
@@ -236,10 +242,10 @@ int main(int argc, char **argv)
 	char err[512];
 	int sig, requeued = 0, rc, left;
 
-	/* Every HTTP connection is a thread, and glibc gives new threads their
-	 * own malloc arenas (up to 8 per CPU) that keep what they once held:
-	 * RSS then climbs with the number of connections ever seen. A few
-	 * shared arenas keep it flat (tests/stress/hostile.py measures it). */
+	/* glibc gives threads their own malloc arenas (up to 8 per CPU) that
+	 * keep what they once held: RSS then climbs with every thread that
+	 * ever allocated (workers, HTTP handler threads). A few shared arenas
+	 * keep it flat (tests/stress/hostile.py measures it). */
 	mallopt(M_ARENA_MAX, 4);
 
 	rc = cfg_load(&c, argc, argv);
@@ -289,7 +295,7 @@ int main(int argc, char **argv)
 	if (!j)
 		fatal("msg=\"cannot start workers\"");
 	/* always running, so that SIGHUP can turn retention on */
-	ret = ret_start(st, c.retain_days, c.max_db_size, c.retention_interval);
+	ret = ret_start(st, c.spool_dir, dbg, c.retain_days, c.max_db_size, c.retention_interval);
 	if (ret)
 		jobs_on_done(j, ret_kick, ret);
 	a = api_start(&c, st, j);

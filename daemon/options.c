@@ -22,13 +22,13 @@
 
 enum opt_type {
 	OPT_STR, OPT_U64, OPT_UINT, OPT_BOOL, OPT_LISTEN, OPT_WATCH, OPT_SIZE, OPT_LEVEL,
-	OPT_CONFIG, OPT_ACTION, OPT_BACKUP,
+	OPT_CONFIG, OPT_ACTION, OPT_BACKUP, OPT_LIST,
 };
 
 struct opt {
 	const char *name;
 	enum opt_type type;
-	size_t off;
+	size_t off;		/* OPT_LIST: the array; its count follows it */
 	uint64_t min, max;	/* OPT_ACTION: min is the enum cfg_action */
 	int cli_only;		/* an action, not a setting: no config file key */
 	const char *arg;	/* the value's name in --help, NULL for none */
@@ -54,7 +54,7 @@ static const struct opt opts[] = {
 	{ "max-upload", OPT_SIZE, F(max_upload), 1, UINT64_MAX, 0, "SIZE",
 	  "largest upload, bytes or K/M/G (8G)" },
 	{ "max-connections", OPT_UINT, F(max_connections), 1, 100000, 0, "N",
-	  "concurrent connections (256)" },
+	  "concurrent connections (1024)" },
 	{ "log-level", OPT_LEVEL, F(log_level), 0, 0, 0, "LEVEL",
 	  "debug, info, warn or error (info)" },
 	{ "debug", OPT_BOOL, F(debug), 0, 1, 0, NULL, "same as --log-level debug" },
@@ -63,7 +63,7 @@ static const struct opt opts[] = {
 	{ "retain-days", OPT_UINT, F(retain_days), 0, 36500, 0, "N",
 	  "delete profiles uploaded more than N days ago (0: keep)" },
 	{ "max-db-size", OPT_SIZE, F(max_db_size), 0, UINT64_MAX, 0, "SIZE",
-	  "delete the oldest profiles while the data exceed SIZE (0: no limit)" },
+	  "delete the oldest profiles while database, spool and debuginfo exceed SIZE (0: no limit)" },
 	{ "retention-interval", OPT_UINT, F(retention_interval), 1, 86400, 0, "N",
 	  "seconds between retention passes (3600; also after each ingest)" },
 	{ "check-config", OPT_ACTION, 0, CFG_CHECK, 0, 1, NULL,
@@ -79,10 +79,26 @@ static const struct opt opts[] = {
 	  "debuginfod URLs for missing symbols ($DEBUGINFOD_URLS)" },
 	{ "source-root", OPT_STR, F(source_roots), 0, 0, 0, "DIR[:DIR...]",
 	  "directories /annotate may show source files from (none)" },
+	{ "header-timeout", OPT_UINT, F(header_timeout), 1, 3600, 0, "SECONDS",
+	  "time a client has for a request's headers (10)" },
+	{ "max-connections-per-ip", OPT_UINT, F(max_connections_per_ip), 0, 100000, 0, "N",
+	  "concurrent connections from one address (128; 0: no limit)" },
+	{ "max-queries", OPT_UINT, F(max_queries), 1, 1024, 0, "N",
+	  "flame graphs, diffs and other heavy queries at once; more answer 503 (2 per CPU, >= 4)" },
+	{ "allowed-origin", OPT_LIST, F(allowed_origin), 0, 0, 0, "ORIGIN",
+	  "a browser Origin allowed besides the server's own (repeatable; * for any)" },
+	{ "allowed-host", OPT_LIST, F(allowed_host), 0, 0, 0, "HOST",
+	  "a Host name served besides localhost and the listen address (repeatable; * for any)" },
+	{ "local-uploads", OPT_BOOL, F(local_uploads), 0, 1, 0, NULL,
+	  "symbolize uploads as perf would on this machine (off: its files by build-id only)" },
 };
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
 _Static_assert(NR_OPTS <= CFG_MAX_KEYS, "cfg.origin is too small");
+_Static_assert(offsetof(cfg, nr_allowed_origin) == offsetof(cfg, allowed_origin) +
+	       sizeof(((cfg *)0)->allowed_origin), "an OPT_LIST's count follows its array");
+_Static_assert(offsetof(cfg, nr_allowed_host) == offsetof(cfg, allowed_host) +
+	       sizeof(((cfg *)0)->allowed_host), "an OPT_LIST's count follows its array");
 
 int cfg_parse_size(const char *s, uint64_t *out)
 {
@@ -201,6 +217,22 @@ static int set_opt(cfg *c, const struct opt *o, const char *val, const char *whe
 		}
 		c->watch[c->nr_watch++] = strdup(val);
 		return 0;
+	case OPT_LIST: {
+		char **list = (char **)((char *)c + o->off);
+		unsigned *n = (unsigned *)(list + CFG_MAX_LIST);
+		if (!*val || strlen(val) > 255) {
+			fprintf(stderr, "perfhubd: %s: %s: wants a value of 1 to 255 bytes\n", where,
+				o->name);
+			return -1;
+		}
+		if (*n >= CFG_MAX_LIST) {
+			fprintf(stderr, "perfhubd: %s: %s: at most %d values\n", where, o->name,
+				CFG_MAX_LIST);
+			return -1;
+		}
+		list[(*n)++] = strdup(val);
+		return 0;
+	}
 	case OPT_LISTEN:
 		if (parse_listen(c, val, &why) < 0) {
 			fprintf(stderr, "perfhubd: %s: listen: %s, got '%s'\n", where, why, val);
@@ -382,8 +414,11 @@ int cfg_load(cfg *c, int argc, char **argv)
 	c->queue_size = DEFAULT_QUEUE_SIZE;
 	c->max_upload = DEFAULT_MAX_UPLOAD;
 	c->max_debuginfo = DEFAULT_MAX_DEBUGINFO;
-	c->max_connections = 256;
+	c->max_connections = 1024;
+	c->max_connections_per_ip = 128;
 	c->connection_timeout = 60;
+	c->header_timeout = 10;
+	c->max_queries = ncpu > 2 ? 2 * (unsigned)ncpu : 4;
 	c->web_root = strdup(PERFHUB_DATADIR "/web");
 	c->log_level = LL_INFO;
 	c->shutdown_grace = DEFAULT_SHUTDOWN_GRACE;
@@ -470,6 +505,10 @@ void cfg_free(cfg *c)
 	free(c->source_roots);
 	for (i = 0; i < c->nr_watch; i++)
 		free(c->watch[i]);
+	for (i = 0; i < c->nr_allowed_origin; i++)
+		free(c->allowed_origin[i]);
+	for (i = 0; i < c->nr_allowed_host; i++)
+		free(c->allowed_host[i]);
 	for (i = 0; i < CFG_MAX_KEYS; i++)
 		free(c->origin[i]);
 	memset(c, 0, sizeof(*c));

@@ -5,7 +5,8 @@
 #include <stdint.h>
 
 #define CFG_MAX_WATCH 16
-#define CFG_MAX_KEYS 32
+#define CFG_MAX_KEYS 48
+#define CFG_MAX_LIST 16	/* values of a repeatable setting (allowed-origin ...) */
 
 /* What this invocation does: serve, or one administrative action. */
 enum cfg_action { CFG_RUN, CFG_CHECK, CFG_VACUUM, CFG_BACKUP };
@@ -38,6 +39,14 @@ typedef struct cfg {
 	uint64_t max_debuginfo;	/* bytes of one debuginfo file */
 	char *debuginfod;	/* URLs; NULL = $DEBUGINFOD_URLS */
 	char *source_roots;	/* DIR[:DIR...] /annotate reads sources under; NULL = none */
+	unsigned header_timeout;	/* seconds for a request's headers, from connect or the last answer */
+	unsigned max_connections_per_ip;	/* 0 = no limit */
+	unsigned max_queries;	/* heavy queries at once; more answer 503 */
+	char *allowed_origin[CFG_MAX_LIST];	/* Origins besides the server's own */
+	unsigned nr_allowed_origin;
+	char *allowed_host[CFG_MAX_LIST];	/* Host names besides localhost and the listen address */
+	unsigned nr_allowed_host;
+	int local_uploads;	/* HTTP uploads are recordings of this machine */
 } cfg;
 
 /* Fills *c from defaults, then the config file (--config), then the flags.

@@ -31,6 +31,7 @@ static void sfmt(char *buf, size_t len, const char *fmt, ...)
 #define SYM_DEFAULT_MAX_STACK 127	/* perf script's PERF_MAX_STACK_DEPTH */
 #define SYM_MAX_BUILD_IDS (1u << 20)
 #define SYM_SLOTS 16384	/* symbol memo slots (a power of 2) */
+#define SYM_MIN_BUILD_ID 8	/* bytes: the shortest a linker makes (lld's fast) */
 #define INL_SLOTS 8192	/* inlined-frames memo slots (a power of 2) */
 #define INL_SLOT_NAMES 6	/* longer chains are not memoised */
 
@@ -62,6 +63,7 @@ struct pd_symbolizer {
 	int own_cache;
 	pd_dso_paths paths;
 	char *symfs, *buildid_dir, *debug_dir, *debuginfo_dir, *jit_dir;
+	int build_id_only;	/* pd_sym_options.build_id_files_only */
 	unsigned max_stack;
 	pd_threads *threads;
 	pd_maps *kmaps;
@@ -268,7 +270,8 @@ pd_symbolizer *pd_symbolizer_new(pd_file *f, pd_symcache *cache,
 			goto fail;
 	s->kopt.kallsyms = s->kopt_kallsyms = dup_or_null(opt->kallsyms);
 	s->kopt.recording = s->kopt_recording = dup_or_null(opt->recording);
-	s->kopt.no_kernel_symbols = opt->no_kernel_symbols;
+	s->kopt.no_kernel_symbols = opt->no_kernel_symbols || opt->build_id_files_only;
+	s->build_id_only = opt->build_id_files_only;
 	if (!f || pd_get_info(f)->mode != PD_MODE_PIPE)
 		choose_kallsyms(s);
 	return s;
@@ -393,7 +396,7 @@ static int user_mmap(pd_symbolizer *s, const pd_record *r)
 		sfmt(name, sizeof(name), "/tmp/perf-%u.map", m->pid);
 		map.identity = 1;
 		map.name = name;
-		{
+		if (!s->build_id_only) {
 			char path[4096];
 
 			sfmt(path, sizeof(path), "%s/perf-%u.map", s->jit_dir, m->pid);
@@ -415,7 +418,11 @@ static int user_mmap(pd_symbolizer *s, const pd_record *r)
 				bid_size = e->size;
 			}
 		}
-		if (m->filename[0] == '/' || bid_size)
+		/* from elsewhere, a path alone names no file here, nor does a
+		 * build-id too short to tell files apart */
+		if (s->build_id_only && bid_size < SYM_MIN_BUILD_ID)
+			bid_size = 0;
+		if ((m->filename[0] == '/' && !s->build_id_only) || bid_size)
 			map.dso = pd_dso_get(s->cache, PD_DSO_ELF, m->filename, bid, bid_size,
 					     &s->paths);
 	}

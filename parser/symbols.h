@@ -49,6 +49,12 @@ typedef struct pd_sym_options {
 	int no_unwind;		 /* use the callchain even for dwarf samples */
 	const char *debuginfo_dir; /* files by build-id, looked at first:
 				      DIR/.build-id/xx/rest/{elf,debug} */
+	int build_id_files_only; /* the recording came from elsewhere (an
+				    upload): a file of this machine names
+				    symbols only when its build-id equals the
+				    recorded one; no JIT map, no running
+				    kernel's kallsyms, no file for a DSO
+				    without a build-id. 0: perf's rules */
 } pd_sym_options;
 
 /* `f` gives the header facts (build-ids, os_release, arch); it must stay

@@ -244,7 +244,8 @@ def main():
     if not all(os.path.exists(p) for p in paths):
         print("no corpus at %s" % os.path.dirname(paths[0]))
         return SKIP
-    with Daemon() as d:
+    # recordings of this machine, compared with perf script's names
+    with Daemon(args=["--local-uploads"]) as d:
         for path in paths:
             st, r = d.upload(path)
             pid = r["id"]

@@ -281,7 +281,9 @@ def main():
     wtok = os.path.join(work, "w-token")
     with open(wtok, "w") as f:
         f.write("w-secret\n")
-    with Daemon(args=["--token-file", tokfile]) as d:
+    # the offline export names frames from this machine's files as perf
+    # would: so must the server, for the same bytes to come out
+    with Daemon(args=["--token-file", tokfile, "--local-uploads"]) as d:
         st, r = d.upload(rec, "?name=busy%20loop", {"Authorization": "Bearer w-secret"})
         check(st == 202, "upload: %s %s" % (st, r))
         pid = r["id"]

@@ -34,7 +34,9 @@ def main():
     bracket = "[%s]" % rec.name
     exe = os.path.join(builddir(), "cli", "perfhub")
 
-    with Daemon() as d:
+    # a recording of this machine: libraries the recording names no
+    # build-id for are named from their files, as perf script names them
+    with Daemon(args=["--local-uploads"]) as d:
         st, r = d.upload(rec.data)
         pid = r["id"]
         p = d.wait(pid)

@@ -23,6 +23,10 @@ def perfhub(args, home, d):
     env = dict(os.environ, HOME=home, PERFHUB_SERVER=d.url)
     return subprocess.run([exe] + args, capture_output=True, text=True, env=env, timeout=300)
 
+# a recording of this machine: libraries the recording names no build-id
+# for are named from their files, as perf script names them
+LOCAL = ["--local-uploads"]
+
 
 def kernel_build_id(data):
     out = subprocess.run(["perf", "buildid-list", "-i", data], capture_output=True,
@@ -53,7 +57,7 @@ def main():
     shutil.copy(rec.binary, os.path.join(cache, "elf"))
 
     # 1. symbols from the client's ~/.debug, sent before the recording
-    with Daemon() as d:
+    with Daemon(args=LOCAL) as d:
         r = perfhub(["upload", rec.data, "--wait", "-v"], client_home, d)
         sys.stdout.write(r.stderr)
         check(r.returncode == 0, "perfhub upload: %d %s" % (r.returncode, r.stderr))
@@ -73,7 +77,7 @@ def main():
 
     # 2. --no-debuginfo, then the stripped binary at its path + its debug file
     shutil.rmtree(os.path.join(client_home, ".debug"))
-    with Daemon() as d:
+    with Daemon(args=LOCAL) as d:
         r = perfhub(["upload", rec.data, "--wait", "--no-debuginfo"], client_home, d)
         check(r.returncode == 0 and "debuginfo" not in r.stderr,
               "--no-debuginfo: %d %s" % (r.returncode, r.stderr))
@@ -109,7 +113,7 @@ def main():
                               mrec.build_id[2:])
         os.makedirs(mcache)
         shutil.copy(mrec.binary, os.path.join(mcache, "elf"))
-        with Daemon() as d:
+        with Daemon(args=LOCAL) as d:
             r = perfhub(["upload", mrec.data, "--wait", "-v"], mhome, d)
             sys.stdout.write(r.stderr)
             check(r.returncode == 0 and "debuginfo %s sent" % mrec.build_id in r.stderr,

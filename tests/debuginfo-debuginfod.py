@@ -64,7 +64,7 @@ def main():
     url = "http://127.0.0.1:%d" % httpd.server_address[1]
     Debuginfod.files[rec.build_id] = rec.binary
     try:
-        with Daemon(args=["--debuginfod", url]) as d:
+        with Daemon(args=["--debuginfod", url, "--local-uploads"]) as d:
             st, r = d.upload(rec.data)
             p = d.wait(r["id"])
             asked = [a for a in Debuginfod.asked if rec.build_id in a]
@@ -84,7 +84,7 @@ def main():
         # a debuginfod that never answers in time: the parse still ends
         Debuginfod.files.clear()
         Debuginfod.stall = 30
-        with Daemon(args=["--debuginfod", url]) as d:
+        with Daemon(args=["--debuginfod", url, "--local-uploads"]) as d:
             t0 = time.time()
             st, r = d.upload(rec.data)
             p = d.wait(r["id"], timeout=120)

@@ -9,7 +9,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from perfhubd_harness import SKIP, have_perf_record, tmpdir  # noqa: E402
+from perfhubd_harness import SKIP, elf_build_id, have_perf_record, tmpdir  # noqa: E402
 
 PROG = r"""
 #include <stdlib.h>
@@ -50,12 +50,7 @@ def build(path, variant=0, extra=()):
     return path
 
 
-def build_id(path):
-    out = subprocess.run(["readelf", "-n", path], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        if "Build ID:" in line:
-            return line.split("Build ID:")[1].strip()
-    raise AssertionError("no build-id in " + path)
+build_id = elf_build_id
 
 
 class Recording:

@@ -77,7 +77,9 @@ def main():
     check(total(answers[("--weight", "samples")]) < total(answers[()]),
           "samples weigh as much as periods")
 
-    with Daemon() as d:
+    # its engine fold names kernel and library frames from this machine's
+    # files, as perf would: the daemon must, too
+    with Daemon(args=["--local-uploads"]) as d:
         st, r = d.upload(data)
         check(st == 202, "upload: %s %r" % (st, r))
         p = d.wait(r["id"])

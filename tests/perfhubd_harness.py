@@ -181,6 +181,43 @@ class Daemon:
         raise AssertionError("profile %d not done after %ds" % (pid, timeout))
 
 
+def raw_http(port, data, timeout=10):
+    """Raw bytes to the daemon; (status or None, head text, body bytes).
+    Reads one answer (by its Content-Length) or until the server closes.
+    The client never half-closes: a server may take that for an abort, as
+    nginx does."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
+    out = b""
+    try:
+        s.sendall(data)
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            out += b
+            head, sep, body = out.partition(b"\r\n\r\n")
+            m = re.search(rb"\r\ncontent-length: *(\d+)", head, re.I)
+            if sep and m and len(body) >= int(m.group(1)):
+                break
+    except OSError:
+        pass
+    finally:
+        s.close()
+    if not out.startswith(b"HTTP/1."):
+        return None, "", out
+    head, _, body = out.partition(b"\r\n\r\n")
+    return int(head.split()[1]), head.decode("latin-1"), body
+
+
+def elf_build_id(path):
+    """The GNU build-id note of an ELF file, as hex (readelf -n)."""
+    out = subprocess.run(["readelf", "-n", path], capture_output=True, text=True).stdout
+    for line in out.splitlines():
+        if "Build ID:" in line:
+            return line.split("Build ID:")[1].strip()
+    raise AssertionError("no build-id in " + path)
+
+
 def have_perf_record():
     """True when `perf record` works here (root, perf installed)."""
     if not shutil.which("perf"):

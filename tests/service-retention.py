@@ -8,11 +8,16 @@ order by age differs from the order of upload. The limits come from a
 --config file and are changed live with SIGHUP:
 
 1. retain-days = 7: exactly the two profiles older than 7 days go.
-2. max-db-size = (bytes in use now) - 1: exactly the oldest remaining
-   profile goes (one is enough to get under the limit).
+2. max-db-size = (bytes in use now: the database and the spool) - 1:
+   exactly the oldest remaining profile goes (one is enough to get under
+   the limit).
 3. max-db-size = 1: every profile but the newest upload goes (the last
    upload is never pruned for size).
 4. an upload: the pass after its ingest removes the previous newest.
+5. debuginfo counts: with a fresh debuginfo file stored beside two
+   profiles and the limit between the bytes with and without it, the
+   older profile goes (the file is named by no profile but too new to be
+   pruned itself).
 
 After each step the list, the spool directory (<sha256>.<kind> files) and
 the log ("retention: profile deleted") must agree. Skips (77) when
@@ -49,6 +54,16 @@ def listed(d):
 def spooled(state):
     return {f.split(".", 1)[0] for f in os.listdir(os.path.join(state, "spool"))
             if len(f.split(".", 1)[0]) == 64}
+
+
+def disk_usage(path):
+    """Allocated bytes of a tree, links not followed (as perfhubd counts)."""
+    st = os.lstat(path)
+    n = st.st_blocks * 512
+    if os.path.isdir(path) and not os.path.islink(path):
+        for e in os.listdir(path):
+            n += disk_usage(os.path.join(path, e))
+    return n
 
 
 def used_bytes(db):
@@ -128,7 +143,7 @@ def main():
         expect(d, state, [p1, p4, p5], shas, "retain-days = 7")
         check("key=retain-days old=0 new=7" in d.read_log(), "SIGHUP did not log the change")
 
-        used = used_bytes(db)
+        used = used_bytes(db) + disk_usage(os.path.join(state, "spool"))
         reconfigure(d, conf, "retain-days = 7\nmax-db-size = %d\n" % (used - 1))
         expect(d, state, [p4, p5], shas, "max-db-size = in use - 1")
 
@@ -152,6 +167,27 @@ def main():
             time.sleep(0.02)
         check(deleted == sorted([p1, p2, p3, p4, p5]),
               "log names deleted profiles %r, expected %r" % (deleted, sorted([p1, p2, p3, p4, p5])))
+
+        # 5. debuginfo counts in the limit
+        reconfigure(d, conf, "# no limits\n")
+        st, r = d.upload(paths[4])
+        assert st in (200, 201, 202), "upload: %d %r" % (st, r)
+        p7 = r["id"]
+        shas[p7] = d.wait(p7)["sha256"]
+        c = sqlite3.connect(db, timeout=30)
+        c.execute("UPDATE profiles SET uploaded_at = ? WHERE id = ?", (now - 600, p6))
+        c.commit()
+        c.close()
+        expect(d, state, [p6, p7], shas, "no limits again")
+        elf = os.path.join(H.builddir(), "daemon", "perfhubd")
+        bid = H.elf_build_id(elf)
+        without = used_bytes(db) + disk_usage(os.path.join(state, "spool"))
+        with open(elf, "rb") as f:
+            st, r = d.json("PUT", "/api/v1/debuginfo/" + bid, f.read())
+        check(st in (200, 201), "debuginfo PUT: %d %r" % (st, r))
+        size = os.path.getsize(elf)
+        reconfigure(d, conf, "max-db-size = %d\n" % (without + size // 2))
+        expect(d, state, [p7], shas, "max-db-size below the data with a debuginfo file")
     if failures:
         return 1
     print("ok: retention pruned exactly the expected profiles")

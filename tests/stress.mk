@@ -8,7 +8,10 @@ STRESS_TESTS = \
 	tests/stress/kill9.py \
 	tests/stress/faults.py \
 	tests/stress/hostile.py \
-	tests/stress/http-hostile.py
+	tests/stress/http-hostile.py \
+	tests/stress/slow-headers.py \
+	tests/stress/diff-memory.py \
+	tests/stress/local-files.py
 TESTS += $(STRESS_TESTS)
 EXTRA_DIST += $(STRESS_TESTS)
 EXTRA_DIST += tests/stress/report.py tests/stress/fuzz-long.sh

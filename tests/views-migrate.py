@@ -56,6 +56,7 @@ def main():
         db.execute("UPDATE sample_blocks SET data = ? WHERE id = ?", (to_v1(blob, nr), bid))
     db.execute("DROP TABLE leaf_addrs")
     db.execute("ALTER TABLE sample_agg DROP COLUMN offcpu")
+    db.execute("ALTER TABLE profiles DROP COLUMN local")   # schema 5
     db.execute("PRAGMA user_version = 3")
     db.commit()
     db.close()
@@ -84,8 +85,8 @@ def main():
     db = sqlite3.connect(os.path.join(state, "perfhub.db"))
     version = db.execute("PRAGMA user_version").fetchone()[0]
     db.close()
-    check(version == 4, "schema v%d" % version)
-    print("ok: v3 database migrated to v4; first-format blocks read; a new parse adds the rest")
+    check(version == 5, "schema v%d" % version)
+    print("ok: v3 database migrated to v5; first-format blocks read; a new parse adds the rest")
     subprocess.run(["rm", "-rf", state])
     return 0
 

@@ -164,7 +164,8 @@ def synthetic(d, work):
 def main():
     work = tmpdir("views-offcpu-")
     try:
-        with Daemon() as d:
+        # recordings of this machine: kernel functions named from its kallsyms
+        with Daemon(args=["--local-uploads"]) as d:
             synthetic(d, work)
             why = need_tools()
             if why or not recorded(d, work):

@@ -75,7 +75,8 @@ def main():
         rec = os.path.join(work, "calls.data")
         check(record(rec, ["-e", "cpu-clock", "-g"], [exe]), "perf record")
         stacks = perf_script_stacks(rec, "cpu-clock")
-        with Daemon() as d:
+        # compared with the offline CLI, which reads this machine's files as perf
+        with Daemon(args=["--local-uploads"]) as d:
             st, up = d.upload(rec)
             check(st == 202 and d.wait(up["id"])["status"] == "ready", "upload: %r" % (up,))
             pid = up["id"]

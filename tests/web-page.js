@@ -269,6 +269,26 @@ async function main() {
     }
     await until(() => /^#\/profile\//.test(w.location.hash), 'page follows the directory\'s profile');
 
+    /* ---- a server that wants a token (require-read-token): the page
+     * loads, says where the token goes, and asks again with it ---- */
+    server.state.token = 'page-token';
+    nav('#/?status=ready');
+    await until(() => !$('#message').hidden && /token/i.test($('#message').textContent), 'a 401 asks for a token');
+    ok(d.activeElement === $('#token') && $('#token').classList.contains('wanted'), 'the token box takes focus');
+    $('#token').value = 'page-token';
+    $('#token').dispatchEvent(new w.Event('change'));
+    await until(() => $('#message').hidden && d.querySelectorAll('#profiles tbody tr[data-id]').length > 0, 'the list loads with the token');
+    ok(w.localStorage.getItem('perfhub.token') === 'page-token', 'the token is kept for the next visit');
+    server.state.token = null;
+
+    /* ---- a busy server (503 Retry-After) is asked again ---- */
+    server.state.busy = 1;
+    const asked = server.state.requests.length;
+    nav('#/?status=failed');
+    await until(() => d.querySelectorAll('#profiles tbody tr[data-id]').length === 1, 'the list loads after a 503', 5000);
+    ok(server.state.requests.slice(asked).filter((r) => r.startsWith('GET /api/v1/profiles?')).length >= 2, 'the page asked again after the 503');
+    nav('#/');
+
     /* ---- delete ---- */
     nav('#/');
     const before = server.state.profiles.length;

@@ -2,11 +2,27 @@
  * api.h - the HTTP front end (libmicrohttpd): routing and the handlers of
  * /api/v1/profiles..., /healthz, /metrics and the static web page.
  *
- * Threading: one thread per connection (MHD_USE_THREAD_PER_CONNECTION).
- * Handlers do blocking work - streaming uploads to disk with fsync, SQLite
- * queries that may take tens of milliseconds - and a thread per connection
- * keeps one slow request from stalling the others, which an epoll loop or a
- * small pool would not. The connection limit bounds the threads.
+ * Threading. libmicrohttpd runs its event loop (epoll) in API_IO_THREADS
+ * threads; a connection costs a descriptor and a small buffer, not a
+ * thread, so clients that are slow on purpose cannot use the server up.
+ * They are bounded three ways: --max-connections-per-ip, a deadline for a
+ * request's headers (--header-timeout, http/deadline.h: libmicrohttpd only
+ * limits idle time, and a byte every few seconds is never idle), and the
+ * upload rate floor (intake/upload.h).
+ *
+ * Handlers that may block - SQLite queries, fsync at the end of an upload,
+ * flame graphs and diffs, debuginfo imports, waiting for an answer another
+ * request is computing - must not run in the event loop: one of them
+ * would stall every connection of its thread. Such a request's last step
+ * runs in a handler thread (http/hpool.h) while its connection is
+ * suspended (MHD_suspend_connection); the answer is queued when the
+ * connection resumes. Cheap requests (/healthz, the page's files,
+ * refusals) and the upload body's bytes are handled in the event loop,
+ * so /healthz answers even while every handler thread is busy. Heavy
+ * queries beyond --max-queries answer 503 with Retry-After instead of
+ * queueing without bound. A client that closes its sending side before
+ * such an answer is taken to have gone (libmicrohttpd reads the end of
+ * the stream when the connection resumes), as nginx takes it.
  */
 #ifndef PERFHUB_DAEMON_API_H
 #define PERFHUB_DAEMON_API_H

@@ -24,14 +24,51 @@ static int diff_enter(void *ctx, const char *name, size_t len, const char *dso, 
 	return w->b.oom ? -1 : 0;
 }
 
-MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
+/* The answer-cache key of a diff: both profiles' parse generations and
+ * every parameter. 0, or 1 when either is not ready (nothing kept). */
+static int diff_key(api *a, int64_t base, int64_t target, const http_fold_args *fa,
+		    int64_t max_nodes, char key[API_KEY_LEN])
+{
+	int64_t gen;
+	size_t n;
+
+	if (http_answer_key(a, "diff", base, fa, max_nodes, key) != 0 ||
+	    st_profile_generation(a->st, target, &gen) != 0)
+		return 1;
+	n = strlen(key);
+	return snprintf(key + n, API_KEY_LEN - n, "|%lld|%lld", (long long)target,
+			(long long)gen) >= (int)(API_KEY_LEN - n);
+}
+
+static MHD_Result_t diff_answer(api *a, struct MHD_Connection *conn, int64_t base,
+				int64_t target, const http_fold_args *fa, const char *key)
 {
 	static const st_diff_cb cb = { diff_enter, jb_node_close };
-	http_fold_args fa;
 	jb_tree w;
-	MHD_Result_t ret;
-	int64_t base = 0, target = 0;
 	int rc;
+
+	memset(&w, 0, sizeof(w));
+	rc = st_diff(a->st, base, target, &fa->f, fa->by_samples, &cb, &w);
+	if (rc != 0 || w.b.oom || !w.b.p) {
+		free(w.b.p);
+		if (rc == 1)
+			return http_reply_error(a, conn, 404, "base or target is not a ready profile");
+		return http_reply_error(a, conn, 500, rc == -1 ? "storage error" : "out of memory");
+	}
+	return http_reply_keep(a, conn, w.b.p, w.b.len, "application/json", key);
+}
+
+/* Each side keeps its largest max_nodes nodes (API_DIFF_MAX_NODES at
+ * most): the merged tree, its JSON and the time to make them are bounded
+ * whatever the profiles; parents still count what was dropped. The same
+ * diff asked again (or at once by several clients) is computed once. */
+MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
+{
+	http_fold_args fa;
+	MHD_Result_t ret;
+	char key[API_KEY_LEN];
+	int64_t base = 0, target = 0, max_nodes = API_DIFF_MAX_NODES;
+	int keep, claimed = 0;
 
 	if (http_arg_i64(conn, "base", 1, INT64_MAX, &base) < 0 || !base)
 		return http_reply_error(a, conn, 400, "bad or missing parameter 'base' (a profile id)");
@@ -39,15 +76,17 @@ MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 		return http_reply_error(a, conn, 400, "bad or missing parameter 'target' (a profile id)");
 	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0)
 		return ret;
-	memset(&w, 0, sizeof(w));
-	rc = st_diff(a->st, base, target, &fa.f, fa.by_samples, &cb, &w);
-	if (rc != 0 || w.b.oom || !w.b.p) {
-		free(w.b.p);
-		if (rc == 1)
-			return http_reply_error(a, conn, 404, "base or target is not a ready profile");
-		return http_reply_error(a, conn, 500, rc == -1 ? "storage error" : "out of memory");
-	}
-	return http_reply(a, conn, 200, w.b.p, w.b.len, "application/json");
+	if (http_arg_i64(conn, "max_nodes", 1, API_DIFF_MAX_NODES, &max_nodes) < 0)
+		return http_reply_error(a, conn, 400, "bad parameter 'max_nodes' (1..%d)",
+					API_DIFF_MAX_NODES);
+	fa.f.max_nodes = (size_t)max_nodes;
+	keep = diff_key(a, base, target, &fa, max_nodes, key) == 0;
+	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, &claimed))
+		return ret;
+	ret = diff_answer(a, conn, base, target, &fa, keep ? key : NULL);
+	if (claimed)
+		qc_unclaim(a->qc, key);
+	return ret;
 }
 
 MHD_Result_t http_get_aggregate(api *a, struct MHD_Connection *conn)

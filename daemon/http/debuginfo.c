@@ -13,10 +13,12 @@
 #include <jansson.h>
 
 #include "http/debuginfo.h"
+#include "http/http.h"
 #include "symbols/debuginfo.h"
 #include "dso.h"
 #include "log.h"
 #include "intake/spool.h"
+#include "intake/upload.h"
 
 #define APID_PREFIX "/api/v1/debuginfo/"
 #define APID_PROFILES "/api/v1/profiles/"
@@ -30,7 +32,9 @@ struct apid {
 	dbg_store *dbg;
 };
 
-enum apid_kind { APID_PUT = 1, APID_MISSING, APID_ARCHIVE, APID_RESYM, APID_OTHER };
+enum apid_kind {
+	APID_PUT = 1, APID_MISSING, APID_ARCHIVE, APID_RESYM, APID_GET, APID_DELETE, APID_OTHER
+};
 
 typedef struct apid_req {
 	int kind;
@@ -40,6 +44,7 @@ typedef struct apid_req {
 	char *body;		/* /missing only, capped */
 	size_t len;
 	int too_large;
+	intake_rate rate;	/* PUT and archive bodies: the rate floor */
 } apid_req;
 
 /* ---- responses ---------------------------------------------------------------- */
@@ -48,7 +53,6 @@ static int reply(struct MHD_Connection *conn, unsigned status, json_t *j)
 {
 	char *body = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	struct MHD_Response *r;
-	int ret;
 
 	json_decref(j);
 	if (!body)
@@ -59,9 +63,14 @@ static int reply(struct MHD_Connection *conn, unsigned status, json_t *j)
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "Content-Type", "application/json");
-	ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
-	return ret;
+	return http_queue(conn, status, r);
+}
+
+static int reply_empty(struct MHD_Connection *conn, unsigned status)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(0, NULL, MHD_RESPMEM_PERSISTENT);
+
+	return r ? http_queue(conn, status, r) : MHD_NO;
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -111,6 +120,13 @@ apid *apid_new(const cfg *c, st_store *st, jobs *j)
 void apid_free(apid *x)
 {
 	free(x);
+}
+
+int apid_answered(void *state)
+{
+	const apid_req *r = state;
+
+	return !r || r->kind == APID_OTHER;
 }
 
 void apid_completed(void **state)
@@ -190,13 +206,26 @@ static int resymbolize(apid *x, struct MHD_Connection *conn, const char *url)
 
 /* ---- debuginfo ---------------------------------------------------------------------- */
 
+/* DELETE (admin): the files go, and tables loaded from them are forgotten
+ * so that later parses do not use them. */
+static int delete_file(apid *x, struct MHD_Connection *conn, const char *hex)
+{
+	int rc = dbg_delete(x->dbg, hex, NULL);
+
+	if (rc < 0)
+		return reply_error(conn, 500, "storage error");
+	if (rc == 1)
+		return reply_error(conn, 404, "no debuginfo for build-id %s", hex);
+	return reply_empty(conn, 204);
+}
+
 static int get_file(apid *x, struct MHD_Connection *conn, const char *hex)
 {
 	char path[4096];
 	uint64_t size = 0;
 	struct MHD_Response *r;
 	struct stat st;
-	int fd, rc, ret;
+	int fd, rc;
 
 	rc = dbg_lookup(x->dbg, hex, path, sizeof(path), &size);
 	if (rc < 0)
@@ -215,14 +244,12 @@ static int get_file(apid *x, struct MHD_Connection *conn, const char *hex)
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "Content-Type", "application/octet-stream");
-	ret = MHD_queue_response(conn, 200, r);
-	MHD_destroy_response(r);
-	return ret;
+	return http_queue(conn, 200, r);
 }
 
 static int put_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 {
-	char sha[65], *path = NULL, hex[DBG_HEX_LEN], msg[320];
+	char sha[65], *path = NULL, hex[DBG_HEX_LEN], msg[320], q[LOG_Q_MAX];
 	uint64_t size = 0;
 	int rc;
 
@@ -240,6 +267,7 @@ static int put_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 		return reply_error(conn, 500, "cannot write to the spool");
 	rc = dbg_add_file(x->dbg, path, 1, r->hex, "upload", hex, msg, sizeof(msg));
 	free(path);
+	sp_scrub_paths(msg, sizeof(msg), x->c->spool_dir);
 	switch (rc) {
 	case DBG_STORED:
 		arrived(x, hex);
@@ -249,10 +277,12 @@ static int put_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 		return reply(conn, 200, json_pack("{s:s,s:s}", "build_id", hex, "status",
 						  "exists"));
 	case DBG_ERR_IO:
-		log_warn("msg=\"debuginfo\" build_id=%s error=\"%s\"", r->hex, msg);
+		log_warn("msg=\"debuginfo\" build_id=%s error=\"%s\"", r->hex,
+			 log_q(q, sizeof(q), msg));
 		return reply_error(conn, 500, "%s", msg);
 	default:
-		log_info("msg=\"debuginfo refused\" build_id=%s error=\"%s\"", r->hex, msg);
+		log_info("msg=\"debuginfo refused\" build_id=%s error=\"%s\"", r->hex,
+			 log_q(q, sizeof(q), msg));
 		return reply_error(conn, 400, "%s", msg);
 	}
 }
@@ -276,10 +306,11 @@ static int archive_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 				   (unsigned long long)x->c->max_upload);
 	if (rc != SP_OK)
 		return reply_error(conn, 500, "cannot write to the spool");
-	rc = dbg_import_archive(x->dbg, path, x->c->max_debuginfo, arrived_cb, x, &stored,
-				&found, msg, sizeof(msg));
+	rc = dbg_import_archive(x->dbg, path, x->c->max_debuginfo, x->c->max_upload, arrived_cb, x,
+				&stored, &found, msg, sizeof(msg));
 	unlink(path);
 	free(path);
+	sp_scrub_paths(msg, sizeof(msg), x->c->spool_dir);
 	if (rc < 0)
 		return reply_error(conn, 400, "%s", msg);
 	log_info("msg=\"debuginfo archive\" bytes=%llu files=%u stored=%u",
@@ -290,44 +321,36 @@ static int archive_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 
 static int missing_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 {
-	json_error_t je;
-	json_t *in, *ids, *out, *v;
+	char why[HTTP_WHY_LEN];
+	json_t *ids, *out, *v;
 	size_t i;
 
 	if (r->too_large)
 		return reply_error(conn, 413, "the build-id list is larger than %u bytes",
 				   APID_MAX_LIST_BODY);
-	in = json_loadb(r->body ? r->body : "", r->len, 0, &je);
-	ids = json_object_get(in, "build_ids");
-	if (!json_is_array(ids)) {
-		json_decref(in);
-		return reply_error(conn, 400, "want {\"build_ids\": [\"hex\", ...]}");
-	}
-	if (json_array_size(ids) > APID_MAX_LIST) {
-		json_decref(in);
-		return reply_error(conn, 413, "more than %d build-ids", APID_MAX_LIST);
-	}
+	ids = http_json_build_ids(r->body, r->len, APID_MAX_LIST, why, sizeof(why));
+	if (!ids)
+		return reply_error(conn, 400, "%s", why);
 	out = json_array();
 	json_array_foreach(ids, i, v) {
 		char hex[DBG_HEX_LEN];
 		int has;
 
-		if (!json_is_string(v) || dbg_parse_build_id(json_string_value(v), hex, NULL,
-							     NULL) < 0) {
-			json_decref(in);
+		if (dbg_parse_build_id(json_string_value(v), hex, NULL, NULL) < 0) {
+			json_decref(ids);
 			json_decref(out);
 			return reply_error(conn, 400, "build_ids[%zu] is not a build-id", i);
 		}
 		has = dbg_has_symbols(x->dbg, hex);
 		if (has < 0) {
-			json_decref(in);
+			json_decref(ids);
 			json_decref(out);
 			return reply_error(conn, 500, "storage error");
 		}
 		if (!has)
 			json_array_append_new(out, json_string(hex));
 	}
-	json_decref(in);
+	json_decref(ids);
 	return reply(conn, 200, json_pack("{s:o}", "missing", out));
 }
 
@@ -360,16 +383,20 @@ static int begin(apid *x, struct MHD_Connection *conn, const char *url, const ch
 			r->up = sp_begin(x->c->spool_dir, SP_IDENTITY, x->c->max_upload);
 			if (!r->up)
 				return reply_error(conn, 500, "cannot write to the spool");
+			intake_rate_start(&r->rate);
 		}
 		return MHD_YES;
 	}
 	r->kind = APID_OTHER;
 	if (dbg_parse_build_id(key, r->hex, NULL, NULL) < 0)
-		return reply_error(conn, 400, "'%.64s' is not a build-id (2 to 40 hex digits)", key);
-	if (get)
-		return get_file(x, conn, r->hex);
+		return reply_error(conn, 400, "'%.64s' is not a build-id (%d to %d hex digits)", key,
+				   2 * DBG_MIN_BUILD_ID, 2 * DBG_MAX_BUILD_ID);
+	if (get || !strcmp(method, "DELETE")) {
+		r->kind = get ? APID_GET : APID_DELETE;	/* answered by the last call */
+		return MHD_YES;
+	}
 	if (strcmp(method, "PUT"))
-		return reply_error(conn, 405, "use HEAD, GET or PUT");
+		return reply_error(conn, 405, "use HEAD, GET, PUT or DELETE");
 	{
 		const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 							      "Content-Length");
@@ -380,6 +407,7 @@ static int begin(apid *x, struct MHD_Connection *conn, const char *url, const ch
 	r->up = sp_begin(x->c->spool_dir, SP_IDENTITY, x->c->max_debuginfo);
 	if (!r->up)
 		return reply_error(conn, 500, "cannot write to the spool");
+	intake_rate_start(&r->rate);
 	r->kind = APID_PUT;
 	return MHD_YES;
 }
@@ -398,6 +426,9 @@ int apid_request(apid *x, struct MHD_Connection *conn, const char *url, const ch
 	}
 	if (*data_size) {
 		if (r->kind == APID_PUT || r->kind == APID_ARCHIVE) {
+			/* a trickling client would hold a spool file forever */
+			if (intake_rate_add(&r->rate, *data_size, x->c->connection_timeout) < 0)
+				return MHD_NO;
 			if (!r->failed)
 				r->failed = sp_write(r->up, data, *data_size);
 		} else if (r->kind == APID_MISSING && !r->too_large) {
@@ -424,6 +455,10 @@ int apid_request(apid *x, struct MHD_Connection *conn, const char *url, const ch
 		return missing_end(x, conn, r);
 	case APID_RESYM:
 		return resymbolize(x, conn, url);
+	case APID_GET:
+		return get_file(x, conn, r->hex);
+	case APID_DELETE:
+		return delete_file(x, conn, r->hex);
 	default:
 		/* answered on the first call; nothing more to say */
 		return MHD_YES;

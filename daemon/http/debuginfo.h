@@ -1,7 +1,7 @@
 /*
  * debuginfo.h - the HTTP handlers of symbols by build-id:
  *
- *   HEAD, GET, PUT /api/v1/debuginfo/{build_id}
+ *   HEAD, GET, PUT, DELETE /api/v1/debuginfo/{build_id}  (DELETE: admin)
  *   POST /api/v1/debuginfo/missing       {"build_ids": [...]} -> {"missing": [...]}
  *   POST /api/v1/debuginfo/archive       a `perf archive` bundle (.tar.bz2)
  *   POST /api/v1/profiles/{id}/resymbolize
@@ -35,6 +35,9 @@ int apid_handles(const char *url, const char *method);
  * or MHD_NO (as an int, whatever this MHD's return type). */
 int apid_request(apid *x, struct MHD_Connection *conn, const char *url, const char *method,
 		 const char *data, size_t *data_size, void **state);
+/* 1 when the first call answered already (a refusal): the last call has
+ * nothing to do. */
+int apid_answered(void *state);
 /* The request ended (answered or cut): frees *state. */
 void apid_completed(void **state);
 

@@ -39,7 +39,6 @@ static MHD_Result_t reply_download(api *a, struct MHD_Connection *conn, void *bo
 				   const char *type, const char *disposition)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
-	MHD_Result_t rc;
 
 	if (!r) {
 		free(body);
@@ -48,9 +47,7 @@ static MHD_Result_t reply_download(api *a, struct MHD_Connection *conn, void *bo
 	MHD_add_response_header(r, "Content-Type", type);
 	MHD_add_response_header(r, "Content-Disposition", disposition);
 	http_count_status(a, 200);
-	rc = MHD_queue_response(conn, 200, r);
-	MHD_destroy_response(r);
-	return rc;
+	return http_queue(conn, 200, r);
 }
 
 static MHD_Result_t not_ready(api *a, struct MHD_Connection *conn, int64_t id, int rc)

@@ -71,6 +71,21 @@ MHD_Result_t http_get_metrics(api *a, struct MHD_Connection *conn)
 	    "perfhub_query_answers_total{source=\"computed\"} %llu\n",
 	    (unsigned long long)atomic_load(&a->answers_kept),
 	    (unsigned long long)atomic_load(&a->answers_computed));
+	{
+		uint64_t busy;
+		unsigned heavy;
+
+		hpool_stats(a->pool, &busy, &heavy);
+		OUT("# HELP perfhub_http_heavy_queries Heavy queries running or waiting.\n"
+		    "# TYPE perfhub_http_heavy_queries gauge\nperfhub_http_heavy_queries %u\n", heavy);
+		OUT("# HELP perfhub_http_busy_total Heavy queries answered 503 (--max-queries).\n"
+		    "# TYPE perfhub_http_busy_total counter\nperfhub_http_busy_total %llu\n",
+		    (unsigned long long)busy);
+		OUT("# HELP perfhub_http_header_timeouts_total Connections closed for taking longer"
+		    " than --header-timeout over a request's headers.\n"
+		    "# TYPE perfhub_http_header_timeouts_total counter\n"
+		    "perfhub_http_header_timeouts_total %llu\n", (unsigned long long)hd_cut(a->hd));
+	}
 	OUT("# HELP perfhub_http_responses_total HTTP responses by status class.\n"
 	    "# TYPE perfhub_http_responses_total counter\n");
 	for (i = 0; i < 5; i++)

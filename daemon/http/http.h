@@ -28,18 +28,28 @@
 #include <jansson.h>
 #include <microhttpd.h>
 
+#include "http/access.h"
 #include "http/api.h"
+#include "http/deadline.h"
 #include "http/debuginfo.h"
+#include "http/hpool.h"
+#include "http/params.h"
 #include "http/qcache.h"
 #include "http/tokens.h"
 #include "intake/upload.h"
 #include "symbols/code.h"
 
-#define API_MAX_TAGS 32
 #define API_MAX_LIST 1000
 #define API_PREFIX "/api/v1/profiles"
 #define API_QCACHE_BYTES ((size_t)256 << 20)	/* query answers kept */
 #define API_KEY_LEN 1024
+/* libmicrohttpd's event-loop threads: they only move bytes, handlers that
+ * may block run in the hpool */
+#define API_IO_THREADS 4
+/* descriptors beyond the connections: spool files, the database, logs */
+#define API_SPARE_FDS 128
+/* nodes a /diff keeps of each side (the largest): what bounds its memory */
+#define API_DIFF_MAX_NODES 100000
 /* longest wait for an answer another request is computing */
 #define API_CLAIM_WAIT_S 120
 /* A streamed upload (chunked, no Content-Length: perfhub record, perfhub
@@ -71,9 +81,13 @@ struct api {
 	atomic_ullong answers_kept, answers_computed;	/* served from qc, computed */
 	atomic_uint streams;	/* streamed uploads under way */
 	code_finder *code;	/* /annotate's binaries and sources */
+	acc_policy acc;		/* Origin and Host checks */
+	hpool *pool;		/* handler threads */
+	hd_watch *hd;		/* the request headers' deadline */
 };
 
 enum req_kind { REQ_PLAIN, REQ_UPLOAD, REQ_DEBUGINFO, REQ_BODY };
+enum req_phase { PHASE_READING, PHASE_RUNNING, PHASE_ANSWERED, PHASE_DONE };
 
 /* The largest request body kept whole (a PATCH's JSON) */
 #define API_MAX_BODY (64u * 1024)
@@ -81,14 +95,31 @@ enum req_kind { REQ_PLAIN, REQ_UPLOAD, REQ_DEBUGINFO, REQ_BODY };
 /* Per-request state, kept in MHD's con_cls. */
 typedef struct req {
 	int kind;
+	int phase;		/* enum req_phase */
+	const char *url, *method;	/* MHD's, valid for the request */
 	intake_upload *up;	/* REQ_UPLOAD */
 	int stream;		/* a streamed upload, counted in api.streams */
-	int refused;		/* a body to read and drop, then answer */
 	void *dbg;		/* debuginfo.c's state */
 	char *body;		/* REQ_BODY: the body so far, NUL-terminated */
 	size_t body_len;
 	int body_too_large;
+	/* run in a handler thread (server.c): the answer waits here until
+	 * the connection is resumed */
+	api *a;
+	struct MHD_Connection *conn;
+	hpool_job job;
+	struct MHD_Response *resp;
+	unsigned status;
+	int close;		/* the handler said MHD_NO: close the connection */
 } req;
+
+/* Queues r with the status (or, in a handler thread, keeps it for when the
+ * connection resumes) with the security headers every answer carries.
+ * Takes r (NULL: out of memory, MHD_NO). */
+MHD_Result_t http_queue(struct MHD_Connection *conn, unsigned status, struct MHD_Response *r);
+/* Content-Security-Policy (the page has no inline script or style),
+ * nosniff, no framing, no referrer. */
+void http_security_headers(struct MHD_Response *r);
 
 /* ---- routes (routes.c) ------------------------------------------------------- */
 
@@ -99,6 +130,11 @@ enum http_route_kind {
 	ROUTE_DEBUGINFO,	/* debuginfo.c reads the request itself */
 };
 
+/* Where a route's last step runs (server.c, api.h): in a handler thread,
+ * light or heavy (time and memory grow with a profile: at most
+ * --max-queries at once), or at once in the event loop (never blocks). */
+enum http_route_run { RUN_LIGHT = 0, RUN_HEAVY, RUN_INLINE };
+
 typedef struct http_route {
 	const char *method;	/* a GET route answers HEAD too */
 	const char *path;	/* '/'-separated: literal, {id} (a profile id), {build_id} */
@@ -107,6 +143,7 @@ typedef struct http_route {
 	MHD_Result_t (*fn_id)(api *a, struct MHD_Connection *conn, int64_t id);
 	MHD_Result_t (*fn_body)(api *a, struct MHD_Connection *conn, int64_t id,
 				const char *body, size_t len);
+	int run;		/* enum http_route_run */
 } http_route;
 
 /* Every route the server answers (the static page's files aside). */
@@ -137,36 +174,15 @@ MHD_Result_t http_reply_json(api *a, struct MHD_Connection *conn, unsigned statu
 MHD_Result_t http_reply_json_keep(api *a, struct MHD_Connection *conn, json_t *j,
 				  const char *key);
 MHD_Result_t http_reply_empty(api *a, struct MHD_Connection *conn, unsigned status);
+/* 503 with Retry-After: --max-queries heavy queries are running. */
+MHD_Result_t http_reply_busy(api *a, struct MHD_Connection *conn);
 /* A 200 answer streamed from an open regular file of `size` bytes, with
  * a Content-Disposition unless NULL (static.c). Takes fd. */
 MHD_Result_t http_reply_fd(api *a, struct MHD_Connection *conn, int fd, uint64_t size,
 			   const char *type, const char *disposition);
 
-/* ---- query parameters (respond.c) --------------------------------------------- */
+/* ---- query parameters (params.h; a 400 queued by respond.c) ------------------- */
 
-const char *http_arg(struct MHD_Connection *conn, const char *name);
-/* Parses an integer parameter; 0 ok (absent leaves *out), -1 bad. */
-int http_arg_i64(struct MHD_Connection *conn, const char *name, int64_t min, int64_t max,
-		 int64_t *out);
-
-/* tag=KEY=VALUE parameters, at most API_MAX_TAGS. */
-typedef struct http_tags {
-	size_t n;
-	const char *keys[API_MAX_TAGS], *values[API_MAX_TAGS];
-	char *owned[API_MAX_TAGS];
-	int bad;
-} http_tags;
-/* Fills *t (zeroed by the caller) from the request; t->bad on a bad one. */
-void http_tags_get(struct MHD_Connection *conn, http_tags *t);
-void http_tags_free(http_tags *t);
-
-/* The filters every folded-stack query takes. weight is samples, period,
- * offcpu (f.measure PE_MEASURE_OFFCPU: nanoseconds switched out) or wall
- * (PE_MEASURE_WALL: on-CPU plus off-CPU nanoseconds). */
-typedef struct http_fold_args {
-	st_fold_filter f;
-	int by_samples;		/* weight=samples */
-} http_fold_args;
 /* The weight's name ("samples", "period", "offcpu", "wall"). */
 const char *http_weight_name(const http_fold_args *fa);
 /* With weight offcpu or wall: 0 when the profile has what it needs, else

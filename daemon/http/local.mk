@@ -2,7 +2,11 @@
 daemon_libperfhubd_a_SOURCES += \
 	daemon/http/api.h daemon/http/http.h \
 	daemon/http/server.c \
+	daemon/http/access.c daemon/http/access.h \
+	daemon/http/hpool.c daemon/http/hpool.h \
+	daemon/http/deadline.c daemon/http/deadline.h \
 	daemon/http/respond.c \
+	daemon/http/params.c daemon/http/params.h \
 	daemon/http/formats.c daemon/http/routes.c daemon/http/openapi.c \
 	daemon/http/profiles.c \
 	daemon/http/queries.c daemon/http/views.c \

@@ -2,18 +2,21 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "http/http.h"
+#include "intake/labels.h"
 #include "intake/spool.h"
 #include "log.h"
 
 /* ---- uploads: the body goes to intake/ ------------------------------------------ */
 
 /* The answer to an upload the spool refused (enum sp_result rc). */
-static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, int encoding, int rc)
+static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, int encoding, int is_tar,
+				  int rc)
 {
 	const char *enc = encoding == SP_GZIP ? "gzip" : "zstd";
 
@@ -22,6 +25,14 @@ static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, int encod
 	case SP_ERR_TOO_LARGE:
 		return http_reply_error(a, conn, 413, "upload exceeds the limit of %llu bytes",
 					(unsigned long long)a->c->max_upload);
+	case SP_ERR_RATIO:
+		return http_reply_error(a, conn, 413, "the %s body decodes to more than %d times its"
+					" size: refused as a decompression bomb", enc, SP_MAX_RATIO);
+	case SP_ERR_MAGIC:
+		return http_reply_error(a, conn, 400, is_tar ?
+					"not a tar of a perf.data directory (no ustar header)" :
+					"not a perf.data file (it does not start with PERFILE2 or"
+					" PERFFILE)");
 	case SP_ERR_ENCODING:
 		return http_reply_error(a, conn, 400, "the %s stream is corrupt or truncated", enc);
 	case SP_ERR_FULL:
@@ -37,15 +48,16 @@ static int stream_begin(api *a, struct MHD_Connection *conn, req *r);
 
 MHD_Result_t http_upload_begin(api *a, struct MHD_Connection *conn, req *r)
 {
+	char why[HTTP_WHY_LEN];
 	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
 	const char *enc = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Encoding");
 	const char *type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
-	int encoding = SP_IDENTITY;
+	int encoding = SP_IDENTITY, is_tar = type && !strncasecmp(type, "application/x-tar", 17);
 
 	/* refuse before reading a byte of the body */
 	if (len && !enc && strtoull(len, NULL, 10) > a->c->max_upload) {
 		atomic_fetch_add(&a->rejected, 1);
-		return http_reply_error(a, conn, 413, "upload of %s bytes exceeds the limit of %llu",
+		return http_reply_error(a, conn, 413, "upload of %.32s bytes exceeds the limit of %llu",
 					len, (unsigned long long)a->c->max_upload);
 	}
 	if (enc && !strcasecmp(enc, "zstd"))
@@ -54,15 +66,18 @@ MHD_Result_t http_upload_begin(api *a, struct MHD_Connection *conn, req *r)
 		encoding = SP_GZIP;
 	else if (enc && strcasecmp(enc, "identity"))
 		return http_reply_error(a, conn, 415,
-					"unsupported Content-Encoding '%s' (use zstd or gzip)", enc);
+					"unsupported Content-Encoding '%.64s' (use zstd or gzip)", enc);
+	if (http_labels_check(conn, why, sizeof(why)) < 0) {
+		atomic_fetch_add(&a->rejected, 1);
+		return http_reply_error(a, conn, 400, "%s", why);
+	}
 	if (!len && stream_begin(a, conn, r) < 0)
 		return http_reply_error(a, conn, 503, "%d streamed uploads are under way, the most "
 					"taken at once; retry later", API_MAX_STREAMS);
-	r->up = intake_upload_begin(a->c->spool_dir, encoding, a->c->max_upload,
-				    type && !strncasecmp(type, "application/x-tar", 17));
+	r->up = intake_upload_begin(a->c->spool_dir, encoding, a->c->max_upload, is_tar);
 	if (!r->up)
-		return upload_failed(a, conn, encoding, errno == ENOSPC || errno == EDQUOT ?
-				     SP_ERR_FULL : SP_ERR_IO);
+		return upload_failed(a, conn, encoding, is_tar, errno == ENOSPC ||
+				     errno == EDQUOT ? SP_ERR_FULL : SP_ERR_IO);
 	r->kind = REQ_UPLOAD;
 	return MHD_YES;
 }
@@ -142,7 +157,7 @@ MHD_Result_t http_upload_end(api *a, struct MHD_Connection *conn, req *r)
 	rc = intake_upload_finish(r->up, sha, &size, &path, &kind);
 	r->up = NULL;
 	if (rc != SP_OK)
-		return upload_failed(a, conn, encoding, rc);
+		return upload_failed(a, conn, encoding, !strcmp(kind, "tar"), rc);
 	http_tags_get(conn, &tags);
 	if (tags.bad) {
 		http_tags_free(&tags);
@@ -151,7 +166,8 @@ MHD_Result_t http_upload_end(api *a, struct MHD_Connection *conn, req *r)
 					API_MAX_TAGS);
 	}
 	rc = intake_queue(a->st, a->j, a->c->queue_size, sha, path, kind, size,
-			  http_arg(conn, "name"), tags.n, tags.keys, tags.values, &id, &existed);
+			  http_arg(conn, "name"), tags.n, tags.keys, tags.values,
+			  a->c->local_uploads, &id, &existed);
 	http_tags_free(&tags);
 	if (rc == -2) {
 		/* the spooled bytes belong to no profile */
@@ -238,89 +254,25 @@ MHD_Result_t http_profile_delete(api *a, struct MHD_Connection *conn, int64_t id
 
 /* ---- PATCH: a profile's name and tags ---------------------------------------------- */
 
-#define API_MAX_NAME 256	/* bytes of a profile's name */
-#define API_MAX_TAG_KEY 128
-#define API_MAX_TAG_VALUE 256
-
-/* A label text is UTF-8 (jansson checked) without control characters. */
-static int label_ok(const char *s, size_t max)
-{
-	size_t n = strlen(s), i;
-
-	if (n > max)
-		return 0;
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return 0;
-	return 1;
-}
-
-/* {"name": "..." | null, "tags": {"key": "value" | null, ...}}: the name
- * set or removed, each tag key set (its earlier value replaced) or
- * removed; anything else is refused before a thing changes. */
+/* PATCH: the name and tags http_json_patch read, all or nothing. */
 MHD_Result_t http_profile_patch(api *a, struct MHD_Connection *conn, int64_t id,
 				const char *body, size_t len)
 {
-	const char *keys[API_MAX_TAGS], *values[API_MAX_TAGS], *k;
+	char why[HTTP_WHY_LEN];
+	http_patch in;
 	st_profile_patch patch = { 0 };
-	json_error_t jerr;
-	json_t *in = json_loadb(body, len, 0, &jerr), *v, *tags;
 	int notfound = 0, rc;
-	MHD_Result_t ret;
 	json_t *out;
 
-	if (!in || !json_is_object(in)) {
-		json_decref(in);
-		return http_reply_error(a, conn, 400, "the body must be a JSON object "
-					"{\"name\": ..., \"tags\": {...}}%s%s", in ? "" : ": ",
-					in ? "" : jerr.text);
-	}
-	json_object_foreach(in, k, v)
-		if (strcmp(k, "name") && strcmp(k, "tags")) {
-			/* k belongs to in: answered before in goes */
-			ret = http_reply_error(a, conn, 400, "unknown field '%.64s' (name, tags)", k);
-			json_decref(in);
-			return ret;
-		}
-	if ((v = json_object_get(in, "name"))) {
-		if (!json_is_null(v) && (!json_is_string(v) ||
-					 !label_ok(json_string_value(v), API_MAX_NAME))) {
-			json_decref(in);
-			return http_reply_error(a, conn, 400, "'name' must be a string of at most %d "
-						"bytes without control characters, or null",
-						API_MAX_NAME);
-		}
-		patch.set_name = 1;
-		patch.name = json_string_value(v);
-	}
-	tags = json_object_get(in, "tags");
-	if (tags && (!json_is_object(tags) || json_object_size(tags) > API_MAX_TAGS)) {
-		json_decref(in);
-		return http_reply_error(a, conn, 400, "'tags' must be an object of at most %d "
-					"keys", API_MAX_TAGS);
-	}
-	json_object_foreach(tags, k, v) {
-		if (!*k || strchr(k, '=') || !label_ok(k, API_MAX_TAG_KEY) ||
-		    (!json_is_null(v) && (!json_is_string(v) ||
-					  !label_ok(json_string_value(v), API_MAX_TAG_VALUE)))) {
-			ret = http_reply_error(a, conn, 400, "bad tag '%.64s': a key of 1 to %d "
-					       "bytes without '=' and a string value of at most %d "
-					       "bytes (null removes it)", k, API_MAX_TAG_KEY,
-					       API_MAX_TAG_VALUE);
-			json_decref(in);
-			return ret;
-		}
-		keys[patch.nr_tags] = k;
-		values[patch.nr_tags++] = json_string_value(v);
-	}
-	if (!patch.set_name && !patch.nr_tags) {
-		json_decref(in);
-		return http_reply_error(a, conn, 400, "nothing to change: give 'name' or 'tags'");
-	}
-	patch.tag_keys = keys;
-	patch.tag_values = values;
+	if (http_json_patch(body, len, &in, why, sizeof(why)) < 0)
+		return http_reply_error(a, conn, 400, "%s", why);
+	patch.set_name = in.set_name;
+	patch.name = in.name;
+	patch.nr_tags = in.nr_tags;
+	patch.tag_keys = in.keys;
+	patch.tag_values = in.values;
 	rc = st_profile_update(a->st, id, &patch);
-	json_decref(in);
+	json_decref(in.doc);
 	if (rc == 1)
 		return http_reply_error(a, conn, 404, "no profile %lld", (long long)id);
 	if (rc < 0)

@@ -18,44 +18,6 @@ void http_count_status(api *a, unsigned status)
 	atomic_fetch_add(&a->by_status[b < 4 ? b : 4], 1);
 }
 
-/* Whether Accept-Encoding takes the coding `name` ("gzip" also as
- * "x-gzip"; "*" takes any), without q=0. */
-static int accepts(struct MHD_Connection *conn, const char *name)
-{
-	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept-Encoding");
-	size_t nl = strlen(name);
-	char el[128];
-
-	while (h && *h) {
-		size_t n = strcspn(h, ","), t;
-		char *semi, *q;
-
-		if (n < sizeof(el)) {
-			memcpy(el, h, n);
-			el[n] = 0;
-			semi = strchr(el, ';');
-			if (semi)
-				*semi = 0;
-			q = el + strspn(el, " \t");
-			t = strcspn(q, " \t");
-			if ((t == nl && !strncasecmp(q, name, nl)) ||
-			    (t == nl + 2 && !strcmp(name, "gzip") && !strncasecmp(q, "x-gzip", 6)) ||
-			    (t == 1 && *q == '*')) {
-				/* a weight of 0 means "not this one" */
-				for (q = semi ? semi + 1 : NULL; q; q = strchr(q, ';')) {
-					q += strspn(q, " \t;");
-					if ((*q == 'q' || *q == 'Q') && q[1] == '=')
-						return strtod(q + 2, NULL) > 0;
-				}
-				return 1;
-			}
-		}
-		h += n;
-		h += *h == ',';
-	}
-	return 0;
-}
-
 static void answer_released(void *cls)
 {
 	qc_answer_release(cls);
@@ -72,13 +34,11 @@ MHD_Result_t http_reply_answer(api *a, struct MHD_Connection *conn, unsigned sta
 	const char *body = NULL;
 	size_t len = 0, plain_len;
 	const char *coding = NULL;
-	MHD_Result_t rc;
-
 	qc_answer_body(ans, &plain_len);
 	/* zstd where the client takes it (a fraction of gzip's time to make) */
-	if (plain_len >= QC_GZIP_MIN && accepts(conn, "zstd") && (body = qc_answer_zstd(ans, &len)))
+	if (plain_len >= QC_GZIP_MIN && http_accepts(conn, "zstd") && (body = qc_answer_zstd(ans, &len)))
 		coding = "zstd";
-	else if (plain_len >= QC_GZIP_MIN && accepts(conn, "gzip") &&
+	else if (plain_len >= QC_GZIP_MIN && http_accepts(conn, "gzip") &&
 		 (body = qc_answer_gzip(ans, &len)))
 		coding = "gzip";
 	else
@@ -103,9 +63,7 @@ MHD_Result_t http_reply_answer(api *a, struct MHD_Connection *conn, unsigned sta
 	if (coding)
 		MHD_add_response_header(r, "Content-Encoding", coding);
 	http_count_status(a, status);
-	rc = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
-	return rc;
+	return http_queue(conn, status, r);
 }
 
 /* Takes body (malloc'ed). Large bodies go out compressed to clients that
@@ -114,7 +72,6 @@ MHD_Result_t http_reply(api *a, struct MHD_Connection *conn, unsigned status, ch
 			  size_t len, const char *type)
 {
 	struct MHD_Response *r;
-	MHD_Result_t rc;
 
 	if (len >= QC_GZIP_MIN) {
 		qc_answer *ans = qc_answer_new(body, len);
@@ -128,9 +85,18 @@ MHD_Result_t http_reply(api *a, struct MHD_Connection *conn, unsigned status, ch
 	if (type)
 		MHD_add_response_header(r, "Content-Type", type);
 	http_count_status(a, status);
-	rc = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
-	return rc;
+	return http_queue(conn, status, r);
+}
+
+void http_security_headers(struct MHD_Response *r)
+{
+	MHD_add_response_header(r, "Content-Security-Policy",
+				"default-src 'none'; script-src 'self'; style-src 'self'; "
+				"img-src 'self' data:; connect-src 'self'; form-action 'self'; "
+				"base-uri 'none'; frame-ancestors 'none'");
+	MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+	MHD_add_response_header(r, "X-Frame-Options", "DENY");
+	MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
 }
 
 
@@ -183,73 +149,32 @@ MHD_Result_t http_reply_error(api *a, struct MHD_Connection *conn, unsigned stat
 	return http_reply_json(a, conn, status, json_pack("{s:s}", "error", msg));
 }
 
+/* Seconds a client refused for load should wait before it asks again. */
+#define API_RETRY_AFTER "2"
+
+MHD_Result_t http_reply_busy(api *a, struct MHD_Connection *conn)
+{
+	char *s = NULL;
+	struct MHD_Response *r;
+	int n = asprintf(&s, "{\"error\":\"%u heavy queries are running (--max-queries); retry "
+			 "in " API_RETRY_AFTER " s\"}", a->c->max_queries);
+
+	if (n < 0)
+		return MHD_NO;
+	r = MHD_create_response_from_buffer((size_t)n, s, MHD_RESPMEM_MUST_FREE);
+	if (!r) {
+		free(s);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", "application/json");
+	MHD_add_response_header(r, "Retry-After", API_RETRY_AFTER);
+	http_count_status(a, 503);
+	return http_queue(conn, 503, r);
+}
+
 MHD_Result_t http_reply_empty(api *a, struct MHD_Connection *conn, unsigned status)
 {
 	return http_reply(a, conn, status, NULL, 0, NULL);
-}
-
-/* ---- query parameters ------------------------------------------------------ */
-
-const char *http_arg(struct MHD_Connection *conn, const char *name)
-{
-	return MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND, name);
-}
-
-/* Parses an integer parameter; 0 ok (absent leaves *out), -1 bad. */
-int http_arg_i64(struct MHD_Connection *conn, const char *name, int64_t min, int64_t max,
-		   int64_t *out)
-{
-	const char *v = http_arg(conn, name);
-	char *end;
-	long long x;
-
-	if (!v)
-		return 0;
-	errno = 0;
-	x = strtoll(v, &end, 10);
-	if (errno || end == v || *end || x < min || x > max)
-		return -1;
-	*out = x;
-	return 0;
-}
-
-static MHD_Result_t collect_tag(void *cls, enum MHD_ValueKind kind, const char *key,
-				const char *value)
-{
-	http_tags *t = cls;
-	char *copy, *eq;
-
-	(void)kind;
-	if (strcmp(key, "tag"))
-		return MHD_YES;
-	if (!value || !(eq = strchr(value, '=')) || eq == value || t->n >= API_MAX_TAGS) {
-		t->bad = 1;
-		return MHD_YES;
-	}
-	copy = strdup(value);
-	if (!copy) {
-		t->bad = 1;
-		return MHD_YES;
-	}
-	copy[eq - value] = 0;
-	t->owned[t->n] = copy;
-	t->keys[t->n] = copy;
-	t->values[t->n] = copy + (eq - value) + 1;
-	t->n++;
-	return MHD_YES;
-}
-
-void http_tags_get(struct MHD_Connection *conn, http_tags *t)
-{
-	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, collect_tag, t);
-}
-
-void http_tags_free(http_tags *t)
-{
-	size_t i;
-
-	for (i = 0; i < t->n; i++)
-		free(t->owned[i]);
 }
 
 /* ---- the filters of folded-stack queries ------------------------------------ */
@@ -279,37 +204,15 @@ int http_measure_check(api *a, struct MHD_Connection *conn, int64_t id,
 	return -1;
 }
 
-#define FOLD_BAD(...) do { *ret = http_reply_error(a, conn, 400, __VA_ARGS__); return -1; } while (0)
 int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa,
-			   const char *default_weight, MHD_Result_t *ret)
+			 const char *default_weight, MHD_Result_t *ret)
 {
-	const char *w = http_arg(conn, "weight");
-	int64_t v;
+	char why[HTTP_WHY_LEN];
 
-	memset(fa, 0, sizeof(*fa));
-	fa->f.pid = fa->f.tid = -1;
-	fa->f.event = http_arg(conn, "event");
-	fa->f.comm = http_arg(conn, "comm");
-	if (http_arg_i64(conn, "pid", 0, UINT32_MAX, &fa->f.pid) < 0)
-		FOLD_BAD("bad parameter 'pid'");
-	if (http_arg_i64(conn, "tid", 0, UINT32_MAX, &fa->f.tid) < 0)
-		FOLD_BAD("bad parameter 'tid'");
-	v = 0;
-	if (http_arg_i64(conn, "from_ns", 0, INT64_MAX, &v) < 0)
-		FOLD_BAD("bad parameter 'from_ns'");
-	fa->f.from_ns = (uint64_t)v;
-	v = 0;
-	if (http_arg_i64(conn, "to_ns", 0, INT64_MAX, &v) < 0)
-		FOLD_BAD("bad parameter 'to_ns'");
-	fa->f.to_ns = (uint64_t)v;
-	if (!w)
-		w = default_weight;
-	if (pe_weight_parse(w, &fa->by_samples, &fa->f.measure) < 0)
-		FOLD_BAD("bad parameter 'weight' (samples, period, offcpu or wall)");
-	fa->f.with_pid = http_arg(conn, "with_pid") != NULL;
-	fa->f.with_tid = http_arg(conn, "with_tid") != NULL;
-	fa->f.kernel = http_arg(conn, "kernel") != NULL;
-	return 0;
+	if (http_fold_args_read(conn, fa, default_weight, why, sizeof(why)) == 0)
+		return 0;
+	*ret = http_reply_error(a, conn, 400, "%s", why);
+	return -1;
 }
 
 int http_tree_args_parse(api *a, struct MHD_Connection *conn, int64_t id, http_fold_args *fa,

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -42,27 +43,133 @@ static MHD_Result_t route(api *a, struct MHD_Connection *conn, const char *url,
 	return http_reply_error(a, conn, 405, "method not allowed");
 }
 
-/* 0 when allowed; else the status to answer (401, 403). */
-static unsigned check_access(api *a, struct MHD_Connection *conn, int write)
+/* ---- access ------------------------------------------------------------------- */
+
+/* 0 when allowed; else the status to answer (401, 403) and why. */
+static unsigned check_access(api *a, struct MHD_Connection *conn, const char *url,
+			     const char *method, const char **why)
 {
 	const char *h = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Authorization");
+	const char *host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+	const char *origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
 	const char *token = NULL;
 	unsigned status = 0;
-	int role;
+	int role, need;
 
+	if (!acc_host_allowed(&a->acc, host)) {
+		*why = "this Host is not served here (see --allowed-host)";
+		return 403;
+	}
+	if (!acc_origin_allowed(&a->acc, origin, host)) {
+		*why = "requests from another site's pages are refused (see --allowed-origin)";
+		return 403;
+	}
 	pthread_rwlock_rdlock(&a->tok_lock);
 	if (!a->tok)
+		goto out;
+	need = acc_need(method, url, tok_reads_need_token(a->tok), tok_protects_metrics(a->tok));
+	if (need == ACC_OPEN)
 		goto out;
 	if (h && !strncasecmp(h, "Bearer ", 7))
 		token = h + 7;
 	role = tok_role(a->tok, token);
-	if (write)
-		status = role == TOK_NONE ? 401 : role < TOK_WRITE ? 403 : 0;
-	else if (tok_reads_need_token(a->tok))
-		status = role == TOK_NONE ? 401 : 0;
+	if (role == TOK_NONE) {
+		status = 401;
+		*why = "a valid token is needed (Authorization: Bearer)";
+	} else if (role < need) {
+		status = 403;
+		*why = need == ACC_ADMIN ? "this needs a token with the admin role" :
+					  "this token may only read";
+	}
 out:
 	pthread_rwlock_unlock(&a->tok_lock);
 	return status;
+}
+
+/* ---- requests: answered in the event loop or by a handler thread ------------------ */
+
+/* Where a request's last step runs: at once (cheap, never blocks: the
+ * page's files, /healthz, 404 and 405), or in a handler thread, heavy or
+ * light as its route says (http_route.run). */
+static int run_class(const char *url, const char *method, int kind)
+{
+	char allowed[64];
+	int64_t id;
+	const http_route *rt;
+
+	if (kind == REQ_UPLOAD || kind == REQ_BODY)
+		return RUN_LIGHT;
+	rt = http_route_find(method, url, &id, allowed, sizeof(allowed));
+	if (!rt)
+		return RUN_INLINE;
+	return rt->run;
+}
+
+/* A response made in a handler thread waits in the request until the
+ * connection is resumed (see http_queue). */
+static _Thread_local req *deferred;
+
+MHD_Result_t http_queue(struct MHD_Connection *conn, unsigned status, struct MHD_Response *r)
+{
+	MHD_Result_t rc;
+
+	if (!r)
+		return MHD_NO;
+	http_security_headers(r);
+	if (deferred) {
+		if (deferred->resp)
+			MHD_destroy_response(deferred->resp);
+		deferred->resp = r;
+		deferred->status = status;
+		return MHD_YES;
+	}
+	rc = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+/* The request's last step, wherever it runs. */
+static MHD_Result_t finish(api *a, struct MHD_Connection *conn, req *r)
+{
+	if (r->kind == REQ_DEBUGINFO) {
+		size_t zero = 0;
+		return (MHD_Result_t)apid_request(a->dbg, conn, r->url, r->method, NULL, &zero,
+						  &r->dbg);
+	}
+	if (r->kind == REQ_UPLOAD)
+		return http_upload_end(a, conn, r);
+	if (r->body_too_large)
+		return http_reply_error(a, conn, 413, "the request body exceeds %u bytes",
+					API_MAX_BODY);
+	return route(a, conn, r->url, r->method, r->body ? r->body : "", r->body_len);
+}
+
+static void run_deferred(hpool_job *job)
+{
+	req *r = (req *)((char *)job - offsetof(req, job));
+
+	deferred = r;
+	if (finish(r->a, r->conn, r) != MHD_YES)
+		r->close = 1;
+	deferred = NULL;
+	r->phase = PHASE_ANSWERED;
+	MHD_resume_connection(r->conn);
+}
+
+/* The last step in a handler thread, the connection suspended meanwhile;
+ * a heavy query beyond --max-queries answers 503 at once. */
+static MHD_Result_t defer(api *a, struct MHD_Connection *conn, req *r, int heavy)
+{
+	if (hpool_reserve(a->pool, heavy) < 0)
+		return http_reply_busy(a, conn);
+	r->a = a;
+	r->conn = conn;
+	r->job.run = run_deferred;
+	r->job.heavy = heavy;
+	r->phase = PHASE_RUNNING;
+	MHD_suspend_connection(conn);
+	hpool_submit(a->pool, &r->job);
+	return MHD_YES;
 }
 
 static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const char *url,
@@ -71,21 +178,27 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const cha
 {
 	api *a = cls;
 	req *r = *con_cls;
+	int cls_run;
 
 	(void)version;
 	if (!r) {
+		const char *why = NULL;
+		unsigned deny;
+
+		hd_headers_done(a->hd, conn);
 		r = calloc(1, sizeof(*r));
 		if (!r)
 			return MHD_NO;
 		*con_cls = r;
-		{
-			int write = strcmp(method, "GET") && strcmp(method, "HEAD");
-			unsigned deny = check_access(a, conn, write);
-			if (deny)
-				return http_reply_error(a, conn, deny, deny == 401 ?
-						   "a valid token is needed (Authorization: Bearer)" :
-						   "this token may only read");
-		}
+		r->url = url;
+		r->method = method;
+		/* an empty path cannot come from MHD, but nothing below may
+		 * read before url[0] */
+		if (!*url)
+			return http_reply_error(a, conn, 400, "empty path");
+		deny = check_access(a, conn, url, method, &why);
+		if (deny)
+			return http_reply_error(a, conn, deny, "%s", why);
 		if (!strcmp(method, "POST") &&
 		    (!strcmp(url, API_PREFIX) || !strcmp(url, API_PREFIX "/")))
 			return http_upload_begin(a, conn, r);
@@ -94,25 +207,35 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const cha
 			return (MHD_Result_t)apid_request(a->dbg, conn, url, method, data,
 							  data_size, &r->dbg);
 		}
-		/* a PATCH's body is kept (up to API_MAX_BODY); a POST or PUT
-		 * elsewhere: its body is read and dropped, then answered */
-		if (!strcmp(method, "PATCH")) {
+		/* a PATCH's body is kept (up to API_MAX_BODY), one elsewhere
+		 * read and dropped; answered by the last call, once the request
+		 * is in: a connection suspended earlier would be read again when
+		 * it resumes, and a client that closed its sending side would
+		 * lose its answer */
+		if (!strcmp(method, "PATCH"))
 			r->kind = REQ_BODY;
-			return MHD_YES;
-		}
-		if (strcmp(method, "POST") && strcmp(method, "PUT"))
-			return route(a, conn, url, method, NULL, 0);
 		return MHD_YES;
 	}
-	if (r->kind == REQ_DEBUGINFO)
-		return (MHD_Result_t)apid_request(a->dbg, conn, url, method, data, data_size,
-						  &r->dbg);
-	if (r->kind == REQ_UPLOAD) {
-		if (*data_size)
-			return http_upload_data(a, conn, r, data, data_size);
-		return http_upload_end(a, conn, r);
+	if (r->phase == PHASE_ANSWERED) {
+		/* resumed: the handler thread's answer goes out */
+		MHD_Result_t rc = MHD_NO;
+
+		if (r->resp && !r->close)
+			rc = MHD_queue_response(conn, r->status, r->resp);
+		if (r->resp)
+			MHD_destroy_response(r->resp);
+		r->resp = NULL;
+		r->phase = PHASE_DONE;
+		return rc;
 	}
+	if (r->phase == PHASE_DONE)
+		return MHD_YES;
 	if (*data_size) {
+		if (r->kind == REQ_DEBUGINFO)
+			return (MHD_Result_t)apid_request(a->dbg, conn, url, method, data,
+							  data_size, &r->dbg);
+		if (r->kind == REQ_UPLOAD)
+			return http_upload_data(a, conn, r, data, data_size);
 		if (r->kind == REQ_BODY && !r->body_too_large) {
 			char *p = NULL;
 			if (r->body_len + *data_size > API_MAX_BODY ||
@@ -128,24 +251,29 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const cha
 		*data_size = 0;
 		return MHD_YES;
 	}
-	if (r->body_too_large)
-		return http_reply_error(a, conn, 413, "the request body exceeds %u bytes",
-					API_MAX_BODY);
-	return route(a, conn, url, method, r->body ? r->body : "", r->body_len);
+	if (r->kind == REQ_DEBUGINFO && apid_answered(r->dbg))
+		return MHD_YES;	/* refused on the first call */
+	cls_run = run_class(url, method, r->kind);
+	if (cls_run == RUN_INLINE)
+		return finish(a, conn, r);
+	return defer(a, conn, r, cls_run == RUN_HEAVY);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 			 enum MHD_RequestTerminationCode toe)
 {
+	api *a = cls;
 	req *r = *con_cls;
 
-	(void)conn;
 	(void)toe;
+	hd_answered(a->hd, conn);
 	if (!r)
 		return;
 	intake_upload_abort(r->up);	/* an interrupted upload leaves nothing behind */
 	http_upload_completed(cls, r);
 	apid_completed(&r->dbg);
+	if (r->resp)
+		MHD_destroy_response(r->resp);
 	free(r->body);
 	free(r);
 	*con_cls = NULL;
@@ -153,7 +281,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 
 static void mhd_log(void *cls, const char *fmt, va_list ap)
 {
-	char msg[512];
+	char msg[512], q[LOG_Q_MAX];
 	size_t n;
 
 	(void)cls;
@@ -161,7 +289,7 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 	n = strlen(msg);
 	while (n && msg[n - 1] == '\n')
 		msg[--n] = 0;
-	log_warn("msg=\"http\" detail=\"%s\"", msg);
+	log_warn("msg=\"http\" detail=\"%s\"", log_q(q, sizeof(q), msg));
 }
 
 /* URL and argument decoding. A "%00" would decode to a NUL that silently
@@ -194,16 +322,71 @@ static int activation_socket(void)
 	return fd;
 }
 
+/* The listener's address decides the Host check (loopback) and names the
+ * server as Host may ("127.0.0.1", "::1"). */
+static void access_policy(api *a, const cfg *c)
+{
+	const union MHD_DaemonInfo *info = MHD_get_daemon_info(a->d, MHD_DAEMON_INFO_LISTEN_FD);
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	char addr[INET6_ADDRSTRLEN] = "";
+
+	memset(&ss, 0, sizeof(ss));
+	if (info && getsockname(info->listen_fd, (struct sockaddr *)&ss, &sl) == 0) {
+		if (ss.ss_family == AF_INET)
+			inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof(addr));
+		else if (ss.ss_family == AF_INET6)
+			inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, addr,
+				  sizeof(addr));
+	}
+	snprintf(a->acc.listen_host, sizeof(a->acc.listen_host), "%s", addr);
+	a->acc.loopback = acc_is_loopback(addr);
+	a->acc.check_host = a->acc.loopback || c->nr_allowed_host > 0;
+	a->acc.hosts = (const char *const *)c->allowed_host;
+	a->acc.nr_hosts = c->nr_allowed_host;
+	a->acc.origins = (const char *const *)c->allowed_origin;
+	a->acc.nr_origins = c->nr_allowed_origin;
+}
+
+/* Every connection is a descriptor: the soft limit goes up to the hard
+ * one when the connection limit needs it (systemd starts services at a
+ * soft 1024). */
+static void raise_fd_limit(unsigned want)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > want ? want : rl.rlim_max;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < want)
+		log_warn("msg=\"descriptor limit below the connection limit\" nofile=%llu want=%u",
+			 (unsigned long long)rl.rlim_cur, want);
+}
+
+static void api_free(api *a)
+{
+	hpool_free(a->pool);
+	hd_stop(a->hd);
+	code_finder_free(a->code);
+	apid_free(a->dbg);
+	tok_free(a->tok);
+	pthread_rwlock_destroy(&a->tok_lock);
+	qc_free(a->qc);
+	free(a);
+}
+
 api *api_start(const cfg *c, st_store *st, jobs *j)
 {
 	api *a = calloc(1, sizeof(*a));
 	int listen_fd;
 	struct sockaddr_storage ss;
-	socklen_t sl;
 	const union MHD_DaemonInfo *info;
 	char host[256];
-	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-			 MHD_USE_ERROR_LOG;
+	/* epoll in a few threads: a connection costs a descriptor, not a
+	 * thread, so slow clients cannot use up the threads (see api.h) */
+	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
+			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 
 	if (!a)
 		return NULL;
@@ -215,13 +398,13 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 	a->dbg = apid_new(c, st, j);
 	a->code = code_finder_new(jobs_debuginfo(j) ? dbg_dir(jobs_debuginfo(j)) : NULL,
 				  c->source_roots);
-	if (!a->dbg || !a->code || api_reload_tokens(a) < 0) {
-		code_finder_free(a->code);
-		apid_free(a->dbg);
-		qc_free(a->qc);
-		free(a);
+	a->pool = hpool_new(c->max_queries);
+	a->hd = hd_start(c->header_timeout);
+	if (!a->dbg || !a->code || !a->pool || !a->hd || api_reload_tokens(a) < 0) {
+		api_free(a);
 		return NULL;
 	}
+	raise_fd_limit(c->max_connections + API_SPARE_FDS);
 	memset(&ss, 0, sizeof(ss));
 	/* "[::1]" or "::1" are IPv6, anything else IPv4 */
 	snprintf(host, sizeof(host), "%s", c->listen_addr);
@@ -237,7 +420,6 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 		s6->sin6_port = htons((uint16_t)c->listen_port);
 		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
 			goto bad_addr;
-		sl = sizeof(*s6);
 		flags |= MHD_USE_IPv6;
 	} else {
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
@@ -245,49 +427,42 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 		s4->sin_port = htons((uint16_t)c->listen_port);
 		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
 			goto bad_addr;
-		sl = sizeof(*s4);
 	}
-	(void)sl;
 	listen_fd = activation_socket();
-	if (listen_fd >= 0) {
+	if (listen_fd >= 0)
 		log_info("msg=\"socket activation\" fd=%d", listen_fd);
+#define MHD_OPTIONS								\
+		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,			\
+		MHD_OPTION_UNESCAPE_CALLBACK, unescape_no_nul, NULL,		\
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,			\
+		MHD_OPTION_NOTIFY_CONNECTION, hd_notify, a->hd,			\
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)API_IO_THREADS,		\
+		MHD_OPTION_CONNECTION_LIMIT, c->max_connections,		\
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, c->max_connections_per_ip,	\
+		MHD_OPTION_CONNECTION_TIMEOUT, c->connection_timeout,		\
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024)
+	if (listen_fd >= 0)
 		a->d = MHD_start_daemon(flags & ~(unsigned)MHD_USE_IPv6, 0, NULL, NULL, on_request, a,
-					MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-					MHD_OPTION_UNESCAPE_CALLBACK, unescape_no_nul, NULL,
-					MHD_OPTION_LISTEN_SOCKET, listen_fd,
-					MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
-					MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
-					MHD_OPTION_CONNECTION_TIMEOUT, c->connection_timeout,
-					MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
+					MHD_OPTIONS, MHD_OPTION_LISTEN_SOCKET, listen_fd,
 					MHD_OPTION_END);
-	} else
-	a->d = MHD_start_daemon(flags, (uint16_t)c->listen_port, NULL, NULL, on_request, a,
-				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-				MHD_OPTION_UNESCAPE_CALLBACK, unescape_no_nul, NULL,
-				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
-				MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
-				MHD_OPTION_CONNECTION_TIMEOUT, c->connection_timeout,
-				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
-				MHD_OPTION_END);
+	else
+		a->d = MHD_start_daemon(flags, (uint16_t)c->listen_port, NULL, NULL, on_request, a,
+					MHD_OPTIONS, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+					MHD_OPTION_END);
+#undef MHD_OPTIONS
 	if (!a->d) {
 		log_warn("msg=\"cannot listen\" addr=%s port=%u error=\"%s\"", c->listen_addr,
 			 c->listen_port, strerror(errno));
-		code_finder_free(a->code);
-		apid_free(a->dbg);
-		qc_free(a->qc);
-		free(a);
+		api_free(a);
 		return NULL;
 	}
 	info = MHD_get_daemon_info(a->d, MHD_DAEMON_INFO_BIND_PORT);
 	a->port = info ? info->port : c->listen_port;
+	access_policy(a, c);
 	return a;
 bad_addr:
 	log_warn("msg=\"bad listen address\" addr=\"%s\"", c->listen_addr);
-	code_finder_free(a->code);
-	apid_free(a->dbg);
-	qc_free(a->qc);
-	free(a);
+	api_free(a);
 	return NULL;
 }
 
@@ -322,11 +497,14 @@ void api_stop(api *a)
 {
 	if (!a)
 		return;
+	/* no new connections; the handler threads finish what they hold
+	 * (each resumes its connection), then the event loop stops */
+	MHD_socket lfd = MHD_quiesce_daemon(a->d);
+
+	hpool_free(a->pool);
+	a->pool = NULL;
 	MHD_stop_daemon(a->d);
-	code_finder_free(a->code);
-	apid_free(a->dbg);
-	tok_free(a->tok);
-	pthread_rwlock_destroy(&a->tok_lock);
-	qc_free(a->qc);
-	free(a);
+	if (lfd != MHD_INVALID_SOCKET)
+		close(lfd);
+	api_free(a);
 }

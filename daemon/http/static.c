@@ -38,7 +38,6 @@ MHD_Result_t http_reply_fd(api *a, struct MHD_Connection *conn, int fd, uint64_t
 			   const char *type, const char *disposition)
 {
 	struct MHD_Response *r = MHD_create_response_from_fd(size, fd);
-	MHD_Result_t rc;
 
 	if (!r) {
 		close(fd);
@@ -48,9 +47,7 @@ MHD_Result_t http_reply_fd(api *a, struct MHD_Connection *conn, int fd, uint64_t
 	if (disposition)
 		MHD_add_response_header(r, "Content-Disposition", disposition);
 	http_count_status(a, 200);
-	rc = MHD_queue_response(conn, 200, r);
-	MHD_destroy_response(r);
-	return rc;
+	return http_queue(conn, 200, r);
 }
 
 MHD_Result_t http_get_page(api *a, struct MHD_Connection *conn)
@@ -65,7 +62,8 @@ MHD_Result_t http_get_static(api *a, struct MHD_Connection *conn, const char *ur
 	size_t rl;
 	int fd;
 
-	if (strstr(url, "..") || !a->c->web_root || !realpath(a->c->web_root, root))
+	if (url[0] != '/' || strstr(url, "..") || !a->c->web_root ||
+	    !realpath(a->c->web_root, root))
 		return http_reply_error(a, conn, 404, "not found");
 	if (strlen(root) + strlen(url) + 12 > sizeof(want))
 		return http_reply_error(a, conn, 404, "not found");

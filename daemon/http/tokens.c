@@ -17,6 +17,7 @@ struct tokens {
 	char *value[TOK_MAX];
 	int role[TOK_MAX];
 	int reads_need_token;
+	int protect_metrics;
 };
 
 void tok_free(tokens *t)
@@ -53,6 +54,10 @@ tokens *tok_load(const char *path, char *err, size_t errlen)
 			continue;
 		if (n == 1 && !strcmp(tok, "require-read-token")) {
 			t->reads_need_token = 1;
+			continue;
+		}
+		if (n == 1 && !strcmp(tok, "protect-metrics")) {
+			t->protect_metrics = 1;
 			continue;
 		}
 		if (n != 2 || t->n >= TOK_MAX || strlen(tok) >= TOK_MAX_LEN) {
@@ -111,4 +116,9 @@ int tok_role(const tokens *t, const char *token)
 int tok_reads_need_token(const tokens *t)
 {
 	return t->reads_need_token;
+}
+
+int tok_protects_metrics(const tokens *t)
+{
+	return t->protect_metrics;
 }

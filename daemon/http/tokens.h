@@ -2,8 +2,10 @@
  * tokens.h - access tokens for perfhubd (--token-file).
  *
  * The file has one "TOKEN ROLE" per line, ROLE being read, write or admin;
- * '#' starts a comment; a line "require-read-token" makes read calls need
- * a token too. Tokens are compared in constant time.
+ * '#' starts a comment; a line "require-read-token" makes API reads need
+ * a token too (the page's own files never do), a line "protect-metrics"
+ * makes /metrics need an admin token. Tokens are compared in constant
+ * time. What each role may do: http/access.h.
  */
 #ifndef PERFHUB_DAEMON_TOKENS_H
 #define PERFHUB_DAEMON_TOKENS_H
@@ -20,5 +22,6 @@ void tok_free(tokens *t);
 /* The role of a presented token (TOK_NONE when unknown or NULL). */
 int tok_role(const tokens *t, const char *token);
 int tok_reads_need_token(const tokens *t);
+int tok_protects_metrics(const tokens *t);
 
 #endif

@@ -108,7 +108,7 @@ MHD_Result_t http_get_sandwich(api *a, struct MHD_Connection *conn, int64_t id)
 
 /* The answer of one DSO's addresses, code and lines annotated. */
 static json_t *annotate_json(api *a, const http_fold_args *fa, const char *fn,
-			     const st_annotation *an, const st_annot_dso *d)
+			     const st_annotation *an, const st_annot_dso *d, int local)
 {
 	const char *others[ST_MAX_ANNOT_OTHERS];
 	uint64_t self[ST_MAX_ANNOT_OTHERS];
@@ -124,7 +124,7 @@ static json_t *annotate_json(api *a, const http_fold_args *fa, const char *fn,
 			others[m.nr_other] = an->dsos[i].dso;
 			self[m.nr_other++] = fa->by_samples ? an->dsos[i].samples : an->dsos[i].value;
 		}
-	if (code_annotate(a->code, d->dso, d->build_id, d->kernel, d->addrs, d->n, &r) < 0)
+	if (code_annotate(a->code, d->dso, d->build_id, d->kernel, local, d->addrs, d->n, &r) < 0)
 		return NULL;
 	o = an_json(&r, &m);
 	if (o && (src = an_source_json(&r, code_source, a->code)))
@@ -185,7 +185,7 @@ MHD_Result_t http_get_annotate(api *a, struct MHD_Connection *conn, int64_t id)
 					"lines", "instructions"));
 		goto out;
 	}
-	o = annotate_json(a, &fa, fn, &an, d);
+	o = annotate_json(a, &fa, fn, &an, d, st_profile_local(a->st, id) == 1);
 	ret = o ? http_reply_json_keep(a, conn, o, keep ? key : NULL) :
 	      http_reply_error(a, conn, 500, "out of memory");
 out:

@@ -19,6 +19,8 @@
 #include "dirpack.h"
 
 #define SP_OUT_CHUNK (256 * 1024)
+#define SP_TAR_MAGIC_AT 257	/* "ustar" in a tar's first header */
+#define SP_HEAD_MAX 512
 
 struct sp_upload {
 	char *dir;
@@ -26,6 +28,11 @@ struct sp_upload {
 	int fd;
 	int encoding;
 	uint64_t max, size;
+	uint64_t wire;		/* encoded bytes in (zstd, gzip) */
+	int expect;		/* enum sp_expect */
+	unsigned char head[SP_HEAD_MAX];	/* the first decoded bytes */
+	size_t head_len;
+	int head_ok;		/* the magic was checked and is right */
 	sha256_ctx sha;
 	ZSTD_DStream *zd;
 	size_t zlast;		/* last ZSTD_decompressStream hint: 0 = frame done */
@@ -137,12 +144,74 @@ static int full_or_io(void)
 	return errno == ENOSPC || errno == EDQUOT || errno == EFBIG ? SP_ERR_FULL : SP_ERR_IO;
 }
 
+void sp_expect(sp_upload *u, int what)
+{
+	u->expect = what;
+}
+
+size_t sp_head(const sp_upload *u, unsigned char out[8])
+{
+	size_t n = u->head_len < 8 ? u->head_len : 8;
+
+	memcpy(out, u->head, n);
+	return n;
+}
+
+int sp_ratio_ok(uint64_t decoded, uint64_t encoded)
+{
+	return decoded <= SP_RATIO_FLOOR || decoded / SP_MAX_RATIO <= encoded;
+}
+
+/* How many first bytes the expected magic needs. */
+static size_t magic_len(int expect)
+{
+	return expect == SP_EXPECT_PERF ? 8 : expect == SP_EXPECT_TAR ? SP_TAR_MAGIC_AT + 5 : 0;
+}
+
+static int magic_ok(const sp_upload *u)
+{
+	static const char *const perf[] = { "PERFILE2", "2ELIFREP", "PERFFILE" };
+	size_t i;
+
+	if (u->head_len < magic_len(u->expect))
+		return 0;
+	if (u->expect == SP_EXPECT_TAR)
+		return !memcmp(u->head + SP_TAR_MAGIC_AT, "ustar", 5);
+	for (i = 0; i < sizeof(perf) / sizeof(*perf); i++)
+		if (!memcmp(u->head, perf[i], 8))
+			return 1;
+	return 0;
+}
+
+/* Keeps the first bytes and checks the magic once there are enough. */
+static int probe(sp_upload *u, const void *data, size_t len)
+{
+	size_t want = magic_len(u->expect), n;
+
+	if (u->head_ok || !want)
+		return SP_OK;
+	n = want - u->head_len < len ? want - u->head_len : len;
+	memcpy(u->head + u->head_len, data, n);
+	u->head_len += n;
+	if (u->head_len < want)
+		return SP_OK;
+	if (!magic_ok(u))
+		return SP_ERR_MAGIC;
+	u->head_ok = 1;
+	return SP_OK;
+}
+
 static int put(sp_upload *u, const void *data, size_t len)
 {
 	const char *p = data;
+	int rc;
 
 	if (len > u->max - u->size)
 		return SP_ERR_TOO_LARGE;
+	if (u->encoding != SP_IDENTITY && !sp_ratio_ok(u->size + len, u->wire))
+		return SP_ERR_RATIO;
+	if ((rc = probe(u, data, len)) != SP_OK)
+		return rc;
 	sha256_update(&u->sha, data, len);
 	u->size += len;
 	while (len) {
@@ -205,6 +274,7 @@ int sp_write(sp_upload *u, const void *data, size_t len)
 {
 	ZSTD_inBuffer in = { data, len, 0 };
 
+	u->wire += len;
 	if (u->encoding == SP_GZIP) {
 		if (len)
 			u->zstarted = 1;
@@ -225,6 +295,11 @@ int sp_write(sp_upload *u, const void *data, size_t len)
 		u->zlast = r;
 		if (out.pos && (rc = put(u, u->out, out.pos)) != SP_OK)
 			return rc;
+		/* the frame ended with the input: asking again would start the
+		 * next frame and say it is missing (a body decoding to an exact
+		 * multiple of the output buffer was refused as truncated) */
+		if (r == 0 && in.pos == in.size)
+			break;
 		if (in.pos == in.size && out.pos < out.size)
 			break;
 	}
@@ -255,6 +330,10 @@ int sp_finish(sp_upload *u, const char *ext, char sha256[65], uint64_t *size, ch
 	}
 	if (u->encoding == SP_GZIP && (!u->zstarted || !u->gz_done)) {
 		rc = SP_ERR_ENCODING;	/* truncated gzip stream */
+		goto out;
+	}
+	if (u->expect && !u->head_ok) {
+		rc = SP_ERR_MAGIC;	/* shorter than the magic */
 		goto out;
 	}
 	if (fsync(u->fd) < 0) {
@@ -379,14 +458,96 @@ void sp_remove_tree(const char *path)
 	rmdir(path);
 }
 
+uint64_t sp_disk_usage(const char *path)
+{
+	struct stat st;
+	uint64_t n;
+	DIR *d;
+	struct dirent *e;
+	char sub[PATH_MAX];
+
+	if (lstat(path, &st) < 0)
+		return 0;
+	n = (uint64_t)st.st_blocks * 512;
+	if (!S_ISDIR(st.st_mode) || !(d = opendir(path)))
+		return n;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name) < (int)sizeof(sub))
+			n += sp_disk_usage(sub);
+	}
+	closedir(d);
+	return n;
+}
+
+/* SPOOL/<sha>.tar -> SPOOL/<sha>.d, where it is unpacked */
+static void unpacked_dir(const char *spool_path, char *dir, size_t len)
+{
+	size_t n = strlen(spool_path);
+
+	dir[0] = 0;
+	if (n > 4 && !strcmp(spool_path + n - 4, ".tar"))
+		snprintf(dir, len, "%.*s.d", (int)(n - 4), spool_path);
+}
+
+uint64_t sp_spooled_usage(const char *spool_path)
+{
+	char dir[PATH_MAX];
+
+	unpacked_dir(spool_path, dir, sizeof(dir));
+	return sp_disk_usage(spool_path) + (dir[0] ? sp_disk_usage(dir) : 0);
+}
+
 void sp_remove(const char *spool_path)
 {
 	char dir[PATH_MAX];
-	size_t n = strlen(spool_path);
 
 	unlink(spool_path);
-	if (n > 4 && !strcmp(spool_path + n - 4, ".tar")) {
-		snprintf(dir, sizeof(dir), "%.*s.d", (int)(n - 4), spool_path);
+	unpacked_dir(spool_path, dir, sizeof(dir));
+	if (dir[0])
 		sp_remove_tree(dir);
+}
+
+/* Replaces each `dir` in msg (a path prefix: followed by '/', NUL or a
+ * character that cannot continue a name) with "SPOOL". */
+static void scrub_one(char *msg, size_t cap, const char *dir)
+{
+	size_t dl = strlen(dir);
+	char *p = msg;
+
+	while (dl > 1 && dir[dl - 1] == '/')
+		dl--;
+	if (dl < 2)
+		return;
+	while ((p = strstr(p, dir))) {
+		size_t rest = strlen(p + dl);
+
+		if (strncmp(p, dir, dl) || (p[dl] && p[dl] != '/' && p[dl] != ':' && p[dl] != '\'' &&
+					    p[dl] != ' ' && p[dl] != '"')) {
+			p++;
+			continue;
+		}
+		if ((size_t)(p - msg) + 6 > cap) {
+			*p = 0;
+			return;
+		}
+		if ((size_t)(p - msg) + 5 + rest + 1 > cap)
+			rest = cap - (size_t)(p - msg) - 6;
+		memmove(p + 5, p + dl, rest);
+		p[5 + rest] = 0;
+		memcpy(p, "SPOOL", 5);
+		p += 5;
 	}
+}
+
+void sp_scrub_paths(char *msg, size_t cap, const char *spool_dir)
+{
+	char real[PATH_MAX];
+
+	if (!msg || !cap || !spool_dir)
+		return;
+	if (realpath(spool_dir, real))
+		scrub_one(msg, cap, real);
+	scrub_one(msg, cap, spool_dir);
 }

@@ -1,7 +1,9 @@
 /* upload.c - upload bodies into the spool; spooled files into the job queue. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "intake/spool.h"
@@ -13,8 +15,7 @@ struct intake_upload {
 	int failed;		/* sp_write's result once it went wrong */
 	int is_tar;
 	int encoding;		/* enum sp_encoding, for messages */
-	double started;		/* monotonic seconds at the start */
-	uint64_t wire_bytes;	/* body bytes received, before decoding */
+	intake_rate rate;	/* body bytes received, before decoding */
 };
 
 static double now_s(void)
@@ -37,22 +38,36 @@ intake_upload *intake_upload_begin(const char *spool_dir, int encoding, uint64_t
 		free(u);
 		return NULL;
 	}
+	sp_expect(u->up, is_tar ? SP_EXPECT_TAR : SP_EXPECT_PERF);
 	u->is_tar = is_tar;
 	u->encoding = encoding;
-	u->started = now_s();
+	intake_rate_start(&u->rate);
 	return u;
+}
+
+void intake_rate_start(intake_rate *r)
+{
+	r->started = now_s();
+	r->bytes = 0;
+}
+
+int intake_rate_add(intake_rate *r, size_t n, double timeout_s)
+{
+	double t = now_s() - r->started;
+
+	r->bytes += n;
+	if (timeout_s > 0 && t > timeout_s && r->bytes < t * INTAKE_MIN_UPLOAD_RATE) {
+		log_warn("msg=\"upload too slow\" bytes=%llu seconds=%.0f",
+			 (unsigned long long)r->bytes, t);
+		return -1;
+	}
+	return 0;
 }
 
 int intake_upload_write(intake_upload *u, const void *data, size_t len, double timeout_s)
 {
-	double t = now_s() - u->started;
-
-	u->wire_bytes += len;
-	if (timeout_s > 0 && t > timeout_s && u->wire_bytes < t * INTAKE_MIN_UPLOAD_RATE) {
-		log_warn("msg=\"upload too slow\" bytes=%llu seconds=%.0f",
-			 (unsigned long long)u->wire_bytes, t);
+	if (intake_rate_add(&u->rate, len, timeout_s) < 0)
 		return -1;
-	}
 	if (!u->failed && (u->failed = sp_write(u->up, data, len)) != SP_OK) {
 		/* the partial file goes now, not when the connection ends */
 		sp_abort(u->up);
@@ -95,10 +110,10 @@ void intake_upload_abort(intake_upload *u)
 
 int intake_queue(st_store *st, jobs *j, unsigned queue_size, const char *sha256,
 		 const char *path, const char *kind, uint64_t size, const char *name,
-		 size_t nr_tags, const char *const *keys, const char *const *values, int64_t *id,
-		 int *existed)
+		 size_t nr_tags, const char *const *keys, const char *const *values, int local,
+		 int64_t *id, int *existed)
 {
-	st_new_profile p = { sha256, name, kind, path, size, nr_tags, keys, values };
+	st_new_profile p = { sha256, name, kind, path, size, nr_tags, keys, values, local };
 	st_counts c;
 
 	if (st_counts_get(st, &c) < 0)

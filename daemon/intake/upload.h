@@ -22,9 +22,22 @@
 
 typedef struct intake_upload intake_upload;
 
+
+/* The body rate of one request, for the INTAKE_MIN_UPLOAD_RATE floor. */
+typedef struct intake_rate {
+	double started;		/* monotonic seconds */
+	uint64_t bytes;		/* body bytes so far */
+} intake_rate;
+
+void intake_rate_start(intake_rate *r);
+/* Counts n more bytes: 0, or -1 (logged) when the body averaged less
+ * than INTAKE_MIN_UPLOAD_RATE once it ran for `timeout_s` (0: no floor). */
+int intake_rate_add(intake_rate *r, size_t n, double timeout_s);
+
 /* A new upload into spool_dir; `encoding` is enum sp_encoding, `max` caps
  * the decoded size, `is_tar` says the body is a tar of a perf.data
- * directory. NULL on error (errno). */
+ * directory (else a perf.data file): the decoded body must start as one
+ * (SP_ERR_MAGIC otherwise). NULL on error (errno). */
 intake_upload *intake_upload_begin(const char *spool_dir, int encoding, uint64_t max,
 				   int is_tar);
 /* More body bytes. After the spool refused them (see intake_upload_failed)
@@ -47,11 +60,13 @@ int intake_upload_finish(intake_upload *u, char sha256[65], uint64_t *size, char
 void intake_upload_abort(intake_upload *u);
 
 /* A spooled file becomes a queued profile (or the existing one with the
- * same bytes), and a worker is woken. OUT: id, existed. 0, or -1
- * (storage), -2 (queue full: the caller removes the spooled file). */
+ * same bytes), and a worker is woken. `local`: a recording of this machine
+ * (a watched directory's), symbolized from its files as perf would; an
+ * upload is not (jobs/ingest.h). OUT: id, existed. 0, or -1 (storage), -2
+ * (queue full: the caller removes the spooled file). */
 int intake_queue(st_store *st, jobs *j, unsigned queue_size, const char *sha256,
 		 const char *path, const char *kind, uint64_t size, const char *name,
-		 size_t nr_tags, const char *const *keys, const char *const *values, int64_t *id,
-		 int *existed);
+		 size_t nr_tags, const char *const *keys, const char *const *values, int local,
+		 int64_t *id, int *existed);
 
 #endif

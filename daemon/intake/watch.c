@@ -50,17 +50,19 @@ static void take(watch *w, const char *path)
 	uint64_t size = 0;
 	int64_t id = 0;
 	int existed = 0, rc;
+	char q[LOG_Q_MAX];
 
+	log_q(q, sizeof(q), path);	/* a file name may hold quotes */
 	rc = sp_add_path(w->c->spool_dir, path, w->c->max_upload, sha, &size, &spooled, &kind);
 	if (rc != SP_OK) {
-		log_warn("msg=\"watch: cannot spool\" path=\"%s\" error=\"%s\"", path,
+		log_warn("msg=\"watch: cannot spool\" path=\"%s\" error=\"%s\"", q,
 			 rc == SP_ERR_TOO_LARGE ? "larger than --max-upload" : strerror(errno));
 		return;
 	}
 	rc = intake_queue(w->st, w->j, w->c->queue_size, sha, spooled, kind, size,
-			base ? base + 1 : path, 0, NULL, NULL, &id, &existed);
+			base ? base + 1 : path, 0, NULL, NULL, 1, &id, &existed);
 	if (rc < 0) {
-		log_warn("msg=\"watch: cannot queue\" path=\"%s\" error=\"%s\"", path,
+		log_warn("msg=\"watch: cannot queue\" path=\"%s\" error=\"%s\"", q,
 			 rc == -2 ? "queue full" : "storage error");
 		if (rc == -2)
 			sp_remove(spooled);
@@ -68,7 +70,7 @@ static void take(watch *w, const char *path)
 		return;
 	}
 	log_info("msg=\"upload\" source=watch path=\"%s\" id=%lld sha256=%s bytes=%llu duplicate=%d",
-		 path, (long long)id, sha, (unsigned long long)size, existed);
+		 q, (long long)id, sha, (unsigned long long)size, existed);
 	free(spooled);
 	if (w->c->watch_remove) {
 		struct stat st;

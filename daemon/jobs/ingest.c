@@ -196,8 +196,8 @@ static void prefetch(pd_symcache *cache, dbg_store *dbg, const pd_header *h)
 }
 
 void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id,
-		    const char *path, const char *kind, uint64_t max_bytes, atomic_int *stop,
-		    ing_result *res)
+		    const char *path, const char *kind, int local, uint64_t max_bytes,
+		    atomic_int *stop, ing_result *res)
 {
 	char kallsyms[PATH_MAX];
 	const pd_header *h;
@@ -219,8 +219,10 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	memset(res, 0, sizeof(*res));
 	res->offset = -1;
 	if (!strcmp(kind, "tar")) {
-		if (unpack(path, max_bytes, dir, sizeof(dir), res->msg, sizeof(res->msg)) < 0)
+		if (unpack(path, max_bytes, dir, sizeof(dir), res->msg, sizeof(res->msg)) < 0) {
+			res->bad_input = 1;
 			return;
+		}
 		open_path = dir;
 	}
 	f = pd_open_path(open_path, &opt, &err);
@@ -234,6 +236,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 		goto out;
 	}
 	so.recording = open_path;
+	so.build_id_files_only = !local;
 	h = pd_get_header(f);
 	/* an uploaded kallsyms for the recorded kernel comes first */
 	for (i = 0; dbg && h && i < h->nr_build_ids; i++) {
@@ -300,6 +303,7 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 parse_error:
 	pd_strerror(&err, res->msg, sizeof(res->msg));
 	res->offset = (int64_t)err.offset;
+	res->bad_input = 1;
 out:
 	st_writer_abort(w);
 	dbg_flush_index(dbg);

@@ -23,6 +23,7 @@ typedef struct ing_result {
 	int64_t offset;		/* byte offset of the failure, -1 when none */
 	uint64_t samples, records;
 	int cancelled;		/* stopped by *stop: requeue, not failed */
+	int bad_input;		/* failed on the recording itself (not storage) */
 	/* where the parse's wall time went, in milliseconds: opening (header,
 	 * symbol prefetch), then per record: reading and ordering, symbolizing,
 	 * interning frames and stacks, adding samples to blocks, other records;
@@ -37,11 +38,15 @@ typedef struct ing_result {
 
 /* Parses `path` (kind "file", or "tar": unpacked next to it first) into
  * profile `id`. `cache` holds symbol tables shared by all workers; `dbg`
- * (may be NULL) has uploaded symbols by build-id, looked at first. Notes
- * which build-ids kept frames unresolved (for re-symbolization). Checks
- * *stop now and then. Never fails the process. */
+ * (may be NULL) has uploaded symbols by build-id, looked at first. A
+ * recording that is not `local` (an upload) is symbolized from this
+ * machine's files only where their build-id matches the recorded one: no
+ * JIT map, no running kernel's kallsyms, no file for a DSO without a
+ * build-id (pd_sym_options.build_id_files_only). Notes which build-ids
+ * kept frames unresolved (for re-symbolization). Checks *stop now and
+ * then. Never fails the process. */
 void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id,
-		    const char *path, const char *kind, uint64_t max_bytes, atomic_int *stop,
-		    ing_result *res);
+		    const char *path, const char *kind, int local, uint64_t max_bytes,
+		    atomic_int *stop, ing_result *res);
 
 #endif

@@ -3,10 +3,12 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "intake/spool.h"
 #include "jobs/ingest.h"
 #include "jobs/jobs.h"
 #include "log.h"
@@ -41,15 +43,25 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* The spool directory of a spooled file (SPOOL/<sha256>.<kind>). */
+static void spool_dir_of(const char *path, char *dir, size_t len)
+{
+	const char *slash = strrchr(path, '/');
+
+	snprintf(dir, len, "%.*s", slash ? (int)(slash - path) : 0, path);
+}
+
 static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 {
 	ing_result res;
 	int64_t t0 = now_ms(), ms;
 	double secs;
 	int b;
+	char q[LOG_Q_MAX];
 
-	log_info("msg=\"parse start\" id=%lld path=\"%s\"", (long long)id, path);
-	ingest_profile(j->st, j->symcache, j->dbg, id, path, kind, j->max_bytes, &j->stop, &res);
+	log_info("msg=\"parse start\" id=%lld path=\"%s\"", (long long)id, log_q(q, sizeof(q), path));
+	ingest_profile(j->st, j->symcache, j->dbg, id, path, kind, st_profile_local(j->st, id) == 1,
+		       j->max_bytes, &j->stop, &res);
 	ms = now_ms() - t0;
 	if (res.cancelled) {
 		st_profile_requeue(j->st, id);
@@ -57,9 +69,16 @@ static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 		return;
 	}
 	if (!res.ok) {
+		spool_dir_of(path, q, sizeof(q));
+		sp_scrub_paths(res.msg, sizeof(res.msg), q);
 		st_profile_fail(j->st, id, res.msg, res.offset, ms);
+		/* what a recording that cannot be read decoded is not kept: a
+		 * small compressed body could otherwise leave a large file */
+		if (res.bad_input)
+			sp_remove(path);
 		log_warn("msg=\"parse failed\" id=%lld offset=%lld error=\"%s\" parse_ms=%lld",
-			 (long long)id, (long long)res.offset, res.msg, (long long)ms);
+			 (long long)id, (long long)res.offset, log_q(q, sizeof(q), res.msg),
+			 (long long)ms);
 	} else {
 		log_info("msg=\"parse done\" id=%lld samples=%llu records=%llu parse_ms=%lld",
 			 (long long)id, (unsigned long long)res.samples,

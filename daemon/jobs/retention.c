@@ -14,6 +14,8 @@
 
 struct retention {
 	st_store *st;
+	char *spool_dir;
+	dbg_store *dbg;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -22,18 +24,42 @@ struct retention {
 	int kicked, stop;
 };
 
-static int delete_one(retention *r, int64_t id, const char *why)
+/* OUT: freed, the spool bytes the profile's files took. */
+static int delete_one(retention *r, int64_t id, const char *why, uint64_t *freed)
 {
 	char *spool = NULL;
 	int rc = st_profile_delete(r->st, id, &spool);
 
+	*freed = 0;
 	if (rc == 0) {
-		if (spool && *spool)
+		if (spool && *spool) {
+			*freed = sp_spooled_usage(spool);
 			sp_remove(spool);
+		}
 		log_info("msg=\"retention: profile deleted\" id=%lld reason=%s", (long long)id, why);
 	}
 	free(spool);
 	return rc;
+}
+
+/* The oldest debuginfo no profile names, if added before the grace. OUT:
+ * bytes freed. 0 deleted, 1 none. */
+static int delete_orphan(retention *r, uint64_t *freed)
+{
+	char hex[41];
+	struct timespec now;
+
+	*freed = 0;
+	if (!r->dbg)
+		return 1;
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (st_debuginfo_orphan(r->st, ((int64_t)now.tv_sec - RET_ORPHAN_GRACE_S) * 1000,
+				hex) != 0)
+		return 1;
+	if (dbg_delete(r->dbg, hex, freed) < 0)
+		return 1;
+	log_info("msg=\"retention: debuginfo deleted\" build_id=%s reason=size", hex);
+	return 0;
 }
 
 /* One pass with the limits of the moment. Returns the profiles deleted. */
@@ -53,20 +79,33 @@ static unsigned prune(retention *r, unsigned days, uint64_t max_size)
 				log_warn("msg=\"retention: query failed\"");
 				break;
 			}
-			for (i = 0; i < n; i++)
-				if (delete_one(r, ids[i], "age") == 0)
+			for (i = 0; i < n; i++) {
+				uint64_t freed;
+
+				if (delete_one(r, ids[i], "age", &freed) == 0)
 					deleted++;
+			}
 		} while (n == RET_BATCH && deleted);
 	}
 	if (max_size) {
-		int64_t used, id;
+		/* the spool is measured once a pass, then less what goes */
+		uint64_t spool = sp_disk_usage(r->spool_dir), freed;
+		int64_t db, id;
 
-		while (st_used_bytes(r->st, &used) == 0 && (uint64_t)used > max_size) {
-			if (st_oldest_prunable(r->st, &id) != 0 || delete_one(r, id, "size") != 0)
-				break;
-			deleted++;
-			log_debug("msg=\"retention: size\" used=%lld max=%llu", (long long)used,
-				  (unsigned long long)max_size);
+		while (st_used_bytes(r->st, &db) == 0 && (uint64_t)db + spool > max_size) {
+			log_debug("msg=\"retention: size\" db=%lld spool=%llu max=%llu", (long long)db,
+				  (unsigned long long)spool, (unsigned long long)max_size);
+			if (delete_orphan(r, &freed) != 0) {
+				if (st_oldest_prunable(r->st, &id) != 0 ||
+				    delete_one(r, id, "size", &freed) != 0) {
+					log_warn("msg=\"retention: over max-db-size with nothing left to"
+						 " prune\" db=%lld spool=%llu max=%llu", (long long)db,
+						 (unsigned long long)spool, (unsigned long long)max_size);
+					break;
+				}
+				deleted++;
+			}
+			spool -= freed < spool ? freed : spool;
 		}
 	}
 	return deleted;
@@ -99,16 +138,18 @@ static void *run(void *arg)
 	return NULL;
 }
 
-retention *ret_start(st_store *st, unsigned retain_days,
+retention *ret_start(st_store *st, const char *spool_dir, dbg_store *dbg, unsigned retain_days,
 		     uint64_t max_db_size, unsigned interval_s)
 {
 	retention *r = calloc(1, sizeof(*r));
 
-	if (!r) {
+	if (!r || !(r->spool_dir = strdup(spool_dir))) {
 		log_warn("msg=\"retention: out of memory\"");
+		free(r);
 		return NULL;
 	}
 	r->st = st;
+	r->dbg = dbg;
 	r->retain_days = retain_days;
 	r->max_db_size = max_db_size;
 	r->interval_s = interval_s ? interval_s : 1;
@@ -118,6 +159,7 @@ retention *ret_start(st_store *st, unsigned retain_days,
 		log_warn("msg=\"retention: cannot start its thread\"");
 		pthread_mutex_destroy(&r->lock);
 		pthread_cond_destroy(&r->wake);
+		free(r->spool_dir);
 		free(r);
 		return NULL;
 	}
@@ -157,5 +199,6 @@ void ret_stop(retention *r)
 	pthread_join(r->thread, NULL);
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->wake);
+	free(r->spool_dir);
 	free(r);
 }

@@ -52,6 +52,7 @@ typedef struct st_persist_ops {
 	int (*profile_add)(st_persist *p, const st_new_profile *np, int64_t *id, int *existed);
 	int (*profile_by_sha)(st_persist *p, const char *sha256, int64_t *id);
 	int (*profile_claim_next)(st_persist *p, int64_t *id, char **spool_path, char **kind);
+	int (*profile_local)(st_persist *p, int64_t id);
 	int (*profile_fail)(st_persist *p, int64_t id, const char *msg, int64_t offset,
 			    int64_t parse_ms);
 	int (*profile_requeue)(st_persist *p, int64_t id);
@@ -117,6 +118,8 @@ typedef struct st_persist_ops {
 			     uint64_t *size);
 	int (*debuginfo_has_symbols)(st_persist *p, const char *build_id);
 	int (*debuginfo_added_since)(st_persist *p, const char *build_id, int64_t since);
+	int (*debuginfo_delete)(st_persist *p, const char *build_id);
+	int (*debuginfo_orphan)(st_persist *p, int64_t before, char hex[41]);
 	int (*profile_dsos_set)(st_persist *p, int64_t id, size_t n,
 				const char *const *build_ids, const char *const *paths,
 				const uint64_t *unresolved);

@@ -88,6 +88,11 @@ int st_profile_by_sha(st_store *st, const char *sha256, int64_t *id)
 	return st->ops->profile_by_sha(st->p, sha256, id);
 }
 
+int st_profile_local(st_store *st, int64_t id)
+{
+	return st->ops->profile_local(st->p, id);
+}
+
 int st_profile_claim_next(st_store *st, int64_t *id, char **spool_path, char **kind)
 {
 	return st->ops->profile_claim_next(st->p, id, spool_path, kind);
@@ -171,6 +176,16 @@ int st_debuginfo_has_symbols(st_store *st, const char *build_id)
 int st_debuginfo_added_since(st_store *st, const char *build_id, int64_t since)
 {
 	return st->ops->debuginfo_added_since(st->p, build_id, since);
+}
+
+int st_debuginfo_delete(st_store *st, const char *build_id)
+{
+	return st->ops->debuginfo_delete(st->p, build_id);
+}
+
+int st_debuginfo_orphan(st_store *st, int64_t before, char hex[41])
+{
+	return st->ops->debuginfo_orphan(st->p, before, hex);
 }
 
 int st_profile_dsos_set(st_store *st, int64_t id, size_t n, const char *const *build_ids,

@@ -50,6 +50,8 @@ typedef struct st_new_profile {
 	uint64_t size;
 	size_t nr_tags;
 	const char *const *tag_keys, *const *tag_values;
+	int local;		/* a recording of this machine (a watched directory's):
+				   its files may name symbols as perf's would */
 } st_new_profile;
 
 /* Adds a queued profile, or finds the one with the same sha256.
@@ -61,6 +63,9 @@ int st_profile_by_sha(st_store *st, const char *sha256, int64_t *id);
  * nothing is lost when the process dies. OUT: id, spool path and kind
  * (caller frees). 1 = nothing queued. */
 int st_profile_claim_next(st_store *st, int64_t *id, char **spool_path, char **kind);
+/* 1 when the profile was added as local (st_new_profile.local), 0 when not,
+ * -1 on an error or when there is none. */
+int st_profile_local(st_store *st, int64_t id);
 int st_profile_fail(st_store *st, int64_t id, const char *msg, int64_t offset, int64_t parse_ms);
 /* Back to queued (shutdown with the job unfinished). */
 int st_profile_requeue(st_store *st, int64_t id);
@@ -286,6 +291,13 @@ int st_debuginfo_get(st_store *st, const char *build_id, char **path, char **kin
 		     uint64_t *size);
 /* 1 when a file with symbols is indexed for it, 0 when not, -1 on error. */
 int st_debuginfo_has_symbols(st_store *st, const char *build_id);
+
+/* Forgets every file of a build-id. 0, or 1 when none was indexed. */
+int st_debuginfo_delete(st_store *st, const char *build_id);
+/* The build-id of the oldest file added before `before` (unix
+ * milliseconds) that no profile names (orphaned debuginfo, which retention
+ * prunes first). 0 and hex, 1 = none. */
+int st_debuginfo_orphan(st_store *st, int64_t before, char hex[41]);
 
 /* 1 when a file with symbols for it was uploaded (not fetched) at or after
  * `since` (unix milliseconds), 0 when not, -1 on error. */

@@ -64,7 +64,10 @@ void code_finder_free(code_finder *f)
 	free(f);
 }
 
-int code_annotate(code_finder *f, const char *dso, const char *build_id, int kernel,
+/* hex digits of the shortest build-id a linker makes (8 bytes) */
+#define CODE_MIN_BUILD_ID_HEX 16
+
+int code_annotate(code_finder *f, const char *dso, const char *build_id, int kernel, int local,
 		  const pe_addr_count *addrs, size_t n, an_result *out)
 {
 	pd_dso_paths paths = { .debuginfo_dir = f->debuginfo_dir };
@@ -85,6 +88,9 @@ int code_annotate(code_finder *f, const char *dso, const char *build_id, int ker
 		rq.values = v;
 		rq.n = n;
 		rq.kernel = kernel;
+		/* an upload's path alone names no file here */
+		if (!local && (!build_id || strlen(build_id) < CODE_MIN_BUILD_ID_HEX))
+			dso = NULL;
 		rc = an_annotate_dso(f->cache, &paths, dso, build_id, &rq, out);
 	}
 	free(a);

@@ -28,8 +28,10 @@ void code_finder_free(code_finder *f);
 
 /* The annotation of the addresses of one DSO (file offsets; kernel:
  * addresses, and nothing is read). build_id: hex, NULL or "" when the
- * recording gave none. 0, or -1 out of memory. */
-int code_annotate(code_finder *f, const char *dso, const char *build_id, int kernel,
+ * recording gave none. A profile that is not `local` (an upload) gets the
+ * code of a file of this machine only by a build-id of 8 bytes or more
+ * (docs/symbols.md, "Recordings from elsewhere"). 0, or -1 out of memory. */
+int code_annotate(code_finder *f, const char *dso, const char *build_id, int kernel, int local,
 		  const pe_addr_count *addrs, size_t n, an_result *out);
 
 /* Lines first..last of source file `file` (an absolute name from the line

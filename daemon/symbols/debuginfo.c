@@ -20,6 +20,7 @@
 #include <archive_entry.h>
 
 #include "symbols/debuginfo.h"
+#include "intake/spool.h"
 #include "dso.h"
 #include "elfid.h"
 #include "log.h"
@@ -30,6 +31,7 @@
 #define DBG_ARCHIVE_MAX_TOTAL (64ull << 30)	/* bytes unpacked from one bundle */
 
 #define DBG_MAX_PENDING 1024	/* fetched files waiting to be indexed */
+#define DBG_KALLSYMS_MAX_LINE 1024	/* /proc/kallsyms lines are < 300 bytes */
 
 typedef struct dbg_pending {
 	char hex[DBG_HEX_LEN];
@@ -54,6 +56,7 @@ struct dbg_store {
 	size_t nr_misses, next_miss;
 	dbg_pending *pending;	/* under lock */
 	size_t nr_pending;
+	pd_symcache *cache;	/* the workers' tables (dbg_attach), NULL = none */
 };
 
 static int mkdir_p(const char *path)
@@ -80,7 +83,7 @@ int dbg_parse_build_id(const char *in, char hex[DBG_HEX_LEN], uint8_t *bytes, si
 {
 	size_t len = strlen(in), i;
 
-	if (len < 2 || len > 2 * DBG_MAX_BUILD_ID || len % 2)
+	if (len < 2 * DBG_MIN_BUILD_ID || len > 2 * DBG_MAX_BUILD_ID || len % 2)
 		return -1;
 	for (i = 0; i < len; i++) {
 		if (!isxdigit((unsigned char)in[i]))
@@ -310,6 +313,87 @@ int dbg_fetches(const dbg_store *d)
 	return d && d->debuginfod;
 }
 
+/* One kallsyms line: "ADDR TYPE NAME" with an optional "\t[MODULE]". 1
+ * when it is one; *text says _text or _stext at a nonzero address. */
+static int kallsyms_line(const char *line, size_t len, int *text)
+{
+	size_t i = 0, a, n;
+	int nonzero = 0;
+
+	while (i < len && isxdigit((unsigned char)line[i]))
+		nonzero |= line[i++] != '0';
+	a = i;
+	if (!a || a > 16 || i + 3 >= len || line[i] != ' ' ||
+	    !isalpha((unsigned char)line[i + 1]) || line[i + 2] != ' ')
+		return 0;
+	i += 3;
+	for (n = 0; i + n < len && line[i + n] > ' ' && line[i + n] < 0x7f; n++)
+		;
+	if (!n)
+		return 0;
+	if (nonzero && ((n == 5 && !memcmp(line + i, "_text", 5)) ||
+			(n == 6 && !memcmp(line + i, "_stext", 6))))
+		*text = 1;
+	i += n;
+	if (i == len)
+		return 1;
+	/* "\t[module]" */
+	if (line[i] != '\t' || i + 2 >= len || line[i + 1] != '[' || line[len - 1] != ']')
+		return 0;
+	for (i += 2; i < len - 1; i++)
+		if (line[i] <= ' ' || line[i] >= 0x7f)
+			return 0;
+	return 1;
+}
+
+/* A kallsyms file must be one through to its end (elfid looked at its
+ * start only) and name the kernel's _text at a real address (hidden
+ * addresses read as zeros). 0, or -1 with msg. */
+static int check_kallsyms(int fd, char *msg, size_t msglen)
+{
+	char buf[65536], line[DBG_KALLSYMS_MAX_LINE];
+	size_t ll = 0;
+	uint64_t lineno = 1;
+	off_t off = 0;
+	ssize_t n;
+	int text = 0, too_long = 0;
+
+	while ((n = pread(fd, buf, sizeof(buf), off)) > 0) {
+		ssize_t i;
+
+		off += n;
+		for (i = 0; i < n; i++) {
+			if (buf[i] != '\n') {
+				if (ll < sizeof(line))
+					line[ll++] = buf[i];
+				else
+					too_long = 1;
+				continue;
+			}
+			if (too_long || !kallsyms_line(line, ll, &text))
+				goto bad;
+			ll = 0;
+			lineno++;
+		}
+	}
+	if (n < 0) {
+		snprintf(msg, msglen, "cannot read the file: %s", strerror(errno));
+		return -1;
+	}
+	if (ll && !kallsyms_line(line, ll, &text))
+		goto bad;
+	if (!text) {
+		snprintf(msg, msglen, "the kallsyms file names no _text at a real address"
+			 " (addresses hidden by kptr_restrict?)");
+		return -1;
+	}
+	return 0;
+bad:
+	snprintf(msg, msglen, "not a kallsyms file: line %llu is not ADDRESS TYPE NAME",
+		 (unsigned long long)lineno);
+	return -1;
+}
+
 static int add_file(dbg_store *d, const char *src, int move, const char *key, const char *source,
 		    int defer, char out_hex[DBG_HEX_LEN], char *msg, size_t msglen)
 {
@@ -322,7 +406,8 @@ static int add_file(dbg_store *d, const char *src, int move, const char *key, co
 	msg[0] = 0;
 	out_hex[0] = 0;
 	if (key && dbg_parse_build_id(key, hex, NULL, NULL) < 0) {
-		snprintf(msg, msglen, "'%.64s' is not a build-id (2 to 40 hex digits)", key);
+		snprintf(msg, msglen, "'%.64s' is not a build-id (%d to %d hex digits)", key,
+			 2 * DBG_MIN_BUILD_ID, 2 * DBG_MAX_BUILD_ID);
 		rc = DBG_ERR_MISMATCH;
 		goto drop;
 	}
@@ -339,9 +424,16 @@ static int add_file(dbg_store *d, const char *src, int move, const char *key, co
 		rc = DBG_ERR_NOT_ELF;
 		goto close_drop;
 	}
-	if (f.kallsyms && !*hex) {
-		snprintf(msg, msglen, "a kallsyms file needs the kernel's build-id as its key");
+	if (f.kallsyms && strlen(hex) != 2 * DBG_MAX_BUILD_ID) {
+		/* a kernel's build-id is a SHA-1 (the kernel links with
+		 * --build-id=sha1): anything shorter names no kernel */
+		snprintf(msg, msglen, "a kallsyms file needs the kernel's build-id (%d hex digits)"
+			 " as its key", 2 * DBG_MAX_BUILD_ID);
 		rc = DBG_ERR_NO_BUILD_ID;
+		goto close_drop;
+	}
+	if (f.kallsyms && check_kallsyms(fd, msg, msglen) < 0) {
+		rc = DBG_ERR_NOT_ELF;
 		goto close_drop;
 	}
 	if (f.elf) {
@@ -408,6 +500,47 @@ int dbg_add_file(dbg_store *d, const char *src, int move, const char *key, const
 	return add_file(d, src, move, key, source, 0, out_hex, msg, msglen);
 }
 
+int dbg_delete(dbg_store *d, const char *hex, uint64_t *freed)
+{
+	static const char *const kinds[] = { "elf", "debug", "kallsyms" };
+	char path[PATH_MAX];
+	uint64_t bytes = 0;
+	size_t i;
+	int rc, found = 0;
+
+	/* the index first: nothing looks the files up while they go */
+	rc = st_debuginfo_delete(d->st, hex);
+	if (rc < 0)
+		return -1;
+	for (i = 0; i < sizeof(kinds) / sizeof(*kinds); i++) {
+		uint64_t n;
+
+		file_path(d, hex, kinds[i], path, sizeof(path));
+		n = sp_disk_usage(path);
+		if (unlink(path) == 0) {
+			bytes += n;
+			found = 1;
+		}
+	}
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", d->root, hex, hex + 2);
+	rmdir(path);
+	{
+		/* tables loaded from those files are not used again */
+		uint8_t bid[DBG_MAX_BUILD_ID];
+		size_t nb;
+		char norm[DBG_HEX_LEN];
+
+		if (d->cache && dbg_parse_build_id(hex, norm, bid, &nb) == 0)
+			pd_dso_cache_forget(d->cache, bid, nb);
+	}
+	if (freed)
+		*freed = bytes;
+	if (found || rc == 0)
+		log_info("msg=\"debuginfo deleted\" build_id=%s bytes=%llu", hex,
+			 (unsigned long long)bytes);
+	return found || rc == 0 ? 0 : 1;
+}
+
 int dbg_lookup(dbg_store *d, const char *hex, char *path, size_t pathlen, uint64_t *size)
 {
 	char *p = NULL, *kind = NULL;
@@ -469,7 +602,7 @@ static int fetch(void *ctx, const uint8_t *bid, size_t n, char *path, size_t pat
 {
 	dbg_store *d = ctx;
 	debuginfod_client *c;
-	char hex[DBG_HEX_LEN], got[DBG_HEX_LEN], msg[256];
+	char hex[DBG_HEX_LEN], got[DBG_HEX_LEN], msg[256], q[LOG_Q_MAX];
 	char *p = NULL;
 	int fd, rc;
 
@@ -492,7 +625,8 @@ static int fetch(void *ctx, const uint8_t *bid, size_t n, char *path, size_t pat
 	rc = add_file(d, p, 0, hex, "debuginfod", 1, got, msg, sizeof(msg));
 	free(p);
 	if (rc < 0) {
-		log_warn("msg=\"debuginfod file refused\" build_id=%s error=\"%s\"", hex, msg);
+		log_warn("msg=\"debuginfod file refused\" build_id=%s error=\"%s\"", hex,
+			 log_q(q, sizeof(q), msg));
 		note_miss(d, hex);
 		return -1;
 	}
@@ -515,12 +649,12 @@ static int fetch(void *ctx, const uint8_t *bid, size_t n, char *path, size_t pat
 
 void dbg_attach(dbg_store *d, pd_symcache *cache)
 {
+	if (!d)
+		return;
+	d->cache = cache;
 #ifdef HAVE_DEBUGINFOD
-	if (d && d->debuginfod)
+	if (d->debuginfod)
 		pd_dso_cache_set_fetch(cache, fetch, d);
-#else
-	(void)d;
-	(void)cache;
 #endif
 }
 
@@ -544,7 +678,7 @@ static void key_of(const char *name, char hex[DBG_HEX_LEN])
 		hex[0] = 0;
 }
 
-int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
+int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file, uint64_t max_total,
 		       void (*on_stored)(void *ctx, const char *hex), void *ctx,
 		       unsigned *stored, unsigned *found, char *msg, size_t msglen)
 {
@@ -552,6 +686,7 @@ int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
 	struct archive_entry *e;
 	uint64_t total = 0;
 	unsigned entries = 0;
+	struct stat bundle;
 	int rc = -1, r;
 
 	*stored = *found = 0;
@@ -560,6 +695,12 @@ int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
 		snprintf(msg, msglen, "out of memory");
 		return -1;
 	}
+	if (stat(path, &bundle) < 0) {
+		snprintf(msg, msglen, "the bundle is gone: %s", strerror(errno));
+		goto out;
+	}
+	if (max_total > DBG_ARCHIVE_MAX_TOTAL)
+		max_total = DBG_ARCHIVE_MAX_TOTAL;
 	archive_read_support_filter_all(a);
 	archive_read_support_format_all(a);
 	if (archive_read_open_filename(a, path, 65536) != ARCHIVE_OK) {
@@ -571,7 +712,7 @@ int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
 		const char *name = archive_entry_pathname(e);
 		int64_t size = archive_entry_size(e);
 		uint64_t written = 0;
-		int fd, bad = 0, arc;
+		int fd, bad = 0, over = 0, arc;
 
 		if (++entries > DBG_ARCHIVE_MAX_ENTRIES) {
 			snprintf(msg, msglen, "more than %d entries", DBG_ARCHIVE_MAX_ENTRIES);
@@ -594,8 +735,12 @@ int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
 
 			if (n == 0)
 				break;
+			if (n > 0 && (total + (uint64_t)n > max_total ||
+				      !sp_ratio_ok(total + (uint64_t)n, (uint64_t)bundle.st_size))) {
+				bad = over = 1;
+				break;
+			}
 			if (n < 0 || written + (uint64_t)n > max_file ||
-			    total + (uint64_t)n > DBG_ARCHIVE_MAX_TOTAL ||
 			    write(fd, buf, (size_t)n) != n) {
 				bad = 1;
 				break;
@@ -608,9 +753,9 @@ int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
 		close(fd);
 		if (bad) {
 			unlink(tmp);
-			if (total >= DBG_ARCHIVE_MAX_TOTAL) {
-				snprintf(msg, msglen, "the bundle unpacks to more than %llu bytes",
-					 (unsigned long long)DBG_ARCHIVE_MAX_TOTAL);
+			if (over) {
+				snprintf(msg, msglen, "the bundle unpacks to more than %llu bytes or %d"
+					 " times its size", (unsigned long long)max_total, SP_MAX_RATIO);
 				goto out;
 			}
 			continue;

@@ -23,6 +23,9 @@
 #include "symbols.h"
 
 #define DBG_MAX_BUILD_ID 20		/* bytes; what perf.data records carry */
+/* bytes: the shortest GNU build-id a linker makes (lld's --build-id=fast);
+ * shorter keys name almost anything and are refused */
+#define DBG_MIN_BUILD_ID 8
 #define DBG_HEX_LEN (2 * DBG_MAX_BUILD_ID + 1)
 
 typedef struct dbg_store dbg_store;
@@ -41,11 +44,12 @@ int dbg_fetches(const dbg_store *d);
  * transaction holds the database then, so they wait for this call (the
  * worker makes it once the profile is written). */
 void dbg_flush_index(dbg_store *d);
-/* Installs the debuginfod fetcher as the cache's last resort (no-op
- * without debuginfod). */
+/* The workers' symbol tables: dbg_delete forgets what was loaded from a
+ * deleted file, and debuginfod (when configured) is the cache's last
+ * resort. */
 void dbg_attach(dbg_store *d, pd_symcache *cache);
 
-/* "ABCD..." -> normalized lowercase hex of 2..40 even digits, and bytes.
+/* "ABCD..." -> normalized lowercase hex of 16..40 even digits, and bytes.
  * 0, or -1 when it is not a build-id. */
 int dbg_parse_build_id(const char *in, char hex[DBG_HEX_LEN], uint8_t *bytes, size_t *n);
 
@@ -69,12 +73,20 @@ int dbg_add_file(dbg_store *d, const char *src, int move, const char *key, const
 		 char out_hex[DBG_HEX_LEN], char *msg, size_t msglen);
 
 /* Every ELF and kallsyms file in a perf archive bundle (.tar.bz2, any
- * compression libarchive reads), each at most max_file bytes; `stored`
- * (may be NULL) is told each new build-id. OUT: how many files were stored
- * (new) and found. -1 when the archive is unreadable (msg). */
-int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
+ * compression libarchive reads), each at most max_file bytes, all together
+ * at most max_total bytes and SP_MAX_RATIO times the bundle's size (a
+ * bundle that unpacks to more stops there: -1); `stored` (may be NULL) is
+ * told each new build-id. OUT: how many files were stored (new) and found.
+ * -1 when the archive is unreadable or too large (msg). */
+int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file, uint64_t max_total,
 		       void (*on_stored)(void *ctx, const char *hex), void *ctx,
 		       unsigned *stored, unsigned *found, char *msg, size_t msglen);
+
+/* Removes every stored file of a build-id (hex as dbg_parse_build_id gives
+ * it) and its index rows; tables loaded from them are forgotten. OUT:
+ * bytes freed (may be NULL). 0, 1 when none was stored, -1 on a storage
+ * error. */
+int dbg_delete(dbg_store *d, const char *hex, uint64_t *freed);
 
 /* The file to serve for GET: the one with symbols first. 0, or 1 = none. */
 int dbg_lookup(dbg_store *d, const char *hex, char *path, size_t pathlen, uint64_t *size);

@@ -30,7 +30,7 @@ def raw(port, head, body=b"", then=None):
 
 
 def post_head(length, extra=b""):
-    return (b"POST /api/v1/profiles HTTP/1.1\r\nHost: x\r\nContent-Type: "
+    return (b"POST /api/v1/profiles HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
             b"application/octet-stream\r\nContent-Length: " + length + b"\r\n" + extra + b"\r\n")
 
 

@@ -6,40 +6,23 @@ each answers the fitting 4xx/5xx status (JSON with an "error" where
 perfhubd answers itself), and the daemon keeps serving."""
 import json
 import os
-import socket
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import stress_lib as S  # noqa: E402
-from perfhubd_harness import SKIP, Daemon, check, have_perf_record, tmpdir  # noqa: E402
+from perfhubd_harness import SKIP, Daemon, check, have_perf_record, raw_http, tmpdir  # noqa: E402
 
 SECRET = b"perfhub-secret-beside-the-web-root"
 
 
-def raw(port, req, timeout=10):
-    """Sends raw bytes; returns (status or None, body bytes)."""
-    s = socket.create_connection(("127.0.0.1", port), timeout=timeout)
-    out = b""
-    try:
-        s.sendall(req)
-        s.shutdown(socket.SHUT_WR)
-        while True:
-            b = s.recv(65536)
-            if not b:
-                break
-            out += b
-    except (OSError, socket.timeout):
-        pass
-    finally:
-        s.close()
-    if not out.startswith(b"HTTP/1."):
-        return None, out
-    head, _, body = out.partition(b"\r\n\r\n")
-    return int(head.split()[1]), body
+def raw(port, req):
+    """(status or None, body) of raw request bytes."""
+    st, _, body = raw_http(port, req)
+    return st, body
 
 
 def get(path):
-    return b"GET " + path + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    return b"GET " + path + b" HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"
 
 
 def main():
@@ -82,15 +65,15 @@ def main():
         # sizes: the request head is capped (MHD's connection memory limit).
         # The answer comes while the client is still sending; the close that
         # follows may reset the connection before the client reads it (None).
-        expect("300 KB header", b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " +
+        expect("300 KB header", b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: " +
                b"a" * 300000 + b"\r\n\r\n", (413, 431, None), False)
-        expect("20000 headers", b"GET /healthz HTTP/1.1\r\nHost: x\r\n" +
+        expect("20000 headers", b"GET /healthz HTTP/1.1\r\nHost: localhost\r\n" +
                b"".join(b"X-H%d: v\r\n" % i for i in range(20000)) + b"\r\n",
                (413, 431, None), False)
         expect("300 KB URI", get(b"/" + b"a" * 300000), (414, 431, None), False)
-        expect("300 KB header, read", b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: " +
+        expect("300 KB header, read", b"GET /healthz HTTP/1.1\r\nHost: localhost\r\nX-Big: " +
                b"a" * 300000, (413, 431), False)
-        expect("HTTP/9.9", b"GET / HTTP/9.9\r\nHost: x\r\n\r\n", (505,), False)
+        expect("HTTP/9.9", b"GET / HTTP/9.9\r\nHost: localhost\r\n\r\n", (505,), False)
         expect("no request line", b"garbage\r\n\r\n", (400, None), False)
 
         # methods
@@ -99,7 +82,7 @@ def main():
                         (b"POST", P + b"/flamegraph"), (b"DELETE", b"/healthz"),
                         (b"POST", b"/metrics"), (b"POST", b"/index.html")):
             expect(m.decode() + " " + path.decode(), m + b" " + path +
-                   b" HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", (405,))
+                   b" HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\n\r\n", (405,))
 
         # path traversal against the web root; the secret sits beside it
         for path in (b"/../secret.txt", b"/%2e%2e/secret.txt", b"/..%2fsecret.txt",
@@ -136,7 +119,7 @@ def main():
         for q in (b"?tag=noequals", b"?" + b"&".join(b"tag=k%d=v" % i for i in range(40))):
             body = S.with_hostname(rec.data, "badquery")
             expect("POST tags " + q[:30].decode(), b"POST /api/v1/profiles" + q +
-                   b" HTTP/1.1\r\nHost: x\r\nContent-Type: application/octet-stream\r\n"
+                   b" HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/octet-stream\r\n"
                    b"Content-Length: %d\r\n\r\n" % len(body) + body, (400,))
         st, lst = d.json("GET", "/api/v1/profiles")
         check(lst["total"] == 1, "a refused upload was stored: %s" % lst["total"])

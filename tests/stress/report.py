@@ -11,7 +11,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPTS = ["upload-gzip.py", "load.py", "kill9.py", "faults.py", "hostile.py",
-           "http-hostile.py"]
+           "http-hostile.py", "slow-headers.py", "diff-memory.py",
+           "local-files.py"]
 
 
 def main():

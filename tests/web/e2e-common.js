@@ -125,8 +125,10 @@ async function startServer(o) {
   const logFile = path.join(tmp, 'perfhubd.log');
   const dlog = fs.openSync(logFile, 'w');
   /* one worker, as on a busy server: uploads are parsed one at a time */
+  /* the recordings are this machine's: their libraries and kernel are
+   * named from its files as perf would (--local-uploads) */
   const proc = spawn(daemon, ['--listen', '127.0.0.1:' + port, '--db', path.join(tmp, 'perfhub.db'),
-    '--spool', path.join(tmp, 'spool'), '--web-root', webRoot, '--workers', '1'],
+    '--spool', path.join(tmp, 'spool'), '--web-root', webRoot, '--workers', '1', '--local-uploads'],
   { stdio: ['ignore', dlog, dlog] });
   const s = {
     base, proc, aFile, bFile,

@@ -57,7 +57,9 @@ function createState() {
     newProfile(3, 'broken-upload', [], 'failed'),
   ];
   profiles[2].error = 'bad magic at offset 0: not a perf.data file';
-  return { profiles, nextId: 4, requests: [], uploads: [] };
+  /* token: API requests need "Authorization: Bearer TOKEN" (null: open);
+   * busy: that many API requests get 503 with Retry-After first */
+  return { profiles, nextId: 4, requests: [], uploads: [], token: null, busy: 0 };
 }
 
 /* The public view of a profile, as GET /api/v1/profiles/{id} gives it. */
@@ -164,6 +166,16 @@ function handler(state, webRoot) {
     const find = (id) => state.profiles.find((p) => p.id === id);
 
     if (u.pathname === '/healthz') return json(res, 200, { status: 'ok' });
+    if (u.pathname.startsWith('/api/')) {
+      if (state.token && req.headers.authorization !== 'Bearer ' + state.token) {
+        return json(res, 401, { error: 'a valid token is needed (Authorization: Bearer)' });
+      }
+      if (state.busy > 0) {
+        state.busy--;
+        res.writeHead(503, { 'Content-Type': 'application/json', 'Retry-After': '1' });
+        return res.end(JSON.stringify({ error: 'heavy queries are running; retry in 1 s' }));
+      }
+    }
     if (u.pathname === '/api/v1/profiles' && req.method === 'POST') {
       const chunks = [];
       req.on('data', (c) => chunks.push(c));

@@ -87,6 +87,9 @@ static const char *const migrations[] = {
 	" event INTEGER NOT NULL, addr INTEGER NOT NULL, samples INTEGER NOT NULL,"
 	" period INTEGER NOT NULL, offcpu INTEGER NOT NULL,"
 	" PRIMARY KEY (profile_id, frame, event, addr)) WITHOUT ROWID;",
+	/* 5: recordings of this machine (from a watched directory) may be
+	 * symbolized from its files as perf would; uploads only by build-id */
+	"ALTER TABLE profiles ADD COLUMN local INTEGER NOT NULL DEFAULT 0;",
 };
 #define NR_MIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 
@@ -303,6 +306,7 @@ const st_persist_ops st_sqlite_ops = {
 	.profile_add = sq_profile_add,
 	.profile_by_sha = sq_profile_by_sha,
 	.profile_claim_next = sq_profile_claim_next,
+	.profile_local = sq_profile_local,
 	.profile_fail = sq_profile_fail,
 	.profile_requeue = sq_profile_requeue,
 	.requeue_parsing = sq_requeue_parsing,
@@ -328,6 +332,8 @@ const st_persist_ops st_sqlite_ops = {
 	.debuginfo_get = sq_debuginfo_get,
 	.debuginfo_has_symbols = sq_debuginfo_has_symbols,
 	.debuginfo_added_since = sq_debuginfo_added_since,
+	.debuginfo_delete = sq_debuginfo_delete,
+	.debuginfo_orphan = sq_debuginfo_orphan,
 	.profile_dsos_set = sq_profile_dsos_set,
 	.profiles_unresolved_in = sq_profiles_unresolved_in,
 	.profile_dso_build_id = sq_profile_dso_build_id,

@@ -50,6 +50,7 @@ int sq_delete_rows(sqlite3 *db, int64_t id);
 int sq_profile_add(st_persist *p, const st_new_profile *np, int64_t *id, int *existed);
 int sq_profile_by_sha(st_persist *p, const char *sha256, int64_t *id);
 int sq_profile_claim_next(st_persist *p, int64_t *id, char **spool_path, char **kind);
+int sq_profile_local(st_persist *p, int64_t id);
 int sq_profile_fail(st_persist *p, int64_t id, const char *msg, int64_t offset,
 		    int64_t parse_ms);
 int sq_profile_requeue(st_persist *p, int64_t id);
@@ -88,6 +89,8 @@ int sq_debuginfo_get(st_persist *p, const char *build_id, char **path, char **ki
 		     uint64_t *size);
 int sq_debuginfo_has_symbols(st_persist *p, const char *build_id);
 int sq_debuginfo_added_since(st_persist *p, const char *build_id, int64_t since);
+int sq_debuginfo_delete(st_persist *p, const char *build_id);
+int sq_debuginfo_orphan(st_persist *p, int64_t before, char hex[41]);
 int sq_profile_dsos_set(st_persist *p, int64_t id, size_t n, const char *const *build_ids,
 			const char *const *paths, const uint64_t *unresolved);
 int sq_profiles_unresolved_in(st_persist *p, const char *build_id, int64_t **ids, size_t *n);

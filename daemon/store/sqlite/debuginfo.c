@@ -121,6 +121,53 @@ int sq_debuginfo_added_since(st_persist *p, const char *build_id, int64_t since)
 	return rc;
 }
 
+int sq_debuginfo_delete(st_persist *p, const char *build_id)
+{
+	sqlite3 *db = sq_conn_get(p);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	s = sq_prep(db, "DELETE FROM debuginfo WHERE build_id = ?");
+	if (s) {
+		sqlite3_bind_text(s, 1, build_id, -1, SQLITE_STATIC);
+		rc = sq_step_done(db, s);
+		if (rc == 0 && sqlite3_changes(db) == 0)
+			rc = 1;
+	}
+	sqlite3_finalize(s);
+	sq_conn_put(p, db);
+	return rc;
+}
+
+int sq_debuginfo_orphan(st_persist *p, int64_t before, char hex[41])
+{
+	sqlite3 *db = sq_conn_get(p);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	/* profile_dsos keeps rows of deleted profiles: only live ones count */
+	s = sq_prep(db, "SELECT d.build_id FROM debuginfo d WHERE d.added_at < ? AND NOT EXISTS"
+		     " (SELECT 1 FROM profile_dsos u JOIN profiles p ON p.id = u.profile_id"
+		     " WHERE u.build_id = d.build_id) ORDER BY d.added_at LIMIT 1");
+	if (s) {
+		sqlite3_bind_int64(s, 1, before);
+		rc = 1;
+		if (sqlite3_step(s) == SQLITE_ROW) {
+			const char *t = (const char *)sqlite3_column_text(s, 0);
+
+			snprintf(hex, 41, "%s", t ? t : "");
+			rc = 0;
+		}
+	}
+	sqlite3_finalize(s);
+	sq_conn_put(p, db);
+	return rc;
+}
+
 int sq_profile_dsos_set(st_persist *p, int64_t id, size_t n, const char *const *build_ids,
 			const char *const *paths, const uint64_t *unresolved)
 {

@@ -35,7 +35,7 @@ int sq_profile_add(st_persist *p, const st_new_profile *np, int64_t *id, int *ex
 	}
 	sqlite3_finalize(s);
 	s = sq_prep(db, "INSERT INTO profiles (sha256, name, kind, spool_path, size, uploaded_at,"
-		     " status) VALUES (?, ?, ?, ?, ?, ?, 0)");
+		     " status, local) VALUES (?, ?, ?, ?, ?, ?, 0, ?)");
 	if (!s)
 		goto rollback;
 	sqlite3_bind_text(s, 1, np->sha256, -1, SQLITE_STATIC);
@@ -44,6 +44,7 @@ int sq_profile_add(st_persist *p, const st_new_profile *np, int64_t *id, int *ex
 	sqlite3_bind_text(s, 4, np->spool_path, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 5, (sqlite3_int64)np->size);
 	sqlite3_bind_int64(s, 6, (sqlite3_int64)time(NULL));
+	sqlite3_bind_int(s, 7, np->local != 0);
 	if (sq_step_done(db, s) < 0)
 		goto rollback;
 	*id = sqlite3_last_insert_rowid(db);
@@ -116,6 +117,25 @@ int sq_profile_by_sha(st_persist *p, const char *sha256, int64_t *id)
 			*id = sqlite3_column_int64(s, 0);
 			rc = 0;
 		}
+	}
+	sqlite3_finalize(s);
+	sq_conn_put(p, db);
+	return rc;
+}
+
+int sq_profile_local(st_persist *p, int64_t id)
+{
+	sqlite3 *db = sq_conn_get(p);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	s = sq_prep(db, "SELECT local FROM profiles WHERE id = ?");
+	if (s) {
+		sqlite3_bind_int64(s, 1, id);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			rc = sqlite3_column_int(s, 0) != 0;
 	}
 	sqlite3_finalize(s);
 	sq_conn_put(p, db);
