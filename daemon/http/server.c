@@ -15,6 +15,8 @@
 #include "http/http.h"
 #include "log.h"
 
+#define API_LISTEN_BACKLOG SOMAXCONN
+
 /* ---- routing -------------------------------------------------------------------- */
 
 /* "/api/v1/profiles/123/rest" -> id 123 and rest "/rest" (or ""). */
@@ -214,33 +216,13 @@ static int activation_socket(void)
 	return fd;
 }
 
-api *api_start(const cfg *c, st_store *st, jobs *j)
+/* The address of --listen: "[::1]" or "::1" are IPv6, anything else IPv4.
+ * OUT: ss, its length. 0 or -1. */
+static int listen_address(const cfg *c, struct sockaddr_storage *ss, socklen_t *sl)
 {
-	api *a = calloc(1, sizeof(*a));
-	int listen_fd;
-	struct sockaddr_storage ss;
-	socklen_t sl;
-	const union MHD_DaemonInfo *info;
 	char host[256];
-	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
-			 MHD_USE_ERROR_LOG;
 
-	if (!a)
-		return NULL;
-	a->c = c;
-	a->st = st;
-	a->j = j;
-	a->qc = qc_new(API_QCACHE_BYTES);	/* NULL: answers are not kept */
-	pthread_rwlock_init(&a->tok_lock, NULL);
-	a->dbg = apid_new(c, st, j);
-	if (!a->dbg || api_reload_tokens(a) < 0) {
-		apid_free(a->dbg);
-		qc_free(a->qc);
-		free(a);
-		return NULL;
-	}
-	memset(&ss, 0, sizeof(ss));
-	/* "[::1]" or "::1" are IPv6, anything else IPv4 */
+	memset(ss, 0, sizeof(*ss));
 	snprintf(host, sizeof(host), "%s", c->listen_addr);
 	if (host[0] == '[') {
 		size_t n = strlen(host);
@@ -249,59 +231,100 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 			host[n - 2] = 0;
 	}
 	if (strchr(host, ':')) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
 		s6->sin6_family = AF_INET6;
 		s6->sin6_port = htons((uint16_t)c->listen_port);
-		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
-			goto bad_addr;
-		sl = sizeof(*s6);
-		flags |= MHD_USE_IPv6;
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		*sl = sizeof(*s6);
+		return inet_pton(AF_INET6, host, &s6->sin6_addr) == 1 ? 0 : -1;
+	}
+	{
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
 		s4->sin_family = AF_INET;
 		s4->sin_port = htons((uint16_t)c->listen_port);
-		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
-			goto bad_addr;
-		sl = sizeof(*s4);
+		*sl = sizeof(*s4);
+		return inet_pton(AF_INET, host, &s4->sin_addr) == 1 ? 0 : -1;
 	}
-	(void)sl;
-	listen_fd = activation_socket();
-	if (listen_fd >= 0) {
-		log_info("msg=\"socket activation\" fd=%d", listen_fd);
-		a->d = MHD_start_daemon(flags & ~(unsigned)MHD_USE_IPv6, 0, NULL, NULL, on_request, a,
-					MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
-					MHD_OPTION_UNESCAPE_CALLBACK, unescape_no_nul, NULL,
-					MHD_OPTION_LISTEN_SOCKET, listen_fd,
-					MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
-					MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
-					MHD_OPTION_CONNECTION_TIMEOUT, c->connection_timeout,
-					MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
-					MHD_OPTION_END);
-	} else
-	a->d = MHD_start_daemon(flags, (uint16_t)c->listen_port, NULL, NULL, on_request, a,
+}
+
+int api_listen(const cfg *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd = activation_socket(), one = 1, saved;
+
+	if (fd >= 0) {
+		log_info("msg=\"socket activation\" fd=%d", fd);
+		return fd;
+	}
+	if (listen_address(c, &ss, &sl) < 0) {
+		log_warn("msg=\"bad listen address\" addr=\"%s\"", c->listen_addr);
+		return -1;
+	}
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto fail;
+	/* a restart must not wait for the old connections' TIME_WAIT */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ss.ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, API_LISTEN_BACKLOG) < 0)
+		goto fail;
+	return fd;
+fail:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+	log_warn("msg=\"cannot listen\" addr=%s port=%u error=\"%s\"", c->listen_addr,
+		 c->listen_port, strerror(errno));
+	return -1;
+}
+
+api *api_start(const cfg *c, st_store *st, jobs *j, int listen_fd)
+{
+	api *a = calloc(1, sizeof(*a));
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	unsigned flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			 MHD_USE_ERROR_LOG;
+
+	if (!a) {
+		close(listen_fd);
+		return NULL;
+	}
+	a->c = c;
+	a->st = st;
+	a->j = j;
+	a->qc = qc_new(API_QCACHE_BYTES);	/* NULL: answers are not kept */
+	pthread_rwlock_init(&a->tok_lock, NULL);
+	a->dbg = apid_new(c, st, j);
+	if (!a->dbg || api_reload_tokens(a) < 0)
+		goto fail;
+	a->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, a,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
 				MHD_OPTION_UNESCAPE_CALLBACK, unescape_no_nul, NULL,
-				MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				MHD_OPTION_LISTEN_SOCKET, listen_fd,
 				MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
 				MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
 				MHD_OPTION_CONNECTION_TIMEOUT, c->connection_timeout,
 				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
 				MHD_OPTION_END);
 	if (!a->d) {
-		log_warn("msg=\"cannot listen\" addr=%s port=%u error=\"%s\"", c->listen_addr,
-			 c->listen_port, strerror(errno));
-		apid_free(a->dbg);
-		qc_free(a->qc);
-		free(a);
-		return NULL;
+		log_warn("msg=\"cannot start the HTTP server\" error=\"%s\"", strerror(errno));
+		goto fail;
 	}
-	info = MHD_get_daemon_info(a->d, MHD_DAEMON_INFO_BIND_PORT);
-	a->port = info ? info->port : c->listen_port;
+	memset(&ss, 0, sizeof(ss));
+	if (getsockname(listen_fd, (struct sockaddr *)&ss, &sl) == 0)
+		a->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+							 : ((struct sockaddr_in *)&ss)->sin_port);
+	else
+		a->port = c->listen_port;
 	return a;
-bad_addr:
-	log_warn("msg=\"bad listen address\" addr=\"%s\"", c->listen_addr);
+fail:
+	close(listen_fd);
 	apid_free(a->dbg);
 	qc_free(a->qc);
+	pthread_rwlock_destroy(&a->tok_lock);
 	free(a);
 	return NULL;
 }
