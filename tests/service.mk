@@ -8,3 +8,7 @@ SERVICE_TESTS = tests/service-units.sh tests/service-daemon.py tests/service-act
 	tests/service-man.py tests/service-defaults.py
 TESTS += $(SERVICE_TESTS)
 EXTRA_DIST += $(SERVICE_TESTS)
+
+# The README's test command tests everything; .ci/run runs exactly it.
+TESTS += tests/readme-commands.sh
+EXTRA_DIST += tests/readme-commands.sh
