@@ -95,6 +95,32 @@ static int event_matches(const char *name, const char *want)
 	return !strcmp(name, want) || (!strncmp(name, want, n) && name[n] == ':');
 }
 
+/* Whether any event of the recording answers to `want`. */
+static int any_event_named(const pd_file *f, const char *want)
+{
+	size_t i;
+
+	for (i = 0; i < pd_nr_events(f); i++)
+		if (event_matches(pd_get_event(f, i)->name, want))
+			return 1;
+	return 0;
+}
+
+/* Throws away what was folded (and the raw callchains that name its
+ * stacks), for another event. 0 or -1 out of memory. */
+static int restart_fold(pd_fold **fold, unsigned flags, raw_entry *cache)
+{
+	size_t i;
+
+	pd_fold_free(*fold);
+	*fold = pd_fold_new(flags);
+	for (i = 0; i < RAW_CACHE_SLOTS; i++) {
+		free(cache[i].ips);
+		memset(&cache[i], 0, sizeof(cache[i]));
+	}
+	return *fold ? 0 : -1;
+}
+
 static int print_line(void *ctx, const char *stack, uint64_t count)
 {
 	FILE *fp = ctx;
@@ -202,14 +228,18 @@ int cmd_collapse(int argc, char **argv)
 		 * header, so the pipeline drops it; so do we */
 		if ((s->fields & PD_SAMPLE_TID) && (s->tid == UINT32_MAX || s->pid == UINT32_MAX))
 			continue;
-		/* one event only: the chosen one, else the first that samples */
-		if (!chosen) {
-			if (event && !event_matches(s->event->name, event))
-				continue;
+		/* one event only: the first in the recording's own event order
+		 * (perf report's) that answers to --event and has samples */
+		if (event && !event_matches(s->event->name, event))
+			continue;
+		if (!chosen || (s->event->index < chosen->index &&
+				strcmp(s->event->name, chosen->name))) {
+			/* an event earlier in that order has its first sample:
+			 * it is the one, and what was folded goes */
+			if (chosen && restart_fold(&fold, flags, cache) < 0)
+				goto nomem;
 			chosen = s->event;
-		} else if (s->event != chosen &&
-			   (!event || !event_matches(s->event->name, event) ||
-			    strcmp(s->event->name, chosen->name))) {
+		} else if (s->event != chosen && strcmp(s->event->name, chosen->name)) {
 			continue;
 		}
 		/* stackcollapse-perf.pl: the period perf script prints, 1 without */
@@ -246,8 +276,16 @@ int cmd_collapse(int argc, char **argv)
 		goto parse_error;
 	for (i = 0; (size_t)i < pd_symbolizer_nr_warnings(sym); i++)
 		fprintf(stderr, "perfhub collapse: warning: %s\n", pd_symbolizer_warning(sym, (size_t)i));
-	if (event && !chosen)
+	if (event && !chosen) {
+		if (!any_event_named(f, event)) {
+			fprintf(stderr, "perfhub collapse: %s: no event '%s' (its events:", path, event);
+			for (i = 0; (size_t)i < pd_nr_events(f); i++)
+				fprintf(stderr, "%s %s", i ? "," : "", pd_get_event(f, (size_t)i)->name);
+			fprintf(stderr, ")\n");
+			goto out;
+		}
 		fprintf(stderr, "perfhub collapse: warning: no samples of event '%s'\n", event);
+	}
 	if (json) {
 		json_t *tree = pd_fold_tree(fold);
 

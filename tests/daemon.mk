@@ -11,7 +11,8 @@ DAEMON_TESTS = \
 	tests/daemon-query.py \
 	tests/daemon-access.py \
 	tests/daemon-migrate.py \
-	tests/daemon-flame.py
+	tests/daemon-flame.py \
+	tests/daemon-defaults.py
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS)
 

@@ -8,6 +8,9 @@
   const API = 'api/v1/';
   const ROW_H = 17;
   const POLL_MS = 1500;
+  /* the server's default weight for every answer: the sample period, as
+   * stackcollapse-perf sums it (docs/query.md) */
+  const DEFAULT_WEIGHT = 'period';
 
   /* ---- small helpers ----------------------------------------------------- */
 
@@ -659,7 +662,7 @@
       f.comm.value = params.comm || '';
       f.pid.value = params.pid || '';
       f.tid.value = params.tid || '';
-      f.weight.value = params.weight || 'samples';
+      f.weight.value = params.weight || DEFAULT_WEIGHT;
       f.layout.value = params.layout || 'flame';
       if (document.activeElement !== $('#fg-search')) $('#fg-search').value = params.q || '';
       const q = 'profiles/' + encodeURIComponent(id);
@@ -693,7 +696,7 @@
     dataParams(params) {
       const p = {};
       for (const k of DATA_KEYS) if (params[k]) p[k] = params[k];
-      if (!p.weight) p.weight = 'samples';
+      if (!p.weight) p.weight = DEFAULT_WEIGHT;
       return p;
     },
 
@@ -755,10 +758,12 @@
       ev.textContent = '';
       const sel = $('#fg-filter').elements.event;
       sel.textContent = '';
-      /* no event in the URL: the server's default (the event of the
-       * recording's first sample); the page never pins one by itself */
-      sel.append(el('option', { value: '' }, '(default)'));
+      /* no event in the URL: the server's default, the first event in the
+       * recording's own order that has samples (perf report's); the page
+       * names it but never pins it by itself */
       const spe = m.samples_per_event || {};
+      const sampled = (m.events || []).find((e) => (spe[e.name] !== undefined ? spe[e.name] : e.samples) > 0);
+      sel.append(el('option', { value: '' }, sampled ? '(default: ' + sampled.name + ')' : '(default)'));
       for (const e of m.events || []) {
         const n = spe[e.name] !== undefined ? spe[e.name] : e.samples;
         ev.append(el('tr', null, el('td', null, e.name), el('td', { class: 'num' }, n === undefined ? '' : n),
@@ -802,11 +807,11 @@
       if (key !== this.dataKey) {
         const seq = ++this.loadSeq;
         this.loadingKey = key;
-        const tlKey = id + '|' + (dp.event || '') + '|' + this.bucketMs();
+        const tlKey = id + '|' + (dp.event || '') + '|' + dp.weight + '|' + this.bucketMs();
         /* kernel=1: kernel frames come marked "_[k]", which buildTree
          * turns into their kind (colour) */
         const jobs = [api(base + '/flamegraph' + qs(Object.assign({ kernel: 1 }, dp)))];
-        jobs.push(tlKey !== this.tlKey ? api(base + '/timeline' + qs({ event: dp.event, bucket_ms: this.bucketMs() })).catch((e) => e) : null);
+        jobs.push(tlKey !== this.tlKey ? api(base + '/timeline' + qs({ event: dp.event, weight: dp.weight, bucket_ms: this.bucketMs() })).catch((e) => e) : null);
         const filtered = dp.comm || dp.pid || dp.tid || dp.from_ns || dp.to_ns;
         jobs.push(filtered ? null : api(base + '/top' + qs({ event: dp.event, weight: dp.weight, limit: 500 })).catch((e) => e));
         let res;
@@ -826,6 +831,7 @@
         if (res[1] && !(res[1] instanceof Error)) {
           this.tlKey = tlKey;
           this.timeline = F.normalizeTimeline(res[1], this.bucketMs());
+          this.timeline.unit = dp.weight;
         } else if (res[1] instanceof Error) {
           this.timeline = null;
           $('#tl-info').textContent = 'timeline: ' + res[1].message;
@@ -934,7 +940,7 @@
 
     heatTip(i) {
       const tl = this.timeline;
-      return [el('div', null, ((i * tl.bucketNs) / 1e9).toFixed(3) + ' s: ' + (tl.counts[i] || 0) + ' samples')];
+      return [el('div', null, ((i * tl.bucketNs) / 1e9).toFixed(3) + ' s: ' + (tl.counts[i] || 0) + ' ' + (tl.unit || 'samples'))];
     },
 
     drawHeat() {
@@ -988,7 +994,7 @@
         ctx.strokeRect(Math.floor(this.cursor / g.rows) * this.cellW + 0.75, (this.cursor % g.rows) * this.cellH + 0.75,
           this.cellW - 2.5, this.cellH - 2.5);
       }
-      let txt = g.cols + ' s \u00d7 ' + g.rows + ' rows of ' + Math.round(tl.bucketNs / 1e6) + ' ms; max ' + g.max + ' samples/bucket';
+      let txt = g.cols + ' s \u00d7 ' + g.rows + ' rows of ' + Math.round(tl.bucketNs / 1e6) + ' ms; max ' + g.max + ' ' + (tl.unit || 'samples') + '/bucket';
       if (p.from_ns && p.to_ns) {
         txt += '; selected ' + ((+p.from_ns - tl.startNs) / 1e9).toFixed(3) + '\u2013' + ((+p.to_ns - tl.startNs) / 1e9).toFixed(3) + ' s';
       }
@@ -1091,7 +1097,7 @@
     async show(params, prev) {
       const f = $('#cmp-form').elements;
       f.event.value = params.event || '';
-      f.weight.value = params.weight || 'samples';
+      f.weight.value = params.weight || DEFAULT_WEIGHT;
       if (document.activeElement !== $('#cmp-search')) $('#cmp-search').value = params.q || '';
       if (!prev || prev.view !== 'compare') await this.fillChoices(params);
       if (!params.base || !params.target) {
@@ -1100,7 +1106,7 @@
         $('#cmp-regressions tbody').textContent = '';
         return;
       }
-      const dp = { base: params.base, target: params.target, event: params.event, weight: params.weight || 'samples' };
+      const dp = { base: params.base, target: params.target, event: params.event, weight: params.weight || DEFAULT_WEIGHT };
       const key = JSON.stringify(dp);
       if (key !== this.key) {
         let j;

@@ -184,10 +184,12 @@ done:
 	free(stack);
 }
 
+static const char *const diff_params[] = { "base", "target", HTTP_FOLD_PARAMS, NULL };
+
 MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 {
 	static const st_tree_cb cb = { diff_enter, diff_leave };
-	http_fold_args fa;
+	http_fold_args fa, fa_target;
 	diff_tree *t;
 	jbuf b = { 0 };
 	MHD_Result_t ret;
@@ -195,11 +197,18 @@ MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 	uint32_t root;
 	int rc;
 
+	if (http_params_check(a, conn, diff_params, &ret) < 0)
+		return ret;
 	if (http_arg_i64(conn, "base", 1, INT64_MAX, &base) < 0 || !base)
 		return http_reply_error(a, conn, 400, "bad or missing parameter 'base' (a profile id)");
 	if (http_arg_i64(conn, "target", 1, INT64_MAX, &target) < 0 || !target)
 		return http_reply_error(a, conn, 400, "bad or missing parameter 'target' (a profile id)");
-	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0)
+	/* the event named, on both sides; else each profile's default */
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0)
+		return ret;
+	fa_target = fa;
+	if (http_fold_event(a, conn, base, &fa, &ret) < 0 ||
+	    http_fold_event(a, conn, target, &fa_target, &ret) < 0)
 		return ret;
 	t = calloc(1, sizeof(*t));
 	/* the root is node 0 */
@@ -213,7 +222,7 @@ MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 	if (rc == 0 && !t->oom) {
 		t->side = 1;
 		t->sp = 0;
-		rc = st_flame(a->st, target, &fa.f, fa.by_samples, &cb, t);
+		rc = st_flame(a->st, target, &fa_target.f, fa.by_samples, &cb, t);
 	}
 	if (rc != 0 || t->oom) {
 		diff_free(t);
@@ -232,10 +241,16 @@ MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 
 MHD_Result_t http_get_aggregate(api *a, struct MHD_Connection *conn)
 {
+	static const char *const params[] = { "group_by", "hostname", "tag", "since", "until",
+					      "limit", NULL };
 	st_agg_filter f = { .limit = 100 };
 	http_tags tags = { 0 };
+	MHD_Result_t ret;
 	json_t *o;
 	int bad = 0;
+
+	if (http_params_check(a, conn, params, &ret) < 0)
+		return ret;
 
 	f.group_by = http_arg(conn, "group_by");
 	if (!f.group_by)

@@ -108,14 +108,37 @@ typedef struct http_tags {
 void http_tags_get(struct MHD_Connection *conn, http_tags *t);
 void http_tags_free(http_tags *t);
 
+/* 0 when every query parameter of the request is one of `accepted`
+ * (NULL-terminated); else -1 with a 400 answer queued (*ret) that names the
+ * unknown parameter and the accepted ones. */
+int http_params_check(api *a, struct MHD_Connection *conn, const char *const *accepted,
+		      MHD_Result_t *ret);
+
+/* The parameters of every folded-stack query (http_fold_args_parse), for
+ * the endpoints' lists of accepted parameters. */
+#define HTTP_FOLD_PARAMS "event", "comm", "pid", "tid", "from_ns", "to_ns", "weight", \
+	"with_pid", "with_tid", "kernel"
+
+/* One weight default for every answer (the contract's for /collapsed and
+ * perfhub collapse): the period, as stackcollapse-perf sums it. */
+#define HTTP_DEFAULT_WEIGHT "period"
+#define HTTP_EVENT_MAX 1024	/* longest event name a query resolves */
+
 /* The filters every folded-stack query takes. */
 typedef struct http_fold_args {
 	st_fold_filter f;
 	int by_samples;		/* weight=samples */
+	char event[HTTP_EVENT_MAX];	/* f.event once http_fold_event resolved it */
 } http_fold_args;
 /* 0, or -1 when a 400 answer was queued (its result in *ret). */
 int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa,
-			 const char *default_weight, MHD_Result_t *ret);
+			 MHD_Result_t *ret);
+/* Makes fa->f.event the event profile `id` answers with: the one the event
+ * parameter names, or the profile's default (st_event_pick). 0, or -1 with
+ * the answer queued (*ret): 404 not ready, 400 naming the profile's events
+ * when none answers to the parameter. */
+int http_fold_event(api *a, struct MHD_Connection *conn, int64_t id, http_fold_args *fa,
+		    MHD_Result_t *ret);
 
 /* The answer cache key of a per-profile query. 0, or 1 when the profile is
  * not ready (nothing is kept then). */

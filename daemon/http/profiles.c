@@ -38,8 +38,12 @@ MHD_Result_t http_upload_begin(api *a, struct MHD_Connection *conn, req *r)
 	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
 	const char *enc = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Encoding");
 	const char *type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
+	static const char *const params[] = { "name", "tag", NULL };
 	int encoding = SP_IDENTITY;
+	MHD_Result_t ret;
 
+	if (http_params_check(a, conn, params, &ret) < 0)
+		return ret;
 	/* refuse before reading a byte of the body */
 	if (len && !enc && strtoull(len, NULL, 10) > a->c->max_upload) {
 		atomic_fetch_add(&a->rejected, 1);
@@ -125,10 +129,16 @@ MHD_Result_t http_upload_end(api *a, struct MHD_Connection *conn, req *r)
 
 MHD_Result_t http_profiles_list(api *a, struct MHD_Connection *conn)
 {
+	static const char *const params[] = { "limit", "offset", "status", "hostname", "tag",
+					      "since", "until", NULL };
 	st_list_filter f = { .limit = 100, .offset = 0, .status = -1 };
 	http_tags tags = { 0 };
+	MHD_Result_t ret;
 	const char *s;
 	json_t *out;
+
+	if (http_params_check(a, conn, params, &ret) < 0)
+		return ret;
 
 	if (http_arg_i64(conn, "limit", 0, API_MAX_LIST, &f.limit) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'limit' (0..%d)", API_MAX_LIST);
@@ -158,10 +168,17 @@ MHD_Result_t http_profiles_list(api *a, struct MHD_Connection *conn)
 	return http_reply_json(a, conn, 200, out);
 }
 
+static const char *const no_params[] = { NULL };
+
 MHD_Result_t http_profile_get(api *a, struct MHD_Connection *conn, int64_t id)
 {
 	int notfound = 0;
-	json_t *o = st_profile_json(a->st, id, &notfound);
+	MHD_Result_t ret;
+	json_t *o;
+
+	if (http_params_check(a, conn, no_params, &ret) < 0)
+		return ret;
+	o = st_profile_json(a->st, id, &notfound);
 
 	if (notfound)
 		return http_reply_error(a, conn, 404, "no profile %lld", (long long)id);
@@ -173,7 +190,12 @@ MHD_Result_t http_profile_get(api *a, struct MHD_Connection *conn, int64_t id)
 MHD_Result_t http_profile_delete(api *a, struct MHD_Connection *conn, int64_t id)
 {
 	char *path = NULL;
-	int rc = st_profile_delete(a->st, id, &path);
+	MHD_Result_t ret;
+	int rc;
+
+	if (http_params_check(a, conn, no_params, &ret) < 0)
+		return ret;
+	rc = st_profile_delete(a->st, id, &path);
 
 	if (rc == 1)
 		return http_reply_error(a, conn, 404, "no profile %lld", (long long)id);

@@ -65,6 +65,8 @@ static MHD_Result_t collapsed_answer(api *a, struct MHD_Connection *conn, int64_
 	return http_reply_keep(a, conn, b.p, b.len, "text/plain; charset=utf-8", key);
 }
 
+static const char *const collapsed_params[] = { HTTP_FOLD_PARAMS, NULL };
+
 MHD_Result_t http_get_collapsed(api *a, struct MHD_Connection *conn, int64_t id)
 {
 	static const char type[] = "text/plain; charset=utf-8";
@@ -73,7 +75,8 @@ MHD_Result_t http_get_collapsed(api *a, struct MHD_Connection *conn, int64_t id)
 	char key[API_KEY_LEN];
 	int keep, claimed = 0;
 
-	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0)
+	if (http_params_check(a, conn, collapsed_params, &ret) < 0 ||
+	    http_fold_args_parse(a, conn, &fa, &ret) < 0 || http_fold_event(a, conn, id, &fa, &ret) < 0)
 		return ret;
 	keep = http_answer_key(a, "collapsed", id, &fa, 0, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, type, &ret, &claimed))
@@ -144,6 +147,8 @@ static MHD_Result_t flamegraph_answer(api *a, struct MHD_Connection *conn, int64
 	return http_reply_keep(a, conn, w.b.p, w.b.len, "application/json", key);
 }
 
+static const char *const flamegraph_params[] = { HTTP_FOLD_PARAMS, "max_nodes", NULL };
+
 MHD_Result_t http_get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id)
 {
 	http_fold_args fa;
@@ -152,13 +157,16 @@ MHD_Result_t http_get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id
 	int64_t max_nodes = 0;
 	int keep, claimed = 0;
 
-	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0)
+	if (http_params_check(a, conn, flamegraph_params, &ret) < 0 ||
+	    http_fold_args_parse(a, conn, &fa, &ret) < 0)
 		return ret;
 	/* opt-in: the default answer is every node (each leaf path = its
 	 * collapsed count) */
 	if (http_arg_i64(conn, "max_nodes", 1, INT32_MAX, &max_nodes) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'max_nodes' (1..%d)", INT32_MAX);
 	fa.f.max_nodes = (size_t)max_nodes;
+	if (http_fold_event(a, conn, id, &fa, &ret) < 0)
+		return ret;
 	keep = http_answer_key(a, "flamegraph", id, &fa, max_nodes, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, &claimed))
 		return ret;
@@ -173,12 +181,16 @@ MHD_Result_t http_get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id
 
 MHD_Result_t http_get_threads(api *a, struct MHD_Connection *conn, int64_t id)
 {
+	static const char *const none[] = { NULL };
 	int notfound = 0;
 	char key[API_KEY_LEN];
-	int keep = http_answer_key(a, "threads", id, NULL, 0, key) == 0;
+	int keep;
 	MHD_Result_t ret;
 	json_t *o;
 
+	if (http_params_check(a, conn, none, &ret) < 0)
+		return ret;
+	keep = http_answer_key(a, "threads", id, NULL, 0, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, NULL))
 		return ret;
 	o = st_threads_json(a->st, id, &notfound);
@@ -191,26 +203,39 @@ MHD_Result_t http_get_threads(api *a, struct MHD_Connection *conn, int64_t id)
 
 #define API_MAX_BUCKETS 100000
 
+/* Each bucket's "value": its samples or period, as the weight says. */
+static void timeline_values(json_t *o, int by_samples)
+{
+	json_t *b;
+	size_t i;
+
+	json_array_foreach(json_object_get(o, "buckets"), i, b)
+		json_object_set(b, "value", json_object_get(b, by_samples ? "samples" : "period"));
+	json_object_set_new(o, "weight", json_string(by_samples ? "samples" : "period"));
+}
+
 MHD_Result_t http_get_timeline(api *a, struct MHD_Connection *conn, int64_t id)
 {
+	static const char *const params[] = { "event", "bucket_ms", "weight", NULL };
 	int64_t bucket_ms = 100;
 	int notfound = 0;
 	json_t *o;
-
 	char key[API_KEY_LEN];
-	http_fold_args ev_only;
+	http_fold_args fa;
 	MHD_Result_t ret;
 	int keep;
 
+	if (http_params_check(a, conn, params, &ret) < 0 ||
+	    http_fold_args_parse(a, conn, &fa, &ret) < 0)
+		return ret;
 	if (http_arg_i64(conn, "bucket_ms", 1, 86400000, &bucket_ms) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'bucket_ms' (1..86400000)");
-	memset(&ev_only, 0, sizeof(ev_only));
-	ev_only.f.event = http_arg(conn, "event");
-	keep = http_answer_key(a, "timeline", id, &ev_only, bucket_ms, key) == 0;
+	if (http_fold_event(a, conn, id, &fa, &ret) < 0)
+		return ret;
+	keep = http_answer_key(a, "timeline", id, &fa, bucket_ms, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, NULL))
 		return ret;
-	o = st_timeline_json(a->st, id, http_arg(conn, "event"), (uint64_t)bucket_ms * 1000000,
-			     &notfound);
+	o = st_timeline_json(a->st, id, fa.f.event, (uint64_t)bucket_ms * 1000000, &notfound);
 	if (notfound)
 		return http_reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
 	if (!o)
@@ -221,6 +246,7 @@ MHD_Result_t http_get_timeline(api *a, struct MHD_Connection *conn, int64_t id)
 				   API_MAX_BUCKETS);
 	}
 	json_object_set_new(o, "bucket_ms", json_integer(bucket_ms));
+	timeline_values(o, fa.by_samples);
 	return http_reply_json_keep(a, conn, o, keep ? key : NULL);
 }
 
@@ -237,6 +263,9 @@ static int cmp_self(const void *x, const void *y)
 		      json_string_value(json_object_get(*(json_t *const *)y, "name")));
 }
 
+static const char *const top_params[] = { "event", "comm", "pid", "tid", "from_ns", "to_ns",
+					   "weight", "kernel", "limit", NULL };
+
 MHD_Result_t http_get_top(api *a, struct MHD_Connection *conn, int64_t id)
 {
 	http_fold_args fa;
@@ -247,10 +276,13 @@ MHD_Result_t http_get_top(api *a, struct MHD_Connection *conn, int64_t id)
 	size_t n, i;
 	int keep, notfound = 0;
 
-	if (http_fold_args_parse(a, conn, &fa, "samples", &ret) < 0)
+	if (http_params_check(a, conn, top_params, &ret) < 0 ||
+	    http_fold_args_parse(a, conn, &fa, &ret) < 0)
 		return ret;
 	if (http_arg_i64(conn, "limit", 1, 100000, &limit) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'limit' (1..100000)");
+	if (http_fold_event(a, conn, id, &fa, &ret) < 0)
+		return ret;
 	keep = http_answer_key(a, "top", id, &fa, limit, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, NULL))
 		return ret;

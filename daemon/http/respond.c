@@ -256,7 +256,7 @@ void http_tags_free(http_tags *t)
 
 #define FOLD_BAD(...) do { *ret = http_reply_error(a, conn, 400, __VA_ARGS__); return -1; } while (0)
 int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa,
-			   const char *default_weight, MHD_Result_t *ret)
+			 MHD_Result_t *ret)
 {
 	const char *w = http_arg(conn, "weight");
 	int64_t v;
@@ -264,6 +264,8 @@ int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa
 	memset(fa, 0, sizeof(*fa));
 	fa->f.pid = fa->f.tid = -1;
 	fa->f.event = http_arg(conn, "event");
+	if (fa->f.event && !*fa->f.event)
+		fa->f.event = NULL;	/* event= is the default event */
 	fa->f.comm = http_arg(conn, "comm");
 	if (http_arg_i64(conn, "pid", 0, UINT32_MAX, &fa->f.pid) < 0)
 		FOLD_BAD("bad parameter 'pid'");
@@ -278,7 +280,7 @@ int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa
 		FOLD_BAD("bad parameter 'to_ns'");
 	fa->f.to_ns = (uint64_t)v;
 	if (!w)
-		w = default_weight;
+		w = HTTP_DEFAULT_WEIGHT;
 	if (!strcmp(w, "samples"))
 		fa->by_samples = 1;
 	else if (strcmp(w, "period"))
@@ -287,6 +289,81 @@ int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa
 	fa->f.with_tid = http_arg(conn, "with_tid") != NULL;
 	fa->f.kernel = http_arg(conn, "kernel") != NULL;
 	return 0;
+}
+
+int http_fold_event(api *a, struct MHD_Connection *conn, int64_t id, http_fold_args *fa,
+		    MHD_Result_t *ret)
+{
+	char *name = NULL, *names = NULL;
+	const char *want = fa->f.event;
+	int rc = st_event_pick(a->st, id, want, &name, &names), ok = 0;
+
+	if (rc == 0 && !name) {
+		fa->f.event = NULL;	/* no samples at all: an empty answer */
+		ok = 1;
+	} else if (rc == 0 && strlen(name) < sizeof(fa->event)) {
+		strcpy(fa->event, name);
+		fa->f.event = fa->event;
+		ok = 1;
+	} else if (rc == 0) {
+		*ret = http_reply_error(a, conn, 400, "the event's name is longer than %d bytes",
+					HTTP_EVENT_MAX - 1);
+	} else if (rc == 1) {
+		*ret = http_reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
+	} else if (rc == 2) {
+		*ret = http_reply_error(a, conn, 400, "bad parameter 'event': profile %lld has no "
+					"event '%.100s' (its events: %.300s)", (long long)id, want,
+					names ? names : "none");
+	} else {
+		*ret = http_reply_error(a, conn, 500, "storage error");
+	}
+	free(name);
+	free(names);
+	return ok ? 0 : -1;
+}
+
+/* ---- unknown parameters ---------------------------------------------------- */
+
+typedef struct param_scan {
+	const char *const *accepted;
+	char unknown[64];	/* the first unknown key, cut short */
+	int found;
+} param_scan;
+
+static MHD_Result_t scan_param(void *cls, enum MHD_ValueKind kind, const char *key,
+			       const char *value)
+{
+	param_scan *ps = cls;
+	size_t i;
+
+	(void)kind;
+	(void)value;
+	if (!*key)
+		return MHD_YES;	/* "?&a=1": an empty piece, not a parameter */
+	for (i = 0; ps->accepted[i]; i++)
+		if (!strcmp(key, ps->accepted[i]))
+			return MHD_YES;
+	snprintf(ps->unknown, sizeof(ps->unknown), "%s", key);
+	ps->found = 1;
+	return MHD_NO;	/* one is enough */
+}
+
+int http_params_check(api *a, struct MHD_Connection *conn, const char *const *accepted,
+		      MHD_Result_t *ret)
+{
+	param_scan ps = { accepted, "", 0 };
+	char list[512] = "";
+	size_t i, n = 0;
+
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, scan_param, &ps);
+	if (!ps.found)
+		return 0;
+	for (i = 0; accepted[i] && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "", accepted[i]);
+	*ret = http_reply_error(a, conn, 400, "unknown parameter '%s' (%s%s)", ps.unknown,
+				accepted[0] ? "accepted: " : "this endpoint takes none",
+				list);
+	return -1;
 }
 
 /* ---- the answer cache ------------------------------------------------------- */

@@ -2120,27 +2120,115 @@ static const char *pc_str(const pcache *pc, uint32_t i)
 	return i < pc->nr_strs && pc->strs[i] ? pc->strs[i] : NULL;
 }
 
-static const char *pc_event(const pcache *pc, uint32_t idx)
+/* Whether an event name answers to `want`: "cpu-clock" also selects
+ * "cpu-clock:ppp" (modifiers are optional), NULL any. */
+static int event_named(const char *name, const char *want)
 {
-	return idx < pc->nr_events ? pc->event_names[idx] : NULL;
+	size_t wl;
+
+	if (!want)
+		return 1;
+	wl = strlen(want);
+	return !strcmp(name, want) || (!strncmp(name, want, wl) && name[wl] == ':');
 }
 
-/* The event perfhub collapse folds: that of the first sample (in file
- * order) whose event matches `want` ("cpu-clock" matches "cpu-clock:ppp"),
- * or of the very first sample. NULL = none. The aggregate is in first_seq
- * order. */
+/*
+ * The event perfhub collapse folds, in the recording's own event order
+ * (perf report's): the first event answering to `want` that has samples,
+ * else the first answering to it; with want NULL, the first event that
+ * has samples. OUT: *out, NULL when no event answers (or none has samples,
+ * for want NULL). 0, or -1 out of memory.
+ */
+static int event_pick(const pcache *pc, const char *want, const char **out)
+{
+	unsigned char *sampled = calloc(pc->nr_events + 1, 1);
+	const char *named = NULL;
+	size_t i;
+
+	*out = NULL;
+	if (!sampled)
+		return -1;
+	for (i = 0; i < pc->nr_agg; i++)
+		if (pc->agg[i].event < pc->nr_events && pc->agg[i].samples)
+			sampled[pc->agg[i].event] = 1;
+	for (i = 0; i < pc->nr_events && !*out; i++) {
+		const char *name = pc->event_names[i];
+
+		if (!name || !event_named(name, want))
+			continue;
+		if (!named && want)
+			named = name;
+		if (sampled[i])
+			*out = name;
+	}
+	free(sampled);
+	if (!*out)
+		*out = named;
+	return 0;
+}
+
+/* event_pick's event; NULL = none (or out of memory: nothing to fold). */
 static const char *fold_event(const pcache *pc, const char *want)
 {
-	size_t i, wl = want ? strlen(want) : 0;
+	const char *ev;
 
-	for (i = 0; i < pc->nr_agg; i++) {
-		const char *name = pc_event(pc, pc->agg[i].event);
-		if (!name)
-			continue;
-		if (!want || !strcmp(name, want) || (!strncmp(name, want, wl) && name[wl] == ':'))
-			return name;
+	return event_pick(pc, want, &ev) < 0 ? NULL : ev;
+}
+
+#define ST_EVENT_NAMES_LISTED 32	/* in st_event_pick's list of names */
+
+int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char **names)
+{
+	sqlite3 *db;
+	pcache *pc;
+	const char *ev;
+	size_t i, len = 0;
+	int rc = open_profile(st, id, &db, &pc);
+
+	*name = NULL;
+	if (names)
+		*names = NULL;
+	if (rc)
+		return rc;
+	rc = -1;
+	if (event_pick(pc, want, &ev) < 0)
+		goto out;
+	if (ev || !want) {
+		if (ev && !(*name = strdup(ev)))
+			goto out;
+		rc = 0;
+		goto out;
 	}
-	return NULL;
+	rc = 2;
+	if (!names)
+		goto out;
+	/* the profile's event names, each once, for the error message (the
+	 * first ST_EVENT_NAMES_LISTED of them) */
+	for (i = 0; i < pc->nr_events && i < ST_EVENT_NAMES_LISTED; i++)
+		if (pc->event_names[i])
+			len += strlen(pc->event_names[i]) + 2;
+	if (!(*names = calloc(len + 64, 1))) {
+		rc = -1;
+		goto out;
+	}
+	for (i = 0; i < pc->nr_events && i < ST_EVENT_NAMES_LISTED; i++) {
+		const char *n = pc->event_names[i];
+		size_t j;
+
+		for (j = 0; n && j < i; j++)
+			if (pc->event_names[j] && !strcmp(pc->event_names[j], n))
+				break;
+		if (!n || j < i)
+			continue;
+		if (**names)
+			strcat(*names, ", ");
+		strcat(*names, n);
+	}
+	if (pc->nr_events > ST_EVENT_NAMES_LISTED)
+		sprintf(*names + strlen(*names), ", ... (%zu events)", pc->nr_events);
+out:
+	close_profile(st, db, pc);
+	return rc;
 }
 
 /* Which event indexes carry the name `ev` (OUT: flags by index). */

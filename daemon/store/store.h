@@ -81,7 +81,7 @@ int st_counts_get(st_store *st, st_counts *c);
 /* ---- folded stacks ------------------------------------------------------ */
 
 typedef struct st_fold_filter {
-	const char *event;		/* NULL = the first sample's event */
+	const char *event;		/* NULL = the default (st_event_pick) */
 	const char *comm;		/* NULL = any */
 	int64_t pid, tid;		/* -1 = any */
 	uint64_t from_ns, to_ns;	/* 0 = open */
@@ -92,6 +92,16 @@ typedef struct st_fold_filter {
 	size_t max_nodes;		/* st_flame only: 0 = every node; else the
 					   largest this many (see st_flame) */
 } st_fold_filter;
+
+/* The event folded-stack queries of a profile use for `want` (the event
+ * filter; NULL: the default). Events count in the recording's own order,
+ * perf report's: the first answering to `want` ("cpu-clock" also matches
+ * "cpu-clock:ppp") that has samples, else the first answering to it; the
+ * default is the first event that has samples. OUT: *name malloc'ed (NULL
+ * when the profile has no samples at all); on 2, *names (unless `names` is
+ * NULL) the profile's event names joined by ", ", malloc'ed. 0 found;
+ * 1 not ready; 2 no event answers to `want`; -1 error. */
+int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char **names);
 
 /* One call per distinct folded stack, in the order stackcollapse-perf
  * prints them (sorted bytewise): `line` is "comm;outer;...;leaf" (comm as

@@ -223,7 +223,7 @@ function handler(state, webRoot) {
           const counts = [];
           for (const s of p.samples) {
             const i = Math.floor((s.t - T0) / (bms * 1e6));
-            counts[i] = (counts[i] || 0) + 1;
+            counts[i] = (counts[i] || 0) + weightOf(s, q);
           }
           for (let i = 0; i < counts.length; i++) counts[i] = counts[i] || 0;
           return json(res, 200, { bucket_ms: bms, start_ns: T0, buckets: counts });
