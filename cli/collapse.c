@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "args.h"
 #include "commands.h"
 #include "fold.h"
 #include "perfdata.h"
@@ -128,18 +129,6 @@ static int print_line(void *ctx, const char *stack, uint64_t count)
 	return fprintf(fp, "%s %llu\n", stack, (unsigned long long)count) < 0;
 }
 
-/* the value of --opt=VALUE or --opt VALUE */
-static const char *opt_value(int argc, char **argv, int *i, const char *opt)
-{
-	size_t n = strlen(opt);
-
-	if (!strncmp(argv[*i], opt, n) && argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (!strcmp(argv[*i], opt) && *i + 1 < argc)
-		return argv[++*i];
-	return NULL;
-}
-
 int cmd_collapse(int argc, char **argv)
 {
 	const char *path = NULL, *event = NULL, *v;
@@ -163,25 +152,25 @@ int cmd_collapse(int argc, char **argv)
 			flags |= PD_FOLD_TID;
 		else if (!strcmp(argv[i], "--kernel"))
 			flags |= PD_FOLD_KERNEL;
-		else if ((v = opt_value(argc, argv, &i, "--weight"))) {
+		else if ((v = args_value(argc, argv, &i, "--weight"))) {
 			if (!strcmp(v, "samples"))
 				by_samples = 1;
 			else if (strcmp(v, "period")) {
 				fprintf(stderr, "perfhub collapse: --weight is period or samples, not '%s'\n", v);
 				return 2;
 			}
-		} else if ((v = opt_value(argc, argv, &i, "--event")))
+		} else if ((v = args_value(argc, argv, &i, "--event")))
 			event = v;
-		else if ((v = opt_value(argc, argv, &i, "--format"))) {
+		else if ((v = args_value(argc, argv, &i, "--format"))) {
 			if (!strcmp(v, "json"))
 				json = 1;
 			else if (strcmp(v, "folded")) {
 				fprintf(stderr, "perfhub collapse: --format is folded or json, not '%s'\n", v);
 				return 2;
 			}
-		} else if ((v = opt_value(argc, argv, &i, "--symfs")))
+		} else if ((v = args_value(argc, argv, &i, "--symfs")))
 			so.symfs = v;
-		else if ((v = opt_value(argc, argv, &i, "--kallsyms")))
+		else if ((v = args_value(argc, argv, &i, "--kallsyms")))
 			so.kallsyms = v;
 		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);

@@ -6,6 +6,7 @@
 int cmd_inspect(int argc, char **argv);
 int cmd_collapse(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
+int cmd_record(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_rm(int argc, char **argv);

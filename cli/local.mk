@@ -1,13 +1,22 @@
 # cli/: perfhub, the command-line tool. inspect and collapse use the parser
-# library directly; upload, ls, show and rm talk to perfhubd's API.
+# library directly; upload, record, ls, show and rm talk to perfhubd's API.
 bin_PROGRAMS += cli/perfhub
 cli_perfhub_SOURCES = \
 	cli/perfhub.c \
-	cli/commands.h
+	cli/commands.h \
+	cli/args.c cli/args.h
 # offline commands (inspect, collapse)
 CLI_OFFLINE_SOURCES = cli/inspect.c cli/collapse.c
-# API client commands (upload, ls, show, rm)
-CLI_CLIENT_SOURCES = cli/client.c
+# API client commands: the HTTP plumbing (api-client), uploads and the
+# debuginfo they send, CI labels, the profile summary, ls/show/rm
+CLI_CLIENT_SOURCES = \
+	cli/api-client.c cli/api-client.h \
+	cli/upload.c cli/upload.h \
+	cli/record.c \
+	cli/debuginfo-up.c cli/debuginfo-up.h \
+	cli/labels.c cli/labels.h \
+	cli/summary.c cli/summary.h \
+	cli/profiles.c
 cli_perfhub_SOURCES += $(CLI_OFFLINE_SOURCES) $(CLI_CLIENT_SOURCES)
 cli_perfhub_CPPFLAGS = $(AM_CPPFLAGS) $(COMMON_CPPFLAGS)
 cli_perfhub_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(ELF_CFLAGS)

@@ -14,8 +14,9 @@ struct command {
 static const struct command commands[] = {
 	{"inspect", cmd_inspect, "inspect FILE [--json]            parse a perf.data file or directory"},
 	{"collapse", cmd_collapse, "collapse FILE [options]          print folded stacks"},
-	{"upload", cmd_upload, "upload PATH [options]            send a recording to a server"},
-	{"ls", cmd_ls, "ls                               list profiles on a server"},
+	{"upload", cmd_upload, "upload PATH|- [options]          send a recording to a server"},
+	{"record", cmd_record, "record [options] -- COMMAND...   record COMMAND with perf, streamed to a server"},
+	{"ls", cmd_ls, "ls [--tag K=V] [--name N]        list profiles on a server"},
 	{"show", cmd_show, "show ID                          one profile's details"},
 	{"rm", cmd_rm, "rm ID                            delete a profile"},
 };

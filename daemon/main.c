@@ -25,7 +25,6 @@
 #include "log.h"
 #include "jobs/retention.h"
 #include "intake/spool.h"
-#include "store/store-admin.h"
 #include "store/store.h"
 #include "http/tokens.h"
 #include "intake/watch.h"
@@ -133,7 +132,7 @@ static int run_action(const cfg *c)
 	int64_t before, after;
 
 	if (c->action == CFG_VACUUM) {
-		if (sta_vacuum(c->db_path, &before, &after, err, sizeof(err)) < 0) {
+		if (st_vacuum(c->db_path, &before, &after, err, sizeof(err)) < 0) {
 			fprintf(stderr, "perfhubd: vacuum: %s\n", err);
 			return 1;
 		}
@@ -141,7 +140,7 @@ static int run_action(const cfg *c)
 		       (long long)after);
 		return 0;
 	}
-	if (sta_backup(c->db_path, c->backup_path, err, sizeof(err)) < 0) {
+	if (st_backup(c->db_path, c->backup_path, err, sizeof(err)) < 0) {
 		fprintf(stderr, "perfhubd: backup: %s\n", err);
 		return 1;
 	}
@@ -287,7 +286,7 @@ int main(int argc, char **argv)
 	if (!j)
 		fatal("msg=\"cannot start workers\"");
 	/* always running, so that SIGHUP can turn retention on */
-	ret = ret_start(st, c.db_path, c.retain_days, c.max_db_size, c.retention_interval);
+	ret = ret_start(st, c.retain_days, c.max_db_size, c.retention_interval);
 	if (ret)
 		jobs_on_done(j, ret_kick, ret);
 	a = api_start(&c, st, j, listen_fd);

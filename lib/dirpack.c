@@ -1,4 +1,4 @@
-/* dirpack.c - writing and safely unpacking the ustar subset perf.data directories need. */
+/* dirpack.c - perf.data directories as tar streams, written and safely unpacked with libarchive. */
 #include "config.h"
 
 #include <dirent.h>
@@ -11,82 +11,82 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <archive.h>
+#include <archive_entry.h>
+
 #include "dirpack.h"
 
-#define TAR_BLOCK 512
-#define TAR_MAX_ENTRIES 4096	/* a perf.data directory has a few dozen */
+#define DIRPACK_BUF (64 * 1024)
 
-struct ustar {
-	char name[100], mode[8], uid[8], gid[8], size[12], mtime[12], chksum[8];
-	char typeflag, linkname[100], magic[6], version[2], uname[32], gname[32];
-	char devmajor[8], devminor[8], prefix[155], pad[12];
-};
+/* ---- packing ------------------------------------------------------------- */
 
-static unsigned header_sum(const unsigned char *h)
+typedef struct sink_ctx {
+	dirpack_sink sink;
+	void *ctx;
+} sink_ctx;
+
+static la_ssize_t to_sink(struct archive *a, void *data, const void *buf, size_t len)
 {
-	unsigned sum = 0;
-	int i;
+	sink_ctx *s = data;
 
-	for (i = 0; i < TAR_BLOCK; i++)
-		sum += (i >= 148 && i < 156) ? ' ' : h[i];
-	return sum;
-}
-
-static int write_header(dirpack_sink sink, void *ctx, const char *name, uint64_t size, char type)
-{
-	struct ustar h;
-
-	_Static_assert(sizeof(h) == TAR_BLOCK, "ustar header is one block");
-	memset(&h, 0, sizeof(h));
-	if (strlen(name) >= sizeof(h.name)) {
-		errno = ENAMETOOLONG;
+	if (s->sink(s->ctx, buf, len)) {
+		archive_set_error(a, errno ? errno : EIO, "the sink refused the bytes");
 		return -1;
 	}
-	memcpy(h.name, name, strlen(name));
-	snprintf(h.mode, sizeof(h.mode), "%07o", type == '5' ? 0755 : 0644);
-	snprintf(h.uid, sizeof(h.uid), "%07o", 0);
-	snprintf(h.gid, sizeof(h.gid), "%07o", 0);
-	snprintf(h.size, sizeof(h.size), "%011llo", (unsigned long long)size);
-	snprintf(h.mtime, sizeof(h.mtime), "%011o", 0);
-	h.typeflag = type;
-	memcpy(h.magic, "ustar", 6);
-	memcpy(h.version, "00", 2);
-	snprintf(h.chksum, sizeof(h.chksum), "%06o", header_sum((unsigned char *)&h));
-	h.chksum[7] = ' ';
-	return sink(ctx, &h, sizeof(h)) ? -1 : 0;
+	return (la_ssize_t)len;
 }
 
-static int write_file(dirpack_sink sink, void *ctx, const char *path, const char *name)
+/* A header with nothing of the machine in it: the bytes depend only on the
+ * names, sizes and contents. */
+static int put_header(struct archive *a, const char *name, int type, int64_t size)
 {
-	static const char zeros[TAR_BLOCK];
-	char buf[64 * 1024];
+	struct archive_entry *e = archive_entry_new();
+	int rc;
+
+	if (!e) {
+		errno = ENOMEM;
+		return -1;
+	}
+	archive_entry_set_pathname(e, name);
+	archive_entry_set_filetype(e, (unsigned)type);
+	archive_entry_set_perm(e, type == AE_IFDIR ? 0755 : 0644);
+	archive_entry_set_size(e, type == AE_IFDIR ? 0 : size);
+	archive_entry_set_mtime(e, 0, 0);
+	rc = archive_write_header(a, e);
+	archive_entry_free(e);
+	return rc == ARCHIVE_OK ? 0 : -1;
+}
+
+static int put_file(struct archive *a, const char *path, const char *name)
+{
+	char *buf = malloc(DIRPACK_BUF);
 	struct stat st;
 	uint64_t left;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 
-	if (fd < 0 || fstat(fd, &st) < 0)
+	if (!buf || fd < 0 || fstat(fd, &st) < 0)
 		goto fail;
-	if (write_header(sink, ctx, name, (uint64_t)st.st_size, '0') < 0)
+	if (put_header(a, name, AE_IFREG, (int64_t)st.st_size) < 0)
 		goto fail;
 	for (left = (uint64_t)st.st_size; left;) {
-		ssize_t n = read(fd, buf, left < sizeof(buf) ? left : sizeof(buf));
+		ssize_t n = read(fd, buf, left < DIRPACK_BUF ? (size_t)left : DIRPACK_BUF);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			errno = n ? errno : EIO;	/* file shrank while read */
+			errno = n ? errno : EIO;	/* the file shrank while read */
 			goto fail;
 		}
-		if (sink(ctx, buf, (size_t)n))
+		if (archive_write_data(a, buf, (size_t)n) != n)
 			goto fail;
 		left -= (uint64_t)n;
 	}
 	close(fd);
-	if (st.st_size % TAR_BLOCK)
-		return sink(ctx, zeros, TAR_BLOCK - (size_t)(st.st_size % TAR_BLOCK)) ? -1 : 0;
+	free(buf);
 	return 0;
 fail:
 	if (fd >= 0)
 		close(fd);
+	free(buf);
 	return -1;
 }
 
@@ -95,7 +95,7 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sorted names of dir's entries (no dot files). */
+/* Sorted names of dir's entries (no dot files), at most DIRPACK_MAX_ENTRIES. */
 static char **list_dir(const char *dir, size_t *n)
 {
 	DIR *d = opendir(dir);
@@ -106,18 +106,18 @@ static char **list_dir(const char *dir, size_t *n)
 	*n = 0;
 	if (!d)
 		return NULL;
-	while ((e = readdir(d))) {
+	while ((e = readdir(d)) && *n < DIRPACK_MAX_ENTRIES) {
 		if (e->d_name[0] == '.')
 			continue;
-		if (*n >= TAR_MAX_ENTRIES)
-			break;
 		if (*n == cap) {
 			char **p = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*names));
 			if (!p)
 				break;
 			names = p;
 		}
-		names[(*n)++] = strdup(e->d_name);
+		if (!(names[*n] = strdup(e->d_name)))
+			break;
+		(*n)++;
 	}
 	closedir(d);
 	if (names)
@@ -125,29 +125,31 @@ static char **list_dir(const char *dir, size_t *n)
 	return names;
 }
 
-static int write_tree(const char *dir, const char *prefix, int depth, dirpack_sink sink, void *ctx)
+static int put_tree(struct archive *a, const char *dir, const char *prefix, int depth)
 {
 	size_t n, i;
 	char **names = list_dir(dir, &n);
 	int rc = 0;
 
-	if (!names && n == 0)
-		return 0;
 	for (i = 0; i < n && rc == 0; i++) {
 		char path[PATH_MAX], name[PATH_MAX];
 		struct stat st;
 
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		snprintf(name, sizeof(name), "%s%s", prefix, names[i]);
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, names[i]) >= sizeof(path) ||
+		    (size_t)snprintf(name, sizeof(name), "%s%s", prefix, names[i]) >= sizeof(name) - 1) {
+			errno = ENAMETOOLONG;
+			rc = -1;
+			break;
+		}
 		if (lstat(path, &st) < 0)
 			continue;
 		if (S_ISREG(st.st_mode)) {
-			rc = write_file(sink, ctx, path, name);
+			rc = put_file(a, path, name);
 		} else if (S_ISDIR(st.st_mode) && depth == 0) {
-			strncat(name, "/", sizeof(name) - strlen(name) - 1);
-			rc = write_header(sink, ctx, name, 0, '5');
+			rc = put_header(a, name, AE_IFDIR, 0);
+			strcat(name, "/");
 			if (rc == 0)
-				rc = write_tree(path, name, depth + 1, sink, ctx);
+				rc = put_tree(a, path, name, depth + 1);
 		}
 	}
 	for (i = 0; i < n; i++)
@@ -158,219 +160,283 @@ static int write_tree(const char *dir, const char *prefix, int depth, dirpack_si
 
 int dirpack_write(const char *dir, dirpack_sink sink, void *ctx)
 {
-	static const char zeros[2 * TAR_BLOCK];
+	sink_ctx s = { sink, ctx };
+	struct archive *a = archive_write_new();
+	int rc = -1, saved;
 
-	if (write_tree(dir, "", 0, sink, ctx) < 0)
+	if (!a) {
+		errno = ENOMEM;
 		return -1;
-	return sink(ctx, zeros, sizeof(zeros)) ? -1 : 0;
+	}
+	/* ustar headers (pax ones only for names ustar cannot hold); no
+	 * padding of the last block: the stream ends after its end blocks */
+	if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
+	    archive_write_open(a, &s, NULL, to_sink, NULL) != ARCHIVE_OK)
+		goto out;
+	if (put_tree(a, dir, "", 0) == 0 && archive_write_close(a) == ARCHIVE_OK)
+		rc = 0;
+out:
+	saved = errno ? errno : archive_errno(a);
+	archive_write_free(a);
+	errno = saved;
+	return rc;
 }
 
 /* ---- unpacking ------------------------------------------------------------ */
 
-static int parse_octal(const char *p, size_t n, uint64_t *out)
+/* The entry's name made relative: leading "./" and trailing "/" dropped.
+ * OUT: name ("" for the archive's own top, "."). -1 when it is unsafe:
+ * absolute, a ".." or "." part, or too long. */
+static int clean_name(const char *raw, char *out, size_t len)
 {
-	uint64_t v = 0;
-	size_t i = 0;
-
-	while (i < n && p[i] == ' ')
-		i++;
-	for (; i < n && p[i] >= '0' && p[i] <= '7'; i++) {
-		if (v >> 60)
-			return -1;
-		v = v * 8 + (uint64_t)(p[i] - '0');
-	}
-	if (i < n && p[i] != 0 && p[i] != ' ')
-		return -1;
-	*out = v;
-	return 0;
-}
-
-/* Full name of a header; "" when it is unsafe (absolute, "..", empty parts). */
-static void entry_name(const struct ustar *h, char *out, size_t len)
-{
-	char name[101], prefix[156];
 	const char *p;
+	size_t n;
 
-	memcpy(name, h->name, 100);
-	name[100] = 0;
-	memcpy(prefix, h->prefix, 155);
-	prefix[155] = 0;
-	if (!memcmp(h->magic, "ustar", 5) && prefix[0])
-		snprintf(out, len, "%s/%s", prefix, name);
-	else
-		snprintf(out, len, "%s", name);
-	while (!strncmp(out, "./", 2))
-		memmove(out, out + 2, strlen(out + 2) + 1);
-	if (out[0] == '/') {
+	if (!raw || raw[0] == '/')
+		return -1;
+	while (raw[0] == '.' && raw[1] == '/')
+		raw += 2 + strspn(raw + 2, "/");
+	if ((n = strlen(raw)) >= len)
+		return -1;
+	memcpy(out, raw, n + 1);
+	while (n && out[n - 1] == '/')
+		out[--n] = 0;
+	if (!strcmp(out, "."))
 		out[0] = 0;
-		return;
-	}
 	for (p = out; *p;) {
 		size_t seg = strcspn(p, "/");
-		if ((seg == 2 && !strncmp(p, "..", 2)) || (seg == 1 && p[0] == '.')) {
-			out[0] = 0;
-			return;
-		}
-		p += seg;
-		if (*p == '/')
-			p++;
-	}
-}
-
-static int read_full(int fd, void *buf, size_t len)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
+		if ((seg == 2 && !strncmp(p, "..", 2)) || (seg == 1 && p[0] == '.'))
 			return -1;
-		p += n;
-		len -= (size_t)n;
+		p += seg;
+		p += strspn(p, "/");
 	}
 	return 0;
 }
 
-/* Walks the archive; with dest NULL only learns the common top directory. */
-static int walk(int fd, const char *dest, const char *strip, uint64_t max_bytes, char *top,
-		size_t toplen, int *common, char *err, size_t errlen)
+typedef struct unpack {
+	const char *path, *dest;	/* dest NULL: the first pass */
+	uint64_t max_bytes, total;
+	unsigned entries;
+	char top[256];		/* the first pass: the one top directory, if any */
+	int common;
+	const char *strip;	/* the second pass: that directory */
+	char **links;		/* names of the links skipped so far */
+	size_t nr_links;
+	char *err;
+	size_t errlen;
+	char *buf;
+} unpack;
+
+static int fail_at(unpack *u, struct archive *a, const char *what)
 {
-	unsigned char block[TAR_BLOCK];
-	uint64_t total = 0, off = 0;
-	unsigned entries = 0;
+	snprintf(u->err, u->errlen, "tar entry %u (offset %lld): %s", u->entries,
+		 (long long)archive_read_header_position(a), what);
+	return -1;
+}
 
-	for (;;) {
-		const struct ustar *h = (const struct ustar *)block;
-		uint64_t size, sum, padded;
-		char name[400];
-		int file_fd = -1;
+static int copy_data(unpack *u, struct archive *a, const char *path, int64_t size)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0640);
+	int64_t done = 0;
+	la_ssize_t n;
 
-		if (read_full(fd, block, sizeof(block)) < 0) {
-			snprintf(err, errlen, "tar offset %llu: archive ends inside a header",
-				 (unsigned long long)off);
-			return -1;
-		}
-		if (!block[0]) {
-			static const unsigned char zero[TAR_BLOCK];
-			if (!memcmp(block, zero, TAR_BLOCK))
-				return 0;	/* end-of-archive block */
-		}
-		if (parse_octal(h->chksum, sizeof(h->chksum), &sum) < 0 || sum != header_sum(block)) {
-			snprintf(err, errlen, "tar offset %llu: bad header checksum (not a tar?)",
-				 (unsigned long long)off);
-			return -1;
-		}
-		if (parse_octal(h->size, sizeof(h->size), &size) < 0 || size > max_bytes) {
-			snprintf(err, errlen, "tar offset %llu: bad or too large entry size",
-				 (unsigned long long)off);
-			return -1;
-		}
-		if (++entries > TAR_MAX_ENTRIES) {
-			snprintf(err, errlen, "tar offset %llu: more than %d entries",
-				 (unsigned long long)off, TAR_MAX_ENTRIES);
-			return -1;
-		}
-		off += TAR_BLOCK;
-		padded = (size + TAR_BLOCK - 1) / TAR_BLOCK * TAR_BLOCK;
-		entry_name(h, name, sizeof(name));
-		if (!name[0]) {
-			snprintf(err, errlen, "tar offset %llu: unsafe entry name",
-				 (unsigned long long)off - TAR_BLOCK);
-			return -1;
-		}
-		if (!dest) {
-			/* first pass: is there one top directory everything sits in? */
-			size_t seg = strcspn(name, "/");
-			if (h->typeflag == '0' || h->typeflag == 0 || h->typeflag == '5') {
-				if (!name[seg] && h->typeflag != '5')
-					*common = 0;	/* a file at the top */
-				else if (!top[0] && seg < toplen)
-					snprintf(top, toplen, "%.*s", (int)seg, name);
-				else if (strncmp(top, name, seg) || top[seg])
-					*common = 0;
-			}
-		} else if (h->typeflag == '0' || h->typeflag == 0 || h->typeflag == '5') {
-			const char *rel = name;
-			char path[PATH_MAX];
-			size_t sl = strlen(strip);
-
-			if (sl && !strncmp(name, strip, sl) && (name[sl] == '/' || !name[sl]))
-				rel = name[sl] ? name + sl + 1 : "";
-			while (*rel == '/')
-				rel++;
-			if (*rel) {
-				snprintf(path, sizeof(path), "%s/%s", dest, rel);
-				if (h->typeflag == '5' || path[strlen(path) - 1] == '/') {
-					if (mkdir(path, 0750) < 0 && errno != EEXIST) {
-						snprintf(err, errlen, "%s: %s", path, strerror(errno));
-						return -1;
-					}
-				} else {
-					total += size;
-					if (total > max_bytes) {
-						snprintf(err, errlen, "tar: more than %llu bytes",
-							 (unsigned long long)max_bytes);
-						return -1;
-					}
-					file_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
-							     O_NOFOLLOW, 0640);
-					if (file_fd < 0) {
-						snprintf(err, errlen, "%s: %s", path, strerror(errno));
-						return -1;
-					}
-				}
-			}
-		}
-		/* copy or skip the content */
-		while (padded) {
-			char buf[64 * 1024];
-			size_t chunk = padded < sizeof(buf) ? (size_t)padded : sizeof(buf);
-			if (read_full(fd, buf, chunk) < 0) {
-				snprintf(err, errlen, "tar offset %llu: archive ends inside '%s'",
-					 (unsigned long long)off, name);
-				if (file_fd >= 0)
-					close(file_fd);
-				return -1;
-			}
-			if (file_fd >= 0 && size) {
-				size_t w = size < chunk ? (size_t)size : chunk;
-				if (write(file_fd, buf, w) != (ssize_t)w) {
-					snprintf(err, errlen, "write: %s", strerror(errno));
-					close(file_fd);
-					return -1;
-				}
-				size -= w;
-			}
-			padded -= chunk;
-			off += chunk;
-		}
-		if (file_fd >= 0)
-			close(file_fd);
+	if (fd < 0) {
+		snprintf(u->err, u->errlen, "%s: %s", path, strerror(errno));
+		return -1;
 	}
+	while ((n = archive_read_data(a, u->buf, DIRPACK_BUF)) > 0) {
+		done += n;
+		if (done > size || write(fd, u->buf, (size_t)n) != n) {
+			close(fd);
+			if (done > size)
+				return fail_at(u, a, "more content than its size");
+			snprintf(u->err, u->errlen, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	close(fd);
+	if (n < 0)
+		return fail_at(u, a, archive_error_string(a) ? archive_error_string(a) :
+							       "unreadable content");
+	return 0;
+}
+
+/* The directories above path (below dest, which exists): an archive need
+ * not list them. Nothing in dest is a link (none is ever made), so none is
+ * followed. 0 or -1. */
+static int make_parents(unpack *u, char *path)
+{
+	size_t dl = strlen(u->dest);
+	char *slash;
+
+	for (slash = strchr(path + dl + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = 0;
+		if (mkdir(path, 0750) < 0 && errno != EEXIST) {
+			snprintf(u->err, u->errlen, "%s: %s", path, strerror(errno));
+			*slash = '/';
+			return -1;
+		}
+		*slash = '/';
+	}
+	return 0;
+}
+
+/* 1 when name is a skipped link or lies under one. */
+static int under_link(const unpack *u, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < u->nr_links; i++) {
+		size_t l = strlen(u->links[i]);
+		if (!strncmp(name, u->links[i], l) && (name[l] == '/' || !name[l]))
+			return 1;
+	}
+	return 0;
+}
+
+/* One entry of either pass. */
+static int entry(unpack *u, struct archive *a, struct archive_entry *e)
+{
+	char name[PATH_MAX], path[PATH_MAX];
+	int64_t size = archive_entry_size(e);
+	unsigned type = archive_entry_filetype(e);
+	int is_dir = type == AE_IFDIR, is_file = type == AE_IFREG;
+	const char *rel;
+	size_t seg, sl;
+
+	if (++u->entries > DIRPACK_MAX_ENTRIES) {
+		char what[64];
+		snprintf(what, sizeof(what), "more than %d entries", DIRPACK_MAX_ENTRIES);
+		return fail_at(u, a, what);
+	}
+	if (clean_name(archive_entry_pathname(e), name, sizeof(name)) < 0)
+		return fail_at(u, a, "unsafe entry name");
+	if (size < 0 || (uint64_t)size > u->max_bytes)
+		return fail_at(u, a, "bad or too large entry size");
+	/* nothing goes through a link: it is never made, and a later entry
+	 * below its name is refused rather than written as a directory */
+	if (under_link(u, name))
+		return fail_at(u, a, "unsafe entry name (below a link)");
+	if (archive_entry_hardlink(e) || type == AE_IFLNK) {
+		char *copy = strdup(name);
+		if (!copy) {
+			snprintf(u->err, u->errlen, "out of memory");
+			return -1;
+		}
+		u->links[u->nr_links++] = copy;	/* at most one per entry */
+		return 0;
+	}
+	/* devices, fifos: never made */
+	if (!is_dir && !is_file)
+		return 0;
+	if (!name[0]) {
+		if (!is_dir)
+			return fail_at(u, a, "unsafe entry name");
+		return 0;	/* "./": dest itself */
+	}
+	seg = strcspn(name, "/");
+	if (!u->dest) {
+		/* is there one top directory everything sits in? */
+		if (!name[seg] && !is_dir)
+			u->common = 0;	/* a file at the top */
+		else if (!u->top[0] && seg < sizeof(u->top))
+			snprintf(u->top, sizeof(u->top), "%.*s", (int)seg, name);
+		else if (strncmp(u->top, name, seg) || u->top[seg])
+			u->common = 0;
+		return 0;
+	}
+	rel = name;
+	sl = strlen(u->strip);
+	if (sl && !strncmp(name, u->strip, sl) && (name[sl] == '/' || !name[sl]))
+		rel = name[sl] ? name + sl + 1 : "";
+	if (!*rel)
+		return 0;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", u->dest, rel) >= sizeof(path))
+		return fail_at(u, a, "name too long");
+	if (make_parents(u, path) < 0)
+		return -1;
+	if (is_dir) {
+		if (mkdir(path, 0750) < 0 && errno != EEXIST) {
+			snprintf(u->err, u->errlen, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	u->total += (uint64_t)size;
+	if (u->total > u->max_bytes) {
+		snprintf(u->err, u->errlen, "tar: more than %llu bytes",
+			 (unsigned long long)u->max_bytes);
+		return -1;
+	}
+	return copy_data(u, a, path, size);
+}
+
+/* A pass over the archive. */
+static int walk(unpack *u)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *e;
+	int rc = 0, r;
+
+	u->entries = 0;
+	u->total = 0;
+	if (!a) {
+		snprintf(u->err, u->errlen, "out of memory");
+		return -1;
+	}
+	/* tar only, uncompressed (the spool has decoded the upload) */
+	archive_read_support_format_tar(a);
+	if (archive_read_open_filename(a, u->path, DIRPACK_BUF) != ARCHIVE_OK) {
+		snprintf(u->err, u->errlen, "%s: %s", u->path, archive_error_string(a));
+		archive_read_free(a);
+		return -1;
+	}
+	while (rc == 0 && (r = archive_read_next_header(a, &e)) != ARCHIVE_EOF) {
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+			rc = fail_at(u, a, archive_error_string(a) ? archive_error_string(a) :
+								       "not a tar archive");
+			break;
+		}
+		rc = entry(u, a, e);
+	}
+	archive_read_free(a);
+	while (u->nr_links)
+		free(u->links[--u->nr_links]);
+	return rc;
 }
 
 int dirpack_extract(const char *tar_path, const char *dest, uint64_t max_bytes, char *err,
-		size_t errlen)
+		    size_t errlen)
 {
-	char top[256] = "";
-	int common = 1, fd, rc;
+	unpack u;
+	int rc;
 
-	fd = open(tar_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: %s", tar_path, strerror(errno));
+	memset(&u, 0, sizeof(u));
+	u.path = tar_path;
+	u.max_bytes = max_bytes;
+	u.common = 1;
+	u.err = err;
+	u.errlen = errlen;
+	u.buf = malloc(DIRPACK_BUF);
+	u.links = calloc(DIRPACK_MAX_ENTRIES, sizeof(*u.links));
+	if (!u.buf || !u.links) {
+		free(u.buf);
+		free(u.links);
+		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	rc = walk(fd, NULL, "", max_bytes, top, sizeof(top), &common, err, errlen);
-	if (rc == 0 && lseek(fd, 0, SEEK_SET) < 0)
-		rc = -1;
+	rc = walk(&u);
 	if (rc == 0 && mkdir(dest, 0750) < 0 && errno != EEXIST) {
 		snprintf(err, errlen, "%s: %s", dest, strerror(errno));
 		rc = -1;
 	}
-	if (rc == 0)
-		rc = walk(fd, dest, common ? top : "", max_bytes, NULL, 0, NULL, err, errlen);
-	close(fd);
+	if (rc == 0) {
+		u.dest = dest;
+		u.strip = u.common ? u.top : "";
+		rc = walk(&u);
+	}
+	free(u.buf);
+	free(u.links);
 	return rc;
 }

@@ -6,9 +6,13 @@
  * function symbols and labels of executable sections only; a symbol
  * without a size ends where the next one starts; PLT slots get
  * "name@plt"; of the aliases at one address the best one is kept (sized,
- * not weak, global, fewer leading '_', longer name), as perf does.
+ * not weak, global, fewer leading '_', longer name), as perf does. An ELF
+ * table is built in perf's order through its tree (symtree.h), so that
+ * where symbols overlap (PLT slots under a stretched _init) the name is
+ * the one perf's lookup finds.
  */
 #include "dso.h"
+#include "symtree.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -39,13 +43,17 @@ static void sfmt(char *buf, size_t len, const char *fmt, ...)
 }
 
 #define DSO_DEFAULT_CACHE_BYTES	(512u << 20)
-#define DSO_MAX_NAME		4096	/* longer symbol names are cut */
+#define DSO_MAX_NAME		65536	/* longer symbol names are cut (perf keeps
+					   them whole; Rust closures reach 10 KB) */
 #define DSO_MAX_SYMBOLS		(16u << 20)
 #define DSO_MAX_PERFMAP_LINE	8192
 #define DSO_PAGE		4096
+#define DSO_PLT_NAME		1024	/* perf 6.1 cuts "name@plt" to 1023 bytes */
 
 typedef struct dso_sym {
 	uint64_t start, end;
+	uint64_t sym_start;	/* where the symbol starts (an ELF table's
+				   entries are pieces of symbols) */
 	uint32_t name;		/* offset into names */
 	uint8_t bind;		/* STB_* (kallsyms: GLOBAL for upper case) */
 	uint8_t sized;		/* has a size (after ends are fixed up) */
@@ -156,6 +164,7 @@ static int add_sym(pd_dso *d, size_t *cap, uint64_t start, uint64_t size,
 	}
 	s = &d->syms[d->nr_syms];
 	s->start = start;
+	s->sym_start = start;
 	s->end = start + size;
 	s->bind = (uint8_t)bind;
 	s->sized = size != 0;
@@ -213,6 +222,23 @@ static int prefer_first(const pd_dso *d, const dso_sym *a, const dso_sym *b)
 	return strncmp(na, "SyS", 3) && strncmp(na, "compat_SyS", 10);
 }
 
+/* The tables grew by doubling: give back what is not used (they live as
+ * long as the dso is held, up to half of them was slack). */
+static void shrink_table(pd_dso *d)
+{
+	dso_sym *v = realloc(d->syms, (d->nr_syms ? d->nr_syms : 1) * sizeof(*v));
+	char *nm = realloc(d->names, d->names_len ? d->names_len : 1);
+
+	if (v)
+		d->syms = v;
+	if (nm) {
+		d->names = nm;
+		d->names_cap = d->names_len ? d->names_len : 1;
+	}
+	d->bytes = d->nr_syms * sizeof(dso_sym) + d->names_cap +
+		   d->nr_segs * sizeof(dso_load_seg) + sizeof(*d);
+}
+
 /* Sort, give unsized symbols an end, then keep the best of the symbols
  * at one address (perf's order: ends first, so of two unsized aliases the
  * later one gets the size and wins). */
@@ -247,19 +273,6 @@ static void finish_table(pd_dso *d, int kallsyms)
 		d->syms[++o] = d->syms[i];
 	}
 	d->nr_syms = o + 1;
-	/* the tables grew by doubling: give back what is not used (they live
-	 * as long as the dso is held, up to half of them was slack) */
-	{
-		dso_sym *v = realloc(d->syms, d->nr_syms * sizeof(*v));
-		char *nm = realloc(d->names, d->names_len ? d->names_len : 1);
-
-		if (v)
-			d->syms = v;
-		if (nm) {
-			d->names = nm;
-			d->names_cap = d->names_len ? d->names_len : 1;
-		}
-	}
 	/* kallsyms' "\t[module]" suffix is not part of the name */
 	for (i = 0; kallsyms && i < d->nr_syms; i++) {
 		char *n = d->names + d->syms[i].name;
@@ -268,8 +281,156 @@ static void finish_table(pd_dso *d, int kallsyms)
 		if (tab)
 			*tab = '\0';
 	}
-	d->bytes = d->nr_syms * sizeof(dso_sym) + d->names_cap +
-		   d->nr_segs * sizeof(dso_load_seg) + sizeof(*d);
+	shrink_table(d);
+}
+
+/* ---- ELF tables: perf's symbol tree, flattened --------------------------- */
+
+static uint64_t page_end(uint64_t start)
+{
+	return (start + DSO_PAGE - 1) / DSO_PAGE * DSO_PAGE + DSO_PAGE;
+}
+
+/* perf's symbols__fixup_end over the whole tree, in address order: an
+ * unsized symbol ends where the next one starts, the last one a page on */
+static void tree_fixup_end(pd_symtree *t)
+{
+	uint32_t x, nx;
+
+	for (x = pd_symtree_first(t); x != PD_SYMTREE_NONE; x = nx) {
+		nx = pd_symtree_next(t, x);
+		if (pd_symtree_end(t, x) != pd_symtree_start(t, x))
+			continue;
+		pd_symtree_set_end(t, x, nx != PD_SYMTREE_NONE ? pd_symtree_start(t, nx) :
+				   page_end(pd_symtree_start(t, x)));
+	}
+}
+
+/* perf's symbols__fixup_duplicate: of the symbols at one address the best
+ * stays, the others are erased from the tree (in perf's order: that
+ * shapes the tree) */
+static void tree_fixup_duplicate(pd_dso *d, pd_symtree *t)
+{
+	uint32_t cur = pd_symtree_first(t);
+
+	while (cur != PD_SYMTREE_NONE) {
+		uint32_t nx = pd_symtree_next(t, cur);
+		dso_sym *a, *b;
+
+		if (nx == PD_SYMTREE_NONE)
+			break;
+		if (pd_symtree_start(t, cur) != pd_symtree_start(t, nx)) {
+			cur = nx;
+			continue;
+		}
+		a = &d->syms[pd_symtree_item(t, cur)];
+		b = &d->syms[pd_symtree_item(t, nx)];
+		a->sized = pd_symtree_end(t, cur) != pd_symtree_start(t, cur);
+		b->sized = pd_symtree_end(t, nx) != pd_symtree_start(t, nx);
+		if (prefer_first(d, a, b)) {
+			pd_symtree_erase(t, nx);
+		} else {
+			pd_symtree_erase(t, cur);
+			cur = nx;
+		}
+	}
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Append the piece [start, end) of node x's symbol (x NONE: a gap, not
+ * added), joining it to the previous piece when that is the same symbol. */
+static int add_piece(dso_sym *out, size_t *n, const pd_dso *d, const pd_symtree *t,
+		     uint32_t x, uint64_t start, uint64_t end)
+{
+	const dso_sym *s;
+
+	if (x == PD_SYMTREE_NONE)
+		return 0;
+	s = &d->syms[pd_symtree_item(t, x)];
+	if (*n && out[*n - 1].end == start && out[*n - 1].name == s->name &&
+	    out[*n - 1].sym_start == s->start) {
+		out[*n - 1].end = end;
+		return 0;
+	}
+	out[*n] = *s;
+	out[*n].start = start;
+	out[*n].end = end;
+	out[*n].sym_start = s->start;
+	(*n)++;
+	return 0;
+}
+
+/*
+ * An ELF table as perf 6.1 builds it (dso__load_sym, then
+ * dso__synthesize_plt_symbols): the .symtab (else .dynsym) symbols
+ * inserted in file order, ends fixed, duplicates dropped; the same again
+ * for the .dynsym of a file that also has a .symtab; then the PLT slots
+ * inserted, after the ends were fixed, so an unsized symbol before the
+ * PLT (_init) covers the slots too. Where symbols overlap, perf's answer
+ * is the one its tree search meets first. The table kept is that answer
+ * flattened: pieces that do not overlap, each naming the symbol perf
+ * names there, looked up by binary search.
+ */
+static void finish_elf_table(pd_dso *d, size_t nr_first, size_t nr_second)
+{
+	pd_symtree *t = pd_symtree_new();
+	uint64_t *b = NULL;
+	dso_sym *out = NULL;
+	size_t i, nb = 0, nu = 0, n = 0;
+	uint32_t x;
+	int ok = 0;
+
+	if (!t || !d->nr_syms)
+		goto out;
+	for (i = 0; i < d->nr_syms; i++) {
+		if (pd_symtree_insert(t, d->syms[i].start, d->syms[i].end, (uint32_t)i) ==
+		    PD_SYMTREE_NONE)
+			goto out;
+		if (i + 1 == nr_first || (i + 1 == nr_second && nr_second > nr_first)) {
+			tree_fixup_end(t);
+			tree_fixup_duplicate(d, t);
+		}
+	}
+	/* every start and end; between two of them perf's search goes the
+	 * same way for each address, except perhaps at the first */
+	b = malloc(2 * d->nr_syms * sizeof(*b));
+	if (!b)
+		goto out;
+	for (x = pd_symtree_first(t); x != PD_SYMTREE_NONE; x = pd_symtree_next(t, x)) {
+		b[nb++] = pd_symtree_start(t, x);
+		b[nb++] = pd_symtree_end(t, x);
+	}
+	qsort(b, nb, sizeof(*b), u64_cmp);
+	for (i = 0; i < nb; i++)
+		if (!nu || b[nu - 1] != b[i])
+			b[nu++] = b[i];
+	out = malloc(2 * nu * sizeof(*out));
+	if (!out)
+		goto out;
+	for (i = 0; i < nu && b[i] != UINT64_MAX; i++) {
+		uint64_t lo = b[i], hi = i + 1 < nu ? b[i + 1] : lo + 1;
+
+		add_piece(out, &n, d, t, pd_symtree_find(t, lo), lo, lo + 1);
+		if (lo + 1 < hi)
+			add_piece(out, &n, d, t, pd_symtree_find(t, lo + 1), lo + 1, hi);
+	}
+	free(d->syms);
+	d->syms = out;
+	d->nr_syms = n;
+	ok = 1;
+out:
+	pd_symtree_free(t);
+	free(b);
+	if (ok)
+		shrink_table(d);
+	else
+		finish_table(d, 0);	/* out of memory: the sorted table */
 }
 
 /* ---- ELF --------------------------------------------------------------- */
@@ -446,56 +607,99 @@ static int load_symtab(pd_dso *d, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
 	return 0;
 }
 
-/* "name@plt" for each PLT slot (x86-64 .plt / .plt.sec layout). */
+/* The symbols of every section of this type (one, in practice). */
+static void load_section(pd_dso *d, Elf *e, int type, size_t *cap)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && (int)sh.sh_type == type &&
+		    load_symtab(d, e, scn, &sh, cap) < 0)
+			return;
+}
+
+/* The .plt's header and slot sizes as perf 6.1 assumes them per machine
+ * (elsewhere, x86 included, both are the section's sh_entsize). */
+static void plt_sizes(const GElf_Ehdr *eh, const GElf_Shdr *plt, uint64_t *header,
+		      uint64_t *slot)
+{
+	switch (eh->e_machine) {
+	case EM_ARM:
+		*header = 20, *slot = 12;
+		break;
+	case EM_AARCH64:
+		*header = 32, *slot = 16;
+		break;
+	case EM_SPARC:
+		*header = 48, *slot = 12;
+		break;
+	case EM_SPARCV9:
+		*header = 128, *slot = 32;
+		break;
+	default:
+		*header = *slot = plt->sh_entsize;
+		break;
+	}
+}
+
+/*
+ * "name@plt" for each .rela.plt (else .rel.plt) entry, as perf 6.1's
+ * dso__synthesize_plt_symbols makes them: the n-th relocation names the
+ * n-th slot of .plt after its header, whatever the code there is. perf
+ * 6.1 knows neither .plt.sec (IBT) nor .plt.got; addresses there are
+ * named by whatever symbol covers them. IRELATIVE slots have no symbol:
+ * "@plt".
+ */
 static int load_plt(pd_dso *d, Elf *e, size_t *cap)
 {
 	GElf_Shdr plt_sh, rel_sh, dyn_sh;
-	Elf_Scn *plt = find_section(e, ".plt.sec", &plt_sh);
+	Elf_Scn *plt = find_section(e, ".plt", &plt_sh);
 	Elf_Scn *rel = find_section(e, ".rela.plt", &rel_sh);
-	Elf_Scn *dyn;
+	Elf_Scn *dyn = find_section(e, ".dynsym", &dyn_sh);
 	Elf_Data *rdata, *sdata;
-	uint64_t first, entsize = 16;
+	uint64_t first, header, slot;
 	size_t i, n;
 	GElf_Ehdr eh;
 
-	if (!gelf_getehdr(e, &eh) || eh.e_machine != EM_X86_64)
+	if (!rel)
+		rel = find_section(e, ".rel.plt", &rel_sh);
+	if (!plt || !rel || !dyn || !gelf_getehdr(e, &eh) || !rel_sh.sh_entsize ||
+	    rel_sh.sh_link != elf_ndxscn(dyn) ||
+	    (rel_sh.sh_type != SHT_RELA && rel_sh.sh_type != SHT_REL))
 		return 0;
-	if (plt) {
-		first = plt_sh.sh_addr;
-	} else {
-		plt = find_section(e, ".plt", &plt_sh);
-		if (!plt)
-			return 0;
-		first = plt_sh.sh_addr + entsize;	/* slot 0 is the resolver */
-	}
-	if (!rel || rel_sh.sh_type != SHT_RELA || !rel_sh.sh_entsize)
-		return 0;
-	dyn = elf_getscn(e, rel_sh.sh_link);
-	if (!dyn || !gelf_getshdr(dyn, &dyn_sh))
-		return 0;
+	plt_sizes(&eh, &plt_sh, &header, &slot);
+	first = plt_sh.sh_addr + header;
 	rdata = elf_getdata(rel, NULL);
 	sdata = elf_getdata(dyn, NULL);
 	if (!rdata || !sdata)
 		return 0;
 	n = rel_sh.sh_size / rel_sh.sh_entsize;
 	for (i = 0; i < n; i++) {
-		GElf_Rela r;
+		GElf_Rela ra;
+		GElf_Rel r;
 		GElf_Sym s;
-		const char *name;
-		char buf[DSO_MAX_NAME];
+		const char *name = NULL;
+		char buf[DSO_PLT_NAME], *dm;
+		uint64_t info;
 
-		if (!gelf_getrela(rdata, (int)i, &r))
-			break;
-		if (first + (i + 1) * entsize > plt_sh.sh_addr + plt_sh.sh_size)
-			break;
-		if (!gelf_getsym(sdata, (int)GELF_R_SYM(r.r_info), &s))
-			continue;
-		/* IRELATIVE slots have no symbol: perf names them "@plt" */
-		name = elf_strptr(e, dyn_sh.sh_link, s.st_name);
+		if (rel_sh.sh_type == SHT_RELA) {
+			if (!gelf_getrela(rdata, (int)i, &ra))
+				break;
+			info = ra.r_info;
+		} else {
+			if (!gelf_getrel(rdata, (int)i, &r))
+				break;
+			info = r.r_info;
+		}
+		if (gelf_getsym(sdata, (int)GELF_R_SYM(info), &s))
+			name = elf_strptr(e, dyn_sh.sh_link, s.st_name);
 		if (!name)
 			name = "";
-		sfmt(buf, sizeof(buf), "%s@plt", name);
-		if (add_sym(d, cap, first + i * entsize, entsize, STB_GLOBAL, STT_FUNC, buf, 0) < 0)
+		dm = pd_demangle(name);
+		sfmt(buf, sizeof(buf), "%s@plt", dm ? dm : name);
+		free(dm);
+		if (add_sym(d, cap, first + i * slot, slot, STB_GLOBAL, STT_FUNC, buf, 0) < 0)
 			return -1;
 	}
 	return 0;
@@ -658,28 +862,28 @@ static void load_elf(pd_dso *d)
 	}
 	{
 		elf_file *src = sym.e ? &sym : &run;
-		Elf_Scn *scn = NULL;
-		GElf_Shdr sh;
-		int want = sym.e ? SHT_SYMTAB : SHT_DYNSYM;
-		size_t cap = 0;
+		size_t cap = 0, nr_first, nr_second;
 
 		/* program headers of the binary map file offsets to addresses;
 		 * a debug file keeps the same ones */
 		load_segments(d, run.e ? run.e : src->e);
 		d->dwarf_path = strdup(src->path);
 		d->run_path = strdup(run.e ? run.path : src->path);
-		while ((scn = elf_nextscn(src->e, scn))) {
-			if (!gelf_getshdr(scn, &sh) || (int)sh.sh_type != want)
-				continue;
-			if (load_symtab(d, src->e, scn, &sh, &cap) < 0)
-				break;
-		}
-		/* PLT slots need the real .plt contents: from the binary */
-		load_plt(d, run.e ? run.e : src->e, &cap);
+		/* perf's order: the .symtab (else the .dynsym), then the
+		 * .dynsym of a file that has both, then the PLT slots (whose
+		 * contents only the binary has), but only when the tables
+		 * gave at least one symbol */
+		load_section(d, src->e, sym.e ? SHT_SYMTAB : SHT_DYNSYM, &cap);
+		nr_first = d->nr_syms;
+		if (sym.e)
+			load_section(d, src->e, SHT_DYNSYM, &cap);
+		nr_second = d->nr_syms;
+		if (nr_second)
+			load_plt(d, run.e ? run.e : src->e, &cap);
+		finish_elf_table(d, nr_first, nr_second);
 	}
 	elf_file_close(&sym);
 	elf_file_close(&run);
-	finish_table(d, 0);
 }
 
 /* ---- kallsyms and perf-PID.map ------------------------------------------ */
@@ -814,7 +1018,7 @@ const char *pd_dso_lookup(pd_dso *d, uint64_t addr, uint64_t *sym_off)
 
 		if (addr < s->end || (addr == s->start && s->start == s->end)) {
 			if (sym_off)
-				*sym_off = addr - s->start;
+				*sym_off = addr - s->sym_start;
 			return d->names + s->name;
 		}
 	}

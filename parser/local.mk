@@ -40,6 +40,7 @@ PARSER_SYMBOL_SOURCES = \
 	parser/thread.h parser/thread.c \
 	parser/maps.h parser/maps.c \
 	parser/dso.h parser/dso.c \
+	parser/symtree.h parser/symtree.c \
 	parser/fold.h parser/fold.c \
 	parser/unwind.h \
 	parser/unwind.c

@@ -32,7 +32,7 @@ def main():
         r = perfhub("upload", data, "--server", d.url, "--name", "first", "--tag", "k=v",
                     "--wait")
         check(r.returncode == 0, "upload --wait: %d %s" % (r.returncode, r.stderr))
-        pid = int(r.stdout.strip())
+        pid = int(r.stdout.split()[0])
         st, p = d.json("GET", "/api/v1/profiles/%d" % pid)
         check(p["status"] == "ready" and p["name"] == "first" and p["tags"] == {"k": "v"},
               "uploaded profile %r" % {k: p[k] for k in ("status", "name", "tags")})
@@ -41,7 +41,7 @@ def main():
         env = dict(os.environ, PERFHUB_SERVER=d.url)
         r = perfhub("upload", ddir, "--wait", env=env)
         check(r.returncode == 0, "directory upload: %s" % r.stderr)
-        did = int(r.stdout.strip())
+        did = int(r.stdout.split()[0])
         st, p = d.json("GET", "/api/v1/profiles/%d" % did)
         want, _ = perf_stats(ddir)
         check(p["kind"] == "tar" and p["records"].get("SAMPLE") == want.get("SAMPLE"),
@@ -61,7 +61,7 @@ def main():
         check(rows[0].split()[:2] == ["ID", "STATUS"] and len(rows) == 4, "ls:\n" + r.stdout)
         check(any(l.split()[0] == str(pid) and "ready" in l for l in rows[1:]), "ls row")
 
-        r = perfhub("show", str(pid), "--server", d.url)
+        r = perfhub("show", str(pid), "--server", d.url, "--json")
         check(r.returncode == 0 and json.loads(r.stdout)["id"] == pid, "show: %s" % r.stderr)
         r = perfhub("show", "999999", "--server", d.url)
         check(r.returncode == 1 and "404" in r.stderr, "show missing: %s" % r.stderr)

@@ -92,14 +92,18 @@ def main():
         buf = io.BytesIO()
         with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as tf:
             tf.add(dpath, arcname="perf.data")
-        with Daemon() as d:
-            st, r = d.upload(buf.getvalue(), headers={"Content-Type": "application/x-tar"})
-            check(st == 202, "tar upload: %s %s" % (st, r))
+        def upload_dir(d, tar, what):
+            """the directory as a tar: ready, with perf's sample count"""
+            st, r = d.upload(tar, headers={"Content-Type": "application/x-tar"})
+            check(st == 202, "%s upload: %s %s" % (what, st, r))
             p = d.wait(r["id"])
-            check(p["status"] == "ready", "tar profile: %s" % p.get("error"))
+            check(p["status"] == "ready", "%s profile: %s" % (what, p.get("error")))
             check(p["records"].get("SAMPLE") == drecords.get("SAMPLE"),
-                  "directory SAMPLE: daemon %s, perf %s" % (p["records"].get("SAMPLE"),
-                                                           drecords.get("SAMPLE")))
+                  "%s SAMPLE: daemon %s, perf %s" % (what, p["records"].get("SAMPLE"),
+                                                     drecords.get("SAMPLE")))
+
+        with Daemon() as d:
+            upload_dir(d, buf.getvalue(), "tar")
             # a tar that tries to escape its directory fails, nothing is written outside
             evil = io.BytesIO()
             with tarfile.open(fileobj=evil, mode="w", format=tarfile.USTAR_FORMAT) as tf:
@@ -111,6 +115,11 @@ def main():
             p = d.wait(r["id"])
             check(p["status"] == "failed" and "unsafe" in p["error"], "evil tar: %s" % p)
             check(not os.path.exists(os.path.join(d.state, "escaped")), "tar escaped")
+            # what `tar -C dir -cf - .` writes: entries "./", "./data", ...
+            dot = subprocess.run(["tar", "-C", dpath, "-cf", "-", "."], check=True,
+                                 stdout=subprocess.PIPE).stdout
+            check(b"./data" in dot, "tar(1) names entries ./...")
+            upload_dir(d, dot, "tar -C dir -cf - .")
             print("directory upload as tar: ok")
     print("ok")
     return 0

@@ -54,7 +54,7 @@ def main():
 
     # 1. symbols from the client's ~/.debug, sent before the recording
     with Daemon() as d:
-        r = perfhub(["upload", rec.data, "--wait"], client_home, d)
+        r = perfhub(["upload", rec.data, "--wait", "-v"], client_home, d)
         sys.stdout.write(r.stderr)
         check(r.returncode == 0, "perfhub upload: %d %s" % (r.returncode, r.stderr))
         check(re.search(r"debuginfo %s sent" % bid, r.stderr), "the binary was not sent")
@@ -67,7 +67,7 @@ def main():
         else:
             print("no kernel build-id or hidden kallsyms: kernel part not checked")
         # a second upload: nothing missing, nothing sent
-        r = perfhub(["upload", rec.data], client_home, d)
+        r = perfhub(["upload", rec.data, "-v"], client_home, d)
         check(r.returncode == 0 and " sent (" not in r.stderr,
               "second upload sent again: %s" % r.stderr)
 
@@ -88,7 +88,7 @@ def main():
         os.makedirs(cache)
         subprocess.run(["objcopy", "--only-keep-debug", rec.binary, os.path.join(cache, "debug")],
                        check=True)
-        r = perfhub(["upload", rec.data], client_home, d)
+        r = perfhub(["upload", rec.data, "-v"], client_home, d)
         sys.stdout.write(r.stderr)
         check(r.returncode == 0 and int(r.stdout.split()[0]) == pid,
               "the same file answers the same id: %s" % r.stdout)
@@ -110,7 +110,7 @@ def main():
         os.makedirs(mcache)
         shutil.copy(mrec.binary, os.path.join(mcache, "elf"))
         with Daemon() as d:
-            r = perfhub(["upload", mrec.data, "--wait"], mhome, d)
+            r = perfhub(["upload", mrec.data, "--wait", "-v"], mhome, d)
             sys.stdout.write(r.stderr)
             check(r.returncode == 0 and "debuginfo %s sent" % mrec.build_id in r.stderr,
                   "--buildid-mmap: the binary was not sent: %s" % r.stderr)

@@ -7,6 +7,12 @@ tests_symbols_test_fold_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(ELF_CFLAGS) -g
 tests_symbols_test_fold_LDADD = $(PARSER_LIBS)
 TESTS += tests/symbols/test-fold
 
+# the red-black tree that reproduces perf's lookup among overlapping symbols
+check_PROGRAMS += tests/symbols/test-symtree
+tests_symbols_test_symtree_SOURCES = tests/symbols/test-symtree.c
+tests_symbols_test_symtree_LDADD = $(PARSER_LIBS)
+TESTS += tests/symbols/test-symtree
+
 # time-ordered delivery through the queue's blocks, rounds held back and merged, the cap
 check_PROGRAMS += tests/symbols/test-ordered
 tests_symbols_test_ordered_SOURCES = tests/symbols/test-ordered.c tests/pdwrite.c tests/pdwrite.h
@@ -29,6 +35,15 @@ EXTRA_DIST += tests/symbols/test-startup.sh
 # [vdso] frames named from the image in perf's build-id cache
 TESTS += tests/symbols/test-vdso.sh
 EXTRA_DIST += tests/symbols/test-vdso.sh
+# PLT slots named as perf 6.1 names them: every address of the .init/.plt
+# code of pltloop (built by the test in three PLT layouts) and vdsoloop,
+# synthesized by plt-samples, and a real recording through the PLT
+TESTS += tests/symbols/test-plt.sh
+EXTRA_DIST += tests/symbols/test-plt.sh tests/progs/pltloop.c tests/progs/pltlib.c
+check_PROGRAMS += tests/symbols/plt-samples
+tests_symbols_plt_samples_SOURCES = tests/symbols/plt-samples.c tests/pdwrite.c tests/pdwrite.h
+tests_symbols_plt_samples_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(ELF_CFLAGS) -I$(srcdir)/tests
+tests_symbols_plt_samples_LDADD = $(ZSTD_LIBS) $(ELF_LIBS)
 
 # programs recorded by the real-recording tests: frame pointers, no inlining
 check_PROGRAMS += tests/progs/calls tests/progs/cxx tests/progs/forker tests/progs/calls_nofp

@@ -31,11 +31,4 @@ unsigned api_port(const api *a);
 /* Stops accepting and waits for the running requests. */
 void api_stop(api *a);
 
-/* Intake shared with the directory watcher: a spooled file becomes a queued
- * profile. OUT: id, existed. 0, or -1 (storage), -2 (queue full). */
-int api_intake(st_store *st, jobs *j, unsigned queue_size, const char *sha256,
-	       const char *path, const char *kind, uint64_t size, const char *name,
-	       size_t nr_tags, const char *const *keys, const char *const *values, int64_t *id,
-	       int *existed);
-
 #endif

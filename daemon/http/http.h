@@ -37,6 +37,13 @@
 #define API_KEY_LEN 1024
 /* longest wait for an answer another request is computing */
 #define API_CLAIM_WAIT_S 120
+/* A streamed upload (chunked, no Content-Length: perfhub record, perfhub
+ * upload -) comes as perf writes it, and a quiet program writes nothing for
+ * a while: such a body may be idle this long (or the connection timeout, if
+ * longer) and has no minimum rate. What bounds it instead: at most
+ * API_MAX_STREAMS at once; the next one is answered 503. */
+#define API_STREAM_IDLE_S 900
+#define API_MAX_STREAMS 32
 
 #if MHD_VERSION < 0x00097002
 typedef int MHD_Result_t;
@@ -57,6 +64,7 @@ struct api {
 	atomic_ullong by_status[6];	/* 2xx 3xx 4xx 5xx other */
 	qcache *qc;		/* answers of per-profile queries (NULL: none) */
 	atomic_ullong answers_kept, answers_computed;	/* served from qc, computed */
+	atomic_uint streams;	/* streamed uploads under way */
 };
 
 enum req_kind { REQ_PLAIN, REQ_UPLOAD, REQ_DEBUGINFO };
@@ -65,6 +73,7 @@ enum req_kind { REQ_PLAIN, REQ_UPLOAD, REQ_DEBUGINFO };
 typedef struct req {
 	int kind;
 	intake_upload *up;	/* REQ_UPLOAD */
+	int stream;		/* a streamed upload, counted in api.streams */
 	int refused;		/* a body to read and drop, then answer */
 	void *dbg;		/* debuginfo.c's state */
 } req;
@@ -157,6 +166,8 @@ MHD_Result_t http_upload_begin(api *a, struct MHD_Connection *conn, req *r);
 MHD_Result_t http_upload_data(api *a, struct MHD_Connection *conn, req *r, const char *data,
 			      size_t *data_size);
 MHD_Result_t http_upload_end(api *a, struct MHD_Connection *conn, req *r);
+/* The request ended (answered or cut): a stream no longer counts. */
+void http_upload_completed(api *a, req *r);
 MHD_Result_t http_profiles_list(api *a, struct MHD_Connection *conn);
 MHD_Result_t http_profile_get(api *a, struct MHD_Connection *conn, int64_t id);
 MHD_Result_t http_profile_delete(api *a, struct MHD_Connection *conn, int64_t id);

@@ -109,3 +109,28 @@ char *jb_u64_dec(char *end, uint64_t v)
 	} while (v);
 	return end;
 }
+
+void jb_node_open(jb_tree *t, const char *name, size_t len, const char *dso)
+{
+	jbuf *b = &t->b;
+
+	if (t->comma)
+		jb_add(b, ",{\"name\":", 9);
+	else
+		jb_add(b, "{\"name\":", 8);
+	jb_json_str(b, name, len);
+	if (dso) {
+		jb_add(b, ",\"dso\":", 7);
+		jb_json_str(b, dso, strlen(dso));
+	}
+	t->comma = 0;
+}
+
+int jb_node_close(void *ctx)
+{
+	jb_tree *t = ctx;
+
+	jb_add(&t->b, "]}", 2);
+	t->comma = 1;
+	return t->b.oom ? -1 : 0;
+}

@@ -19,6 +19,17 @@ typedef struct jbuf {
 void jb_add(jbuf *b, const char *s, size_t n);
 /* s[0..n) as a JSON string, quotes included. */
 void jb_json_str(jbuf *b, const char *s, size_t n);
+/* A tree written depth first: {"name", ["dso",] ..., "children": [...]}. */
+typedef struct jb_tree {
+	jbuf b;
+	int comma;		/* a sibling was written before */
+} jb_tree;
+/* The start of a node: `{"name":NAME` and `,"dso":DSO` when there is one
+ * (the caller adds its values and `,"children":[`). */
+void jb_node_open(jb_tree *t, const char *name, size_t len, const char *dso);
+/* The end of a node: `]}`. A tree callback's leave() (ctx: the jb_tree);
+ * -1 once out of memory. */
+int jb_node_close(void *ctx);
 /* Decimal digits of v, written backwards from end; returns the start. */
 char *jb_u64_dec(char *end, uint64_t v);
 

@@ -33,6 +33,8 @@ static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, int encod
 	}
 }
 
+static int stream_begin(api *a, struct MHD_Connection *conn, req *r);
+
 MHD_Result_t http_upload_begin(api *a, struct MHD_Connection *conn, req *r)
 {
 	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
@@ -57,6 +59,9 @@ MHD_Result_t http_upload_begin(api *a, struct MHD_Connection *conn, req *r)
 	else if (enc && strcasecmp(enc, "identity"))
 		return http_reply_error(a, conn, 415,
 					"unsupported Content-Encoding '%s' (use zstd or gzip)", enc);
+	if (!len && stream_begin(a, conn, r) < 0)
+		return http_reply_error(a, conn, 503, "%d streamed uploads are under way, the most "
+					"taken at once; retry later", API_MAX_STREAMS);
 	r->up = intake_upload_begin(a->c->spool_dir, encoding, a->c->max_upload,
 				    type && !strncasecmp(type, "application/x-tar", 17));
 	if (!r->up)
@@ -66,18 +71,65 @@ MHD_Result_t http_upload_begin(api *a, struct MHD_Connection *conn, req *r)
 	return MHD_YES;
 }
 
+/* A body without Content-Length (chunked) is a stream: counted, and its
+ * connection may stay idle for API_STREAM_IDLE_S. -1 when too many are
+ * under way. */
+static int stream_begin(api *a, struct MHD_Connection *conn, req *r)
+{
+	unsigned idle = a->c->connection_timeout > API_STREAM_IDLE_S ?
+			a->c->connection_timeout : API_STREAM_IDLE_S;
+
+	if (atomic_fetch_add(&a->streams, 1) >= API_MAX_STREAMS) {
+		atomic_fetch_sub(&a->streams, 1);
+		atomic_fetch_add(&a->rejected, 1);
+		return -1;
+	}
+	r->stream = 1;
+	MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, idle);
+	return 0;
+}
+
+void http_upload_completed(api *a, req *r)
+{
+	if (r->stream)
+		atomic_fetch_sub(&a->streams, 1);
+	r->stream = 0;
+}
+
 /* More body bytes: spooled, or dropped after a failure. MHD_NO cuts the
  * connection of a client too slow to be anything but stuck or hostile. */
 MHD_Result_t http_upload_data(api *a, struct MHD_Connection *conn, req *r, const char *data,
 			      size_t *data_size)
 {
 	(void)conn;
-	if (intake_upload_write(r->up, data, *data_size, a->c->connection_timeout) < 0) {
+	/* a stream has no minimum rate: perf writes nothing while the
+	 * recorded program sleeps */
+	if (intake_upload_write(r->up, data, *data_size,
+				r->stream ? 0 : a->c->connection_timeout) < 0) {
 		atomic_fetch_add(&a->rejected, 1);
 		return MHD_NO;	/* on_completed removes the partial spool file */
 	}
 	*data_size = 0;
 	return MHD_YES;
+}
+
+/* {"id", "status", "sha256", "size", "name", "tags"}: the name and tags as
+ * stored, so an uploader sees the labels its profile carries (for the same
+ * bytes uploaded before: that profile's). */
+static json_t *upload_answer(api *a, int64_t id, int existed, const char *sha, uint64_t size)
+{
+	json_t *ans = json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)id, "status",
+				existed ? "exists" : "queued", "sha256", sha, "size",
+				(json_int_t)size);
+	int notfound = 0;
+	json_t *p = st_profile_json(a->st, id, &notfound);
+
+	if (ans && p) {
+		json_object_set(ans, "name", json_object_get(p, "name"));
+		json_object_set(ans, "tags", json_object_get(p, "tags"));
+	}
+	json_decref(p);
+	return ans;
 }
 
 MHD_Result_t http_upload_end(api *a, struct MHD_Connection *conn, req *r)
@@ -119,10 +171,8 @@ MHD_Result_t http_upload_end(api *a, struct MHD_Connection *conn, req *r)
 	log_info("msg=\"upload\" id=%lld sha256=%s bytes=%llu kind=%s duplicate=%d",
 		 (long long)id, sha, (unsigned long long)size, kind, existed);
 	free(path);
-	return http_reply_json(a, conn, existed ? 200 : 202,
-			       json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)id, "status",
-					 existed ? "exists" : "queued", "sha256", sha, "size",
-					 (json_int_t)size));
+	return http_reply_json(a, conn, existed ? 200 : 202, upload_answer(a, id, existed, sha,
+									   size));
 }
 
 /* ---- profiles ------------------------------------------------------------------ */

@@ -87,43 +87,19 @@ MHD_Result_t http_get_collapsed(api *a, struct MHD_Connection *conn, int64_t id)
 	return ret;
 }
 
-/* The store's depth-first tree as JSON text. */
-typedef struct fg_writer {
-	jbuf b;
-	int comma;		/* a sibling was written before */
-} fg_writer;
-
 static int fg_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value)
 {
 	static const char tail[] = ",\"children\":[";
-	fg_writer *w = ctx;
+	jb_tree *w = ctx;
 	char num[64], *d;
 
-	if (w->comma)
-		jb_add(&w->b, ",{\"name\":", 9);
-	else
-		jb_add(&w->b, "{\"name\":", 8);
-	jb_json_str(&w->b, name, len);
-	if (dso) {
-		jb_add(&w->b, ",\"dso\":", 7);
-		jb_json_str(&w->b, dso, strlen(dso));
-	}
+	jb_node_open(w, name, len, dso);
 	/* ,"value":N,"children":[ without printf */
 	memcpy(num + sizeof(num) - sizeof(tail), tail, sizeof(tail) - 1);
 	d = jb_u64_dec(num + sizeof(num) - sizeof(tail), value);
 	d -= 9;
 	memcpy(d, ",\"value\":", 9);
 	jb_add(&w->b, d, (size_t)(num + sizeof(num) - 1 - d));
-	w->comma = 0;
-	return w->b.oom ? -1 : 0;
-}
-
-static int fg_leave(void *ctx)
-{
-	fg_writer *w = ctx;
-
-	jb_add(&w->b, "]}", 2);
-	w->comma = 1;
 	return w->b.oom ? -1 : 0;
 }
 
@@ -131,8 +107,8 @@ static int fg_leave(void *ctx)
 static MHD_Result_t flamegraph_answer(api *a, struct MHD_Connection *conn, int64_t id,
 				      const http_fold_args *fa, const char *key)
 {
-	static const st_tree_cb cb = { fg_enter, fg_leave };
-	fg_writer w;
+	static const st_tree_cb cb = { fg_enter, jb_node_close };
+	jb_tree w;
 	int rc;
 
 	memset(&w, 0, sizeof(w));

@@ -162,12 +162,12 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 {
 	req *r = *con_cls;
 
-	(void)cls;
 	(void)conn;
 	(void)toe;
 	if (!r)
 		return;
 	intake_upload_abort(r->up);	/* an interrupted upload leaves nothing behind */
+	http_upload_completed(cls, r);
 	apid_completed(&r->dbg);
 	free(r);
 	*con_cls = NULL;

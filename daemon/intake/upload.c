@@ -48,7 +48,7 @@ int intake_upload_write(intake_upload *u, const void *data, size_t len, double t
 	double t = now_s() - u->started;
 
 	u->wire_bytes += len;
-	if (t > timeout_s && u->wire_bytes < t * INTAKE_MIN_UPLOAD_RATE) {
+	if (timeout_s > 0 && t > timeout_s && u->wire_bytes < t * INTAKE_MIN_UPLOAD_RATE) {
 		log_warn("msg=\"upload too slow\" bytes=%llu seconds=%.0f",
 			 (unsigned long long)u->wire_bytes, t);
 		return -1;

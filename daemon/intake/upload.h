@@ -31,7 +31,8 @@ intake_upload *intake_upload_begin(const char *spool_dir, int encoding, uint64_t
  * the rest of the body is dropped: the HTTP server cannot answer in the
  * middle of a body. 0, or -1 when the client is too slow to be anything
  * but stuck or hostile (less than INTAKE_MIN_UPLOAD_RATE once it ran for
- * `timeout_s`): cut the connection then. */
+ * `timeout_s`): cut the connection then. timeout_s 0: no rate (a stream,
+ * bounded by the caller otherwise). */
 int intake_upload_write(intake_upload *u, const void *data, size_t len, double timeout_s);
 /* The enum sp_result that made the spool refuse the body, SP_OK if none. */
 int intake_upload_failed(const intake_upload *u);

@@ -9,13 +9,11 @@
 #include "log.h"
 #include "jobs/retention.h"
 #include "intake/spool.h"
-#include "store/store-admin.h"
 
 #define RET_BATCH 64	/* expired ids fetched per query */
 
 struct retention {
 	st_store *st;
-	char *db_path;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -41,24 +39,17 @@ static int delete_one(retention *r, int64_t id, const char *why)
 /* One pass with the limits of the moment. Returns the profiles deleted. */
 static unsigned prune(retention *r, unsigned days, uint64_t max_size)
 {
-	st_admin *a;
-	char err[512];
 	unsigned deleted = 0;
 
 	if (!days && !max_size)
 		return 0;
-	a = sta_open(r->db_path, err, sizeof(err));
-	if (!a) {
-		log_warn("msg=\"retention: cannot open the database\" error=\"%s\"", err);
-		return 0;
-	}
 	if (days) {
 		int64_t before = (int64_t)time(NULL) - (int64_t)days * 86400;
 		int64_t ids[RET_BATCH];
 		size_t n, i;
 
 		do {
-			if (sta_expired(a, before, ids, RET_BATCH, &n) < 0) {
+			if (st_expired(r->st, before, ids, RET_BATCH, &n) < 0) {
 				log_warn("msg=\"retention: query failed\"");
 				break;
 			}
@@ -70,15 +61,14 @@ static unsigned prune(retention *r, unsigned days, uint64_t max_size)
 	if (max_size) {
 		int64_t used, id;
 
-		while (sta_used_bytes(a, &used) == 0 && (uint64_t)used > max_size) {
-			if (sta_oldest_prunable(a, &id) != 0 || delete_one(r, id, "size") != 0)
+		while (st_used_bytes(r->st, &used) == 0 && (uint64_t)used > max_size) {
+			if (st_oldest_prunable(r->st, &id) != 0 || delete_one(r, id, "size") != 0)
 				break;
 			deleted++;
 			log_debug("msg=\"retention: size\" used=%lld max=%llu", (long long)used,
 				  (unsigned long long)max_size);
 		}
 	}
-	sta_close(a);
 	return deleted;
 }
 
@@ -109,13 +99,12 @@ static void *run(void *arg)
 	return NULL;
 }
 
-retention *ret_start(st_store *st, const char *db_path, unsigned retain_days,
+retention *ret_start(st_store *st, unsigned retain_days,
 		     uint64_t max_db_size, unsigned interval_s)
 {
 	retention *r = calloc(1, sizeof(*r));
 
-	if (!r || !(r->db_path = strdup(db_path))) {
-		free(r);
+	if (!r) {
 		log_warn("msg=\"retention: out of memory\"");
 		return NULL;
 	}
@@ -129,7 +118,6 @@ retention *ret_start(st_store *st, const char *db_path, unsigned retain_days,
 		log_warn("msg=\"retention: cannot start its thread\"");
 		pthread_mutex_destroy(&r->lock);
 		pthread_cond_destroy(&r->wake);
-		free(r->db_path);
 		free(r);
 		return NULL;
 	}
@@ -169,6 +157,5 @@ void ret_stop(retention *r)
 	pthread_join(r->thread, NULL);
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->wake);
-	free(r->db_path);
 	free(r);
 }

@@ -16,7 +16,7 @@
 typedef struct retention retention;
 
 /* Starts the thread; NULL on failure (logged). */
-retention *ret_start(st_store *st, const char *db_path, unsigned retain_days,
+retention *ret_start(st_store *st, unsigned retain_days,
 		     uint64_t max_db_size, unsigned interval_s);
 /* New limits (SIGHUP); a pass follows at once. */
 void ret_set_policy(retention *r, unsigned retain_days, uint64_t max_db_size,

@@ -1,11 +1,16 @@
 /*
- * store.h - perfhubd's storage: a narrow interface, SQLite behind it today
- * (store-sqlite.c), PostgreSQL later. Handlers and workers call these
- * functions; no SQL leaves the store.
+ * store.h - perfhubd's profile store: what handlers and workers call.
  *
- * Thread safety: an st_store may be used from any thread. Reads use pooled
+ * Behind it, two halves (store.c joins them): the profile engine
+ * (store/engine/: the in-memory model of a profile and every algorithm
+ * that answers from it, no SQL) and a persistence backend chosen at
+ * st_open() from --db (store/persist.h, the seam: SQLite in
+ * store/sqlite/). No SQL leaves the backend; no caller knows which
+ * backend it has.
+ *
+ * Thread safety: an st_store may be used from any thread. Reads use
  * connections of their own, so queries never wait for an ingest; each
- * st_writer owns a connection and is used by one thread.
+ * st_writer is used by one thread.
  *
  * Returns: 0 on success, -1 on a storage error (logged), 1 for "not found"
  * where stated.
@@ -18,9 +23,14 @@
 
 #include <jansson.h>
 
+#include "store/engine/builder.h"
+#include "store/engine/query.h"
+
 typedef struct st_store st_store;
 
-st_store *st_open(const char *path, char *err, size_t errlen);
+/* `where` is --db: a file path (SQLite), or a postgresql:// or postgres://
+ * URI when that backend is built in. NULL and err on failure. */
+st_store *st_open(const char *where, char *err, size_t errlen);
 void st_close(st_store *st);
 /* 0 while the database answers (healthz). */
 int st_ping(st_store *st);
@@ -80,18 +90,20 @@ int st_counts_get(st_store *st, st_counts *c);
 
 /* ---- folded stacks ------------------------------------------------------ */
 
-typedef struct st_fold_filter {
-	const char *event;		/* NULL = the default (st_event_pick) */
-	const char *comm;		/* NULL = any */
-	int64_t pid, tid;		/* -1 = any */
-	uint64_t from_ns, to_ns;	/* 0 = open */
-	int with_pid, with_tid;		/* comm-PID / comm-PID/TID first frames */
-	int kernel;			/* kernel frames get "_[k]" */
-	int any_order;			/* lines may come unsorted and a text more
-					   than once (the caller adds them up) */
-	size_t max_nodes;		/* st_flame only: 0 = every node; else the
-					   largest this many (see st_flame) */
-} st_fold_filter;
+/* The filters of a folded-stack question (store/engine/query.h says what
+ * each field means): event, comm, pid, tid, from_ns/to_ns, with_pid,
+ * with_tid, kernel, any_order (st_fold: lines may come unsorted and a text
+ * more than once; the caller adds them up), max_nodes (st_flame only). */
+typedef pe_filter st_fold_filter;
+
+/* The event folded-stack questions about a profile fold for `want` (the
+ * filter's event; NULL: the default), as pe_event_pick (engine/query.h)
+ * picks it: the recording's own event order, the first event answering to
+ * `want` that has samples; the default is the first that has samples.
+ * OUT: *name malloc'ed (NULL when the profile has no samples at all); on 2,
+ * *names (unless `names` is NULL) the profile's event names joined by ", ",
+ * malloc'ed. 0 found; 1 not ready; 2 no event answers to `want`; -1 error. */
+int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char **names);
 
 /* The event folded-stack queries of a profile use for `want` (the event
  * filter; NULL: the default). Events count in the recording's own order,
@@ -106,7 +118,7 @@ int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char 
 /* One call per distinct folded stack, in the order stackcollapse-perf
  * prints them (sorted bytewise): `line` is "comm;outer;...;leaf" (comm as
  * with_pid/with_tid ask), with no ';' inside a frame. */
-typedef int (*st_fold_cb)(void *ctx, const char *line, uint64_t samples, uint64_t period);
+typedef pe_fold_cb st_fold_cb;
 /* 1 = no such profile or not ready. Without a time range the answer comes
  * from the profile's aggregate (kept in memory); a time range reads the
  * sample blocks it overlaps. */
@@ -123,10 +135,7 @@ int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, vo
  * smaller subtrees are left out, their values still counted in their
  * parents'. 1 = not ready. Built from the stack tree, no folded text in
  * between. */
-typedef struct st_tree_cb {
-	int (*enter)(void *ctx, const char *name, size_t len, const char *dso, uint64_t value);
-	int (*leave)(void *ctx);
-} st_tree_cb;
+typedef pe_tree_cb st_tree_cb;	/* enter(ctx, name, len, dso, value), leave(ctx) */
 int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	     const st_tree_cb *cb, void *ctx);
 
@@ -140,6 +149,14 @@ json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_sa
 /* 0 and the profile's generation while it is ready (it changes with every
  * parse, so answers cached under it stay right); 1 = not ready. */
 int st_profile_generation(st_store *st, int64_t id, int64_t *gen);
+
+/* The flame graphs of base and target (filters as st_flame: f, and for the
+ * target f_target unless NULL) merged into one tree, handed out depth first like st_flame's, each node with both
+ * values (0 where a profile lacks it). 1 = either is not a ready profile;
+ * -2 out of memory. */
+typedef pe_diff_cb st_diff_cb;	/* enter(ctx, name, len, dso, base, target), leave(ctx) */
+int st_diff(st_store *st, int64_t base, int64_t target, const st_fold_filter *f,
+	    const st_fold_filter *f_target, int by_samples, const st_diff_cb *cb, void *ctx);
 
 /* ---- per-profile and cross-profile aggregates ---------------------------- */
 
@@ -183,15 +200,11 @@ uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int re
 /* The stack node for `frame` under `parent` (0 = root), interned. 0 on error. */
 uint32_t st_writer_stack(st_writer *w, uint32_t parent, uint32_t frame);
 
-typedef struct st_sample {
-	uint32_t event;		/* event index */
-	uint64_t time;
-	uint32_t cpu, pid, tid;
-	uint64_t period;	/* as stackcollapse-perf weighs it: 1 without PERIOD */
-	uint64_t weight;
-	uint32_t stack;		/* leaf stack node (0 = empty stack) */
-	uint32_t comm;		/* string id of the thread's comm then */
-} st_sample;
+/* A sample (store/engine/builder.h): event index, time, cpu, pid, tid,
+ * period (as stackcollapse-perf weighs it: 1 without PERIOD), weight, the
+ * leaf stack node (0 = empty stack) and the string id of the thread's comm
+ * then. */
+typedef pe_sample st_sample;
 /* Samples are kept in compressed blocks of a few thousand, and counted per
  * (event, pid, tid, comm, stack) for the aggregate written at the end. */
 int st_writer_sample(st_writer *w, const st_sample *s);
@@ -261,5 +274,25 @@ int st_profiles_unresolved_in(st_store *st, const char *build_id, int64_t **ids,
  * symbols the server has now (the parse replaces its rows).
  * 0 queued; 1 no such profile; 2 already queued or parsing; 3 failed. */
 int st_profile_resymbolize(st_store *st, int64_t id);
+
+/* ---- retention and the operator's tools ------------------------------------ */
+
+/* Bytes the data take (space freed by deleted profiles does not count
+ * until --vacuum). */
+int st_used_bytes(st_store *st, int64_t *bytes);
+/* Up to `max` ready or failed profiles uploaded before `before` (unix
+ * seconds), oldest first. OUT: ids, count. */
+int st_expired(st_store *st, int64_t before, int64_t *ids, size_t max, size_t *n);
+/* The oldest ready or failed profile that is not the newest profile of all
+ * (the last upload is never pruned for size). 0 and *id, 1 = none. */
+int st_oldest_prunable(st_store *st, int64_t *id);
+
+/* On the store --db names, without opening it for serving (perfhubd
+ * --backup, --vacuum); -1 and err also when the backend has no such tool.
+ * backup: one consistent copy written beside `dest`, renamed over it when
+ * complete, while others may be writing. vacuum: the store compacted.
+ * OUT: sizes before and after. */
+int st_backup(const char *where, const char *dest, char *err, size_t errlen);
+int st_vacuum(const char *where, int64_t *before, int64_t *after, char *err, size_t errlen);
 
 #endif

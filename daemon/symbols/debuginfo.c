@@ -16,10 +16,8 @@
 #ifdef HAVE_DEBUGINFOD
 #include <elfutils/debuginfod.h>
 #endif
-#ifdef HAVE_LIBARCHIVE
 #include <archive.h>
 #include <archive_entry.h>
-#endif
 
 #include "symbols/debuginfo.h"
 #include "dso.h"
@@ -528,7 +526,6 @@ void dbg_attach(dbg_store *d, pd_symcache *cache)
 
 /* ---- perf archive bundles ------------------------------------------------------ */
 
-#ifdef HAVE_LIBARCHIVE
 /* perf's cache names files .../<build-id>/{elf,debug,kallsyms}: the
  * directory above is the key when it is one. */
 static void key_of(const char *name, char hex[DBG_HEX_LEN])
@@ -642,18 +639,3 @@ out:
 	archive_read_free(a);
 	return rc;
 }
-#else
-int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file,
-		       void (*on_stored)(void *ctx, const char *hex), void *ctx,
-		       unsigned *stored, unsigned *found, char *msg, size_t msglen)
-{
-	(void)d;
-	(void)path;
-	(void)max_file;
-	(void)on_stored;
-	(void)ctx;
-	*stored = *found = 0;
-	snprintf(msg, msglen, "perfhubd was built without libarchive");
-	return -1;
-}
-#endif

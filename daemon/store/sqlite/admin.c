@@ -1,4 +1,10 @@
-/* store-admin.c - retention queries, online backup and VACUUM on the SQLite store. */
+/*
+ * admin.c - the operator's side of the SQLite store: what retention needs
+ * to choose profiles (on pooled connections), and the online backup and
+ * compaction behind `perfhubd --backup` and `perfhubd --vacuum`, which
+ * open the file themselves and can run next to a serving perfhubd (WAL
+ * mode: readers never block the writer).
+ */
 #include "config.h"
 
 #include <errno.h>
@@ -8,16 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
+#include "store/sqlite/db.h"
 
-#include "store/store-admin.h"
-#include "store/store.h"
-
-#define STA_BUSY_TIMEOUT_MS 60000	/* an ingest commit may hold the lock a while */
-
-struct st_admin {
-	sqlite3 *db;
-};
+#define SQ_ADMIN_BUSY_TIMEOUT_MS 60000	/* an ingest commit may hold the lock a while */
 
 static sqlite3 *open_db(const char *path, int flags, char *err, size_t errlen)
 {
@@ -28,32 +27,8 @@ static sqlite3 *open_db(const char *path, int flags, char *err, size_t errlen)
 		sqlite3_close(db);
 		return NULL;
 	}
-	sqlite3_busy_timeout(db, STA_BUSY_TIMEOUT_MS);
+	sqlite3_busy_timeout(db, SQ_ADMIN_BUSY_TIMEOUT_MS);
 	return db;
-}
-
-st_admin *sta_open(const char *path, char *err, size_t errlen)
-{
-	st_admin *a = calloc(1, sizeof(*a));
-
-	if (!a) {
-		snprintf(err, errlen, "out of memory");
-		return NULL;
-	}
-	a->db = open_db(path, SQLITE_OPEN_READWRITE, err, errlen);
-	if (!a->db) {
-		free(a);
-		return NULL;
-	}
-	return a;
-}
-
-void sta_close(st_admin *a)
-{
-	if (!a)
-		return;
-	sqlite3_close(a->db);
-	free(a);
 }
 
 static int64_t pragma_int(sqlite3 *db, const char *sql)
@@ -69,33 +44,45 @@ static int64_t pragma_int(sqlite3 *db, const char *sql)
 	return v;
 }
 
-int sta_used_bytes(st_admin *a, int64_t *bytes)
+int sq_used_bytes(st_persist *p, int64_t *bytes)
 {
+	sqlite3 *db = sq_conn_get(p);
 	int64_t pages, free_pages, size;
 
-	/* one read transaction so the three figures agree */
-	if (sqlite3_exec(a->db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+	if (!db)
 		return -1;
-	pages = pragma_int(a->db, "PRAGMA page_count");
-	free_pages = pragma_int(a->db, "PRAGMA freelist_count");
-	size = pragma_int(a->db, "PRAGMA page_size");
-	sqlite3_exec(a->db, "COMMIT", NULL, NULL, NULL);
+
+	/* one read transaction so the three figures agree */
+	if (sqlite3_exec(db, "BEGIN", NULL, NULL, NULL) != SQLITE_OK) {
+		sq_conn_put(p, db);
+		return -1;
+	}
+	pages = pragma_int(db, "PRAGMA page_count");
+	free_pages = pragma_int(db, "PRAGMA freelist_count");
+	size = pragma_int(db, "PRAGMA page_size");
+	sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
+	sq_conn_put(p, db);
 	if (pages < 0 || free_pages < 0 || size <= 0)
 		return -1;
 	*bytes = (pages - free_pages) * size;
 	return 0;
 }
 
-int sta_expired(st_admin *a, int64_t before, int64_t *ids, size_t max, size_t *n)
+int sq_expired(st_persist *p, int64_t before, int64_t *ids, size_t max, size_t *n)
 {
+	sqlite3 *db = sq_conn_get(p);
 	sqlite3_stmt *s;
 	int rc;
 
 	*n = 0;
-	if (sqlite3_prepare_v2(a->db, "SELECT id FROM profiles WHERE status IN (?1, ?2)"
-			       " AND uploaded_at < ?3 ORDER BY uploaded_at, id LIMIT ?4",
-			       -1, &s, NULL) != SQLITE_OK)
+	if (!db)
 		return -1;
+	if (sqlite3_prepare_v2(db, "SELECT id FROM profiles WHERE status IN (?1, ?2)"
+			       " AND uploaded_at < ?3 ORDER BY uploaded_at, id LIMIT ?4",
+			       -1, &s, NULL) != SQLITE_OK) {
+		sq_conn_put(p, db);
+		return -1;
+	}
 	sqlite3_bind_int(s, 1, ST_READY);
 	sqlite3_bind_int(s, 2, ST_FAILED);
 	sqlite3_bind_int64(s, 3, before);
@@ -103,29 +90,36 @@ int sta_expired(st_admin *a, int64_t before, int64_t *ids, size_t max, size_t *n
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW && *n < max)
 		ids[(*n)++] = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
+	sq_conn_put(p, db);
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : -1;
 }
 
-int sta_oldest_prunable(st_admin *a, int64_t *id)
+int sq_oldest_prunable(st_persist *p, int64_t *id)
 {
+	sqlite3 *db = sq_conn_get(p);
 	sqlite3_stmt *s;
 	int rc;
 
-	if (sqlite3_prepare_v2(a->db, "SELECT id FROM profiles WHERE status IN (?1, ?2)"
+	if (!db)
+		return -1;
+	if (sqlite3_prepare_v2(db, "SELECT id FROM profiles WHERE status IN (?1, ?2)"
 			       " AND id <> (SELECT id FROM profiles"
 			       " ORDER BY uploaded_at DESC, id DESC LIMIT 1)"
-			       " ORDER BY uploaded_at, id LIMIT 1", -1, &s, NULL) != SQLITE_OK)
+			       " ORDER BY uploaded_at, id LIMIT 1", -1, &s, NULL) != SQLITE_OK) {
+		sq_conn_put(p, db);
 		return -1;
+	}
 	sqlite3_bind_int(s, 1, ST_READY);
 	sqlite3_bind_int(s, 2, ST_FAILED);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_ROW)
 		*id = sqlite3_column_int64(s, 0);
 	sqlite3_finalize(s);
+	sq_conn_put(p, db);
 	return rc == SQLITE_ROW ? 0 : rc == SQLITE_DONE ? 1 : -1;
 }
 
-int sta_backup(const char *src, const char *dest, char *err, size_t errlen)
+int sq_backup(const char *src, const char *dest, char *err, size_t errlen)
 {
 	sqlite3 *from, *to;
 	sqlite3_backup *b;
@@ -202,7 +196,7 @@ static int64_t file_size(const char *path, const char *suffix)
 	return stat(p, &st) == 0 ? (int64_t)st.st_size : 0;
 }
 
-int sta_vacuum(const char *path, int64_t *before, int64_t *after, char *err, size_t errlen)
+int sq_vacuum(const char *path, int64_t *before, int64_t *after, char *err, size_t errlen)
 {
 	sqlite3 *db;
 	int rc = -1;

@@ -1,0 +1,131 @@
+/*
+ * persist.h - THE SEAM between the profile engine and where rows are kept.
+ *
+ * A persistence backend keeps profiles, their jobs and their rows, and
+ * hands them back; it never folds a stack or walks the stack tree (that is
+ * the engine's job, store/engine/). Each backend fills one st_persist_ops
+ * table, like a curl TLS backend or an SQLite VFS: store.c picks the table
+ * once, from --db (a path: SQLite, store/sqlite/; "postgresql://" or
+ * "postgres://": PostgreSQL), and never asks which one it has.
+ *
+ * Conventions: 0 on success, -1 on a storage error (logged by the
+ * backend), 1 for "not found" or "not ready" where stated. Every op may be
+ * called from any thread; a writer and a read snapshot are used by one
+ * thread at a time.
+ */
+#ifndef PERFHUB_STORE_PERSIST_H
+#define PERFHUB_STORE_PERSIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "store/engine/block.h"
+#include "store/engine/builder.h"
+#include "store/engine/model.h"
+#include "store/store.h"
+
+typedef struct st_persist st_persist;			/* an opened store */
+typedef struct st_persist_writer st_persist_writer;	/* one parse being written */
+typedef struct st_persist_read st_persist_read;		/* a read snapshot of one profile */
+
+/* A ready profile an aggregate covers. */
+typedef struct st_ready_profile {
+	int64_t id;
+	char *hostname;		/* NULL when the recording has none */
+} st_ready_profile;
+
+typedef struct st_persist_ops {
+	const char *name;	/* "sqlite", "postgresql" */
+
+	/* ---- the store ---- */
+	/* Opens (creating and migrating the schema when needed) the store
+	 * `where` names. NULL and err on failure. */
+	st_persist *(*open)(const char *where, char *err, size_t errlen);
+	void (*close)(st_persist *p);
+	/* 0 while the store answers (healthz). */
+	int (*ping)(st_persist *p);
+
+	/* ---- profiles and their jobs: as the st_* functions of store.h ---- */
+	int (*profile_add)(st_persist *p, const st_new_profile *np, int64_t *id, int *existed);
+	int (*profile_by_sha)(st_persist *p, const char *sha256, int64_t *id);
+	int (*profile_claim_next)(st_persist *p, int64_t *id, char **spool_path, char **kind);
+	int (*profile_fail)(st_persist *p, int64_t id, const char *msg, int64_t offset,
+			    int64_t parse_ms);
+	int (*profile_requeue)(st_persist *p, int64_t id);
+	int (*requeue_parsing)(st_persist *p, int *count);
+	int (*profile_delete)(st_persist *p, int64_t id, char **spool_path);
+	int (*profile_resymbolize)(st_persist *p, int64_t id);
+	json_t *(*profile_json)(st_persist *p, int64_t id, int *notfound);
+	json_t *(*profile_list_json)(st_persist *p, const st_list_filter *f);
+	int (*counts)(st_persist *p, st_counts *c);
+	/* The ready profiles f selects (hostname, tag, since, until; its
+	 * group_by and limit are not the backend's business), by id. OUT:
+	 * malloc'ed array (free each hostname). */
+	int (*ready_profiles)(st_persist *p, const st_agg_filter *f, st_ready_profile **out,
+			      size_t *n);
+
+	/* ---- writing one parse ----
+	 * writer_begin removes whatever an earlier attempt at this profile
+	 * left. Each writer_write stores the rows (store/engine/builder.h
+	 * says what each kind holds) and the block, if any, in one short
+	 * transaction: parsing never holds the store's write lock. Nothing is
+	 * visible to readers before writer_finish, which stores the aggregate
+	 * (sorted into its key order) and the summary, marks the profile
+	 * ready with a new parse generation, and frees w - unless the profile
+	 * was deleted meanwhile: then its rows go and it stays deleted.
+	 * writer_abort removes what was written and frees w. Each adds the
+	 * time it waited for the lock, inserted, committed (and, in finish,
+	 * spent on the aggregate) to *t. */
+	st_persist_writer *(*writer_begin)(st_persist *p, int64_t id);
+	int (*writer_write)(st_persist_writer *w, const pe_row *rows, size_t n,
+			    const pe_packed_block *block, st_write_times *t);
+	int (*writer_finish)(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
+			     const st_summary *s, st_write_times *t);
+	void (*writer_abort)(st_persist_writer *w);
+
+	/* ---- reading one ready profile ----
+	 * read_begin opens a consistent snapshot of profile id: 0 and its
+	 * parse generation, 1 when it is not ready (nothing left open), -1.
+	 * read_model fills m with pe_model_add_* (strings, frames, stack
+	 * nodes, event names, aggregate rows). read_blocks hands every stored
+	 * block that may hold samples in [from_ns, to_ns) (0 = open) to cb in
+	 * file order, stopping (and returning cb's value) when cb returns
+	 * non-zero. read_end closes the snapshot. */
+	int (*read_begin)(st_persist *p, int64_t id, int64_t *gen, st_persist_read **rd);
+	int (*read_model)(st_persist_read *rd, pe_model *m);
+	int (*read_blocks)(st_persist_read *rd, uint64_t from_ns, uint64_t to_ns,
+			   pe_block_cb cb, void *ctx);
+	void (*read_end)(st_persist_read *rd);
+
+	/* ---- debuginfo index: as the st_debuginfo_* functions of store.h ---- */
+	int (*debuginfo_init)(st_persist *p);
+	int (*debuginfo_put)(st_persist *p, const char *build_id, const char *kind,
+			     const char *path, uint64_t size, int symbols, const char *source);
+	int (*debuginfo_get)(st_persist *p, const char *build_id, char **path, char **kind,
+			     uint64_t *size);
+	int (*debuginfo_has_symbols)(st_persist *p, const char *build_id);
+	int (*debuginfo_added_since)(st_persist *p, const char *build_id, int64_t since);
+	int (*profile_dsos_set)(st_persist *p, int64_t id, size_t n,
+				const char *const *build_ids, const char *const *paths,
+				const uint64_t *unresolved);
+	int (*profiles_unresolved_in)(st_persist *p, const char *build_id, int64_t **ids,
+				      size_t *n);
+
+	/* ---- retention: as st_used_bytes, st_expired, st_oldest_prunable ---- */
+	int (*used_bytes)(st_persist *p, int64_t *bytes);
+	int (*expired)(st_persist *p, int64_t before, int64_t *ids, size_t max, size_t *n);
+	int (*oldest_prunable)(st_persist *p, int64_t *id);
+
+	/* ---- the operator's tools, on the store `where` names (no daemon's
+	 * st_persist needed); NULL when the backend has none ---- */
+	int (*backup)(const char *where, const char *dest, char *err, size_t errlen);
+	int (*vacuum)(const char *where, int64_t *before, int64_t *after, char *err,
+		      size_t errlen);
+} st_persist_ops;
+
+/* The backends built in. */
+extern const st_persist_ops st_sqlite_ops;	/* store/sqlite/ */
+
+#endif

@@ -1,0 +1,304 @@
+/*
+ * store-query.c - the store's answers: a ready profile's model comes from
+ * the engine's cache or, on a miss, from the backend's read snapshot; the
+ * engine answers (store/engine/query.h); this file only joins the two and
+ * writes JSON where store.h promises it.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/engine/query.h"
+#include "store/store-int.h"
+
+/* A ready profile, open for reading: its model, and the backend's snapshot
+ * its blocks are read in (NULL once closed). */
+typedef struct reading {
+	st_store *st;
+	st_persist_read *rd;
+	pe_model *m;
+} reading;
+
+/* 0 and r filled, 1 = not ready, -1 = storage error. */
+static int open_profile(st_store *st, int64_t id, reading *r)
+{
+	int64_t gen = 0;
+	int rc;
+
+	r->st = st;
+	r->m = NULL;
+	rc = st->ops->read_begin(st->p, id, &gen, &r->rd);
+	if (rc)
+		return rc;
+	r->m = pe_cache_get(st->cache, id, gen);
+	if (!r->m) {
+		/* loaded without the cache's lock: other profiles' readers go on */
+		pe_model *m = pe_model_new(id, gen);
+		if (!m || st->ops->read_model(r->rd, m) < 0 || pe_model_seal(m) < 0) {
+			pe_model_free(m);
+			st->ops->read_end(r->rd);
+			r->rd = NULL;
+			return -1;
+		}
+		pe_cache_put(st->cache, m);
+		r->m = m;
+	}
+	return 0;
+}
+
+/* Ends the snapshot (the model stays). */
+static void end_snapshot(reading *r)
+{
+	if (r->rd)
+		r->st->ops->read_end(r->rd);
+	r->rd = NULL;
+}
+
+static void close_profile(reading *r)
+{
+	end_snapshot(r);
+	pe_cache_release(r->st->cache, r->m);
+	r->m = NULL;
+}
+
+static int read_blocks(void *src, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb, void *ctx)
+{
+	reading *r = src;
+
+	return r->rd ? r->st->ops->read_blocks(r->rd, from_ns, to_ns, cb, ctx) : -1;
+}
+
+/* Opens profile id and selects what pf asks for; the snapshot is ended
+ * (nothing after selecting reads stored data). 0, 1 = not ready, -1. */
+static int open_selected(st_store *st, int64_t id, const pe_filter *pf, reading *r,
+			 pe_selection **sel)
+{
+	pe_blocks blocks = { read_blocks, r };
+	int rc = open_profile(st, id, r);
+
+	*sel = NULL;
+	if (rc)
+		return rc;
+	rc = pe_select(r->m, pf, &blocks, sel);
+	end_snapshot(r);
+	if (rc < 0) {
+		close_profile(r);
+		return -1;
+	}
+	return 0;
+}
+
+int st_profile_generation(st_store *st, int64_t id, int64_t *gen)
+{
+	st_persist_read *rd;
+	int rc = st->ops->read_begin(st->p, id, gen, &rd);
+
+	if (rc == 0)
+		st->ops->read_end(rd);
+	return rc;
+}
+
+int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char **names)
+{
+	const char *ev;
+	reading r;
+	int rc = open_profile(st, id, &r);
+
+	*name = NULL;
+	if (names)
+		*names = NULL;
+	if (rc)
+		return rc;
+	end_snapshot(&r);
+	rc = -1;
+	if (pe_event_pick(r.m, want, &ev) < 0)
+		goto out;
+	if (ev || !want) {
+		rc = ev && !(*name = strdup(ev)) ? -1 : 0;
+		goto out;
+	}
+	rc = 2;
+	if (names && !(*names = pe_event_names(r.m)))
+		rc = -1;
+out:
+	close_profile(&r);
+	return rc;
+}
+
+int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx)
+{
+	pe_selection *sel;
+	reading r;
+	int rc;
+
+	if ((rc = open_selected(st, id, f, &r, &sel)) != 0)
+		return rc;
+	rc = pe_fold(r.m, f, sel, cb, ctx);
+	pe_selection_free(sel);
+	close_profile(&r);
+	return rc;
+}
+
+int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
+	     const st_tree_cb *cb, void *ctx)
+{
+	pe_selection *sel;
+	reading r;
+	int rc;
+
+	if ((rc = open_selected(st, id, f, &r, &sel)) != 0)
+		return rc;
+	rc = pe_flame(r.m, f, sel, by_samples, cb, ctx);
+	pe_selection_free(sel);
+	close_profile(&r);
+	return rc;
+}
+
+int st_diff(st_store *st, int64_t base, int64_t target, const st_fold_filter *f,
+	    const st_fold_filter *f_target, int by_samples, const st_diff_cb *cb, void *ctx)
+{
+	pe_diff *d = pe_diff_new();
+	int rc, side;
+
+	if (!d)
+		return -2;
+	for (side = 0, rc = 0; side < 2 && rc == 0 && !pe_diff_failed(d); side++) {
+		pe_diff_side(d, side);
+		rc = st_flame(st, side ? target : base, side && f_target ? f_target : f,
+			      by_samples, &pe_diff_tree_cb, d);
+	}
+	if (rc == 0)
+		rc = pe_diff_failed(d) ? -2 : pe_diff_walk(d, cb, ctx);
+	pe_diff_free(d);
+	return rc;
+}
+
+json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
+		    int *notfound)
+{
+	pe_filter pf = *f;
+	pe_selection *sel;
+	pe_top_row *rows = NULL;
+	json_t *arr = NULL;
+	reading r;
+	size_t n = 0, i;
+	int rc;
+
+	pf.with_pid = pf.with_tid = 0;
+	rc = open_selected(st, id, &pf, &r, &sel);
+	*notfound = rc == 1;
+	if (rc)
+		return NULL;
+	if (pe_top(r.m, &pf, sel, by_samples, &rows, &n) == 0 && (arr = json_array()))
+		for (i = 0; i < n; i++)
+			json_array_append_new(arr, json_pack("{s:s,s:s?,s:I,s:I}", "name",
+							     rows[i].name, "dso", rows[i].dso,
+							     "self", (json_int_t)rows[i].self,
+							     "total", (json_int_t)rows[i].total));
+	pe_top_free(rows, n);
+	pe_selection_free(sel);
+	close_profile(&r);
+	return arr;
+}
+
+json_t *st_threads_json(st_store *st, int64_t id, int *notfound)
+{
+	pe_thread *t = NULL;
+	json_t *arr = NULL;
+	reading r;
+	size_t n = 0, i, k;
+	int rc = open_profile(st, id, &r);
+
+	*notfound = rc == 1;
+	if (rc)
+		return NULL;
+	end_snapshot(&r);
+	if (pe_threads(r.m, &t, &n) == 0 && (arr = json_array()))
+		for (i = 0; i < n; i++) {
+			json_t *comms = json_array();
+			for (k = 0; k < t[i].nr_comms; k++)
+				json_array_append_new(comms, json_string(t[i].comms[k]));
+			json_array_append_new(arr, json_pack("{s:I,s:I,s:o,s:I}", "pid",
+							     (json_int_t)t[i].pid, "tid",
+							     (json_int_t)t[i].tid, "comms", comms,
+							     "samples", (json_int_t)t[i].samples));
+		}
+	pe_threads_free(t, n);
+	close_profile(&r);
+	return arr ? json_pack("{s:o}", "threads", arr) : NULL;
+}
+
+json_t *st_timeline_json(st_store *st, int64_t id, const char *event, uint64_t bucket_ns,
+			 int *notfound)
+{
+	pe_blocks blocks;
+	pe_timeline t;
+	json_t *out = NULL, *buckets;
+	reading r;
+	size_t i;
+	int rc = open_profile(st, id, &r);
+
+	*notfound = rc == 1;
+	if (rc)
+		return NULL;
+	blocks.read = read_blocks;
+	blocks.src = &r;
+	rc = pe_timeline_make(r.m, event, bucket_ns, &blocks, &t);
+	end_snapshot(&r);
+	if (rc == 0 && (buckets = json_array())) {
+		for (i = 0; i < t.n; i++)
+			json_array_append_new(buckets, json_pack("{s:I,s:I,s:I}", "t_ns",
+				(json_int_t)t.buckets[i].t_ns, "samples",
+				(json_int_t)t.buckets[i].samples, "period",
+				(json_int_t)t.buckets[i].period));
+		out = json_pack("{s:s?,s:I,s:I,s:o}", "event", t.event, "start_ns",
+				(json_int_t)t.start_ns, "bucket_ns", (json_int_t)t.bucket_ns,
+				"buckets", buckets);
+		pe_timeline_free(&t);
+	}
+	close_profile(&r);
+	return out;
+}
+
+json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad)
+{
+	pe_aggregate *a = pe_aggregate_new(f->group_by, bad);
+	const pe_aggregate_row *rows;
+	st_ready_profile *ids = NULL;
+	json_t *arr, *out = NULL;
+	size_t nr_ids = 0, n, i;
+
+	if (!a)
+		return NULL;
+	/* the profiles, then each one's aggregate (from memory when cached) */
+	if (st->ops->ready_profiles(st->p, f, &ids, &nr_ids) < 0)
+		goto out;
+	for (i = 0; i < nr_ids; i++) {
+		reading r;
+		int rc = open_profile(st, ids[i].id, &r);
+		if (rc == 1)
+			continue;	/* deleted or parsed again meanwhile */
+		if (rc < 0)
+			goto out;
+		end_snapshot(&r);
+		rc = pe_aggregate_add(a, r.m, ids[i].hostname);
+		close_profile(&r);
+		if (rc < 0)
+			goto out;
+	}
+	if (!(rows = pe_aggregate_rows(a, &n)) || !(arr = json_array()))
+		goto out;
+	for (i = 0; i < n && (f->limit < 0 || (int64_t)i < f->limit); i++)
+		json_array_append_new(arr, json_pack("{s:s?,s:I,s:I,s:I}", "key", rows[i].key,
+			"samples", (json_int_t)rows[i].samples,
+			"period", (json_int_t)rows[i].period,
+			"profiles", (json_int_t)rows[i].profiles));
+	out = json_pack("{s:s,s:o}", "group_by", pe_aggregate_group(a), "rows", arr);
+out:
+	for (i = 0; i < nr_ids; i++)
+		free(ids[i].hostname);
+	free(ids);
+	pe_aggregate_free(a);
+	return out;
+}

@@ -1,0 +1,210 @@
+/*
+ * store.c - the store's facade: picks the persistence backend from --db
+ * once, and hands profiles, jobs, the debuginfo index and retention's
+ * questions to it. Answers are in store-query.c, writing a parse in
+ * store-writer.c.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+
+#include "store/store-int.h"
+
+/* The backend --db names: a libpq URI selects PostgreSQL, anything else is
+ * an SQLite file. NULL and err when that backend is not built in. */
+static const st_persist_ops *backend_of(const char *where, char *err, size_t errlen)
+{
+	if (!strncmp(where, "postgresql://", 13) || !strncmp(where, "postgres://", 11)) {
+		snprintf(err, errlen, "%s: this perfhubd has no PostgreSQL backend built in",
+			 where);
+		return NULL;
+	}
+	return &st_sqlite_ops;
+}
+
+st_store *st_open(const char *where, char *err, size_t errlen)
+{
+	st_store *st;
+	const st_persist_ops *ops = backend_of(where, err, errlen);
+
+	if (!ops)
+		return NULL;
+	if (!(st = calloc(1, sizeof(*st))) || !(st->cache = pe_cache_new(ST_CACHE_BYTES))) {
+		free(st);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	st->ops = ops;
+	if (!(st->p = ops->open(where, err, errlen))) {
+		st_close(st);
+		return NULL;
+	}
+	return st;
+}
+
+void st_close(st_store *st)
+{
+	if (!st)
+		return;
+	if (st->p)
+		st->ops->close(st->p);
+	pe_cache_free(st->cache);
+	free(st);
+}
+
+int st_ping(st_store *st)
+{
+	return st->ops->ping(st->p);
+}
+
+static const char *const status_names[] = { "queued", "parsing", "ready", "failed" };
+
+const char *st_status_name(int status)
+{
+	return status >= 0 && status < 4 ? status_names[status] : "unknown";
+}
+
+int st_status_parse(const char *name)
+{
+	int i;
+
+	for (i = 0; i < 4; i++)
+		if (!strcmp(name, status_names[i]))
+			return i;
+	return -1;
+}
+
+/* ---- profiles and their jobs -------------------------------------------------- */
+
+int st_profile_add(st_store *st, const st_new_profile *p, int64_t *id, int *existed)
+{
+	return st->ops->profile_add(st->p, p, id, existed);
+}
+
+int st_profile_by_sha(st_store *st, const char *sha256, int64_t *id)
+{
+	return st->ops->profile_by_sha(st->p, sha256, id);
+}
+
+int st_profile_claim_next(st_store *st, int64_t *id, char **spool_path, char **kind)
+{
+	return st->ops->profile_claim_next(st->p, id, spool_path, kind);
+}
+
+int st_profile_fail(st_store *st, int64_t id, const char *msg, int64_t offset, int64_t parse_ms)
+{
+	return st->ops->profile_fail(st->p, id, msg, offset, parse_ms);
+}
+
+int st_profile_requeue(st_store *st, int64_t id)
+{
+	return st->ops->profile_requeue(st->p, id);
+}
+
+int st_requeue_parsing(st_store *st, int *count)
+{
+	return st->ops->requeue_parsing(st->p, count);
+}
+
+int st_profile_delete(st_store *st, int64_t id, char **spool_path)
+{
+	return st->ops->profile_delete(st->p, id, spool_path);
+}
+
+int st_profile_resymbolize(st_store *st, int64_t id)
+{
+	return st->ops->profile_resymbolize(st->p, id);
+}
+
+json_t *st_profile_json(st_store *st, int64_t id, int *notfound)
+{
+	return st->ops->profile_json(st->p, id, notfound);
+}
+
+json_t *st_profile_list_json(st_store *st, const st_list_filter *f)
+{
+	return st->ops->profile_list_json(st->p, f);
+}
+
+int st_counts_get(st_store *st, st_counts *c)
+{
+	memset(c, 0, sizeof(*c));
+	return st->ops->counts(st->p, c);
+}
+
+/* ---- debuginfo index ------------------------------------------------------------ */
+
+int st_debuginfo_init(st_store *st)
+{
+	return st->ops->debuginfo_init(st->p);
+}
+
+int st_debuginfo_put(st_store *st, const char *build_id, const char *kind, const char *path,
+		     uint64_t size, int symbols, const char *source)
+{
+	return st->ops->debuginfo_put(st->p, build_id, kind, path, size, symbols, source);
+}
+
+int st_debuginfo_get(st_store *st, const char *build_id, char **path, char **kind,
+		     uint64_t *size)
+{
+	return st->ops->debuginfo_get(st->p, build_id, path, kind, size);
+}
+
+int st_debuginfo_has_symbols(st_store *st, const char *build_id)
+{
+	return st->ops->debuginfo_has_symbols(st->p, build_id);
+}
+
+int st_debuginfo_added_since(st_store *st, const char *build_id, int64_t since)
+{
+	return st->ops->debuginfo_added_since(st->p, build_id, since);
+}
+
+int st_profile_dsos_set(st_store *st, int64_t id, size_t n, const char *const *build_ids,
+			const char *const *paths, const uint64_t *unresolved)
+{
+	return st->ops->profile_dsos_set(st->p, id, n, build_ids, paths, unresolved);
+}
+
+int st_profiles_unresolved_in(st_store *st, const char *build_id, int64_t **ids, size_t *n)
+{
+	return st->ops->profiles_unresolved_in(st->p, build_id, ids, n);
+}
+
+/* ---- retention and the operator's tools --------------------------------------------- */
+
+int st_used_bytes(st_store *st, int64_t *bytes)
+{
+	return st->ops->used_bytes(st->p, bytes);
+}
+
+int st_expired(st_store *st, int64_t before, int64_t *ids, size_t max, size_t *n)
+{
+	return st->ops->expired(st->p, before, ids, max, n);
+}
+
+int st_oldest_prunable(st_store *st, int64_t *id)
+{
+	return st->ops->oldest_prunable(st->p, id);
+}
+
+int st_backup(const char *where, const char *dest, char *err, size_t errlen)
+{
+	const st_persist_ops *ops = backend_of(where, err, errlen);
+
+	if (ops && !ops->backup)
+		snprintf(err, errlen, "the %s store has no --backup; use its own tools", ops->name);
+	return ops && ops->backup ? ops->backup(where, dest, err, errlen) : -1;
+}
+
+int st_vacuum(const char *where, int64_t *before, int64_t *after, char *err, size_t errlen)
+{
+	const st_persist_ops *ops = backend_of(where, err, errlen);
+
+	if (ops && !ops->vacuum)
+		snprintf(err, errlen, "the %s store has no --vacuum; use its own tools", ops->name);
+	return ops && ops->vacuum ? ops->vacuum(where, before, after, err, errlen) : -1;
+}

@@ -1,0 +1,117 @@
+/*
+ * plt-samples - write a perf.data with one sample at every address of a
+ * binary's start-up and PLT code (from .init to 64 bytes into .text: the
+ * .init, .plt, .plt.got and .plt.sec sections in the usual layouts), so
+ * that `perf script` and `perfhub collapse` can be compared on how each
+ * address is named, with no sampling luck involved.
+ *
+ *   plt-samples BINARY OUT
+ *
+ * The binary is mapped whole at a fixed address of process 4242
+ * ("pltprobe"); each sample has period 1 and a one-entry user callchain.
+ * Exit 0, or 1 with a message.
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pdwrite.h"
+
+#define PROBE_PID 4242
+#define PROBE_BASE 0x555555554000ull
+#define PROBE_TEXT_BYTES 64	/* how far into .text the samples go */
+#define PROBE_MAX_BYTES (1u << 20)
+
+/* [lo, hi) in file offsets: .init's start to PROBE_TEXT_BYTES into .text */
+static int code_range(const char *path, uint64_t *lo, uint64_t *hi, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY), rc = -1;
+	Elf *e = NULL;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	struct stat st;
+
+	*lo = UINT64_MAX;
+	*hi = 0;
+	elf_version(EV_CURRENT);
+	if (fd < 0 || fstat(fd, &st) < 0 || !(e = elf_begin(fd, ELF_C_READ, NULL)) ||
+	    elf_getshdrstrndx(e, &shstrndx) < 0)
+		goto out;
+	*size = (uint64_t)st.st_size;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (!gelf_getshdr(scn, &sh) || !(n = elf_strptr(e, shstrndx, sh.sh_name)))
+			continue;
+		if (!strcmp(n, ".init") || !strncmp(n, ".plt", 4)) {
+			if (sh.sh_offset < *lo)
+				*lo = sh.sh_offset;
+			if (sh.sh_offset + sh.sh_size > *hi)
+				*hi = sh.sh_offset + sh.sh_size;
+		} else if (!strcmp(n, ".text") && sh.sh_offset + PROBE_TEXT_BYTES > *hi) {
+			*hi = sh.sh_offset + PROBE_TEXT_BYTES;
+		}
+	}
+	rc = *lo < *hi && *hi - *lo <= PROBE_MAX_BYTES ? 0 : -1;
+out:
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	uint64_t lo, hi, size, a;
+	uint8_t *buf = NULL;
+	size_t len;
+	pdw *w;
+	int rc = 1;
+
+	if (argc != 3) {
+		fprintf(stderr, "usage: plt-samples BINARY OUT\n");
+		return 1;
+	}
+	if (code_range(argv[1], &lo, &hi, &size)) {
+		fprintf(stderr, "plt-samples: %s: no .init/.plt code found\n", argv[1]);
+		return 1;
+	}
+	w = pdw_new(&(pdw_config){ .attr_size = 128 });
+	if (!w)
+		return 1;
+	pdw_add_cpu_clock(w, PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP | PD_SAMPLE_TID | PD_SAMPLE_TIME |
+			      PD_SAMPLE_PERIOD | PD_SAMPLE_CALLCHAIN, 9);
+	{
+		pd_sample_id sid = { .pid = PROBE_PID, .tid = PROBE_PID, .time = 1, .id = 9,
+				     .identifier = 9 };
+		pd_comm c = { .pid = PROBE_PID, .tid = PROBE_PID, .comm = "pltprobe" };
+		pd_mmap m = { .pid = PROBE_PID, .tid = PROBE_PID, .start = PROBE_BASE,
+			      .len = (size + 4095) & ~4095ull, .pgoff = 0, .prot = 5, .flags = 2,
+			      .filename = argv[1] };
+
+		pdw_comm(w, 0, &c, &sid);
+		pdw_mmap2(w, 0, PD_MISC_USER, &m, &sid);
+	}
+	for (a = lo; a < hi; a++) {
+		uint64_t chain[2] = { PD_CONTEXT_USER, PROBE_BASE + a };
+		pd_sample s = { .identifier = 9, .ip = PROBE_BASE + a, .pid = PROBE_PID,
+				.tid = PROBE_PID, .time = 10 + a, .period = 1,
+				.nr_callchain = 2, .callchain = chain };
+
+		pdw_sample(w, 0, PD_MISC_USER, &s);
+	}
+	if (pdw_finish(w, &buf, &len) == 0 && pdw_write_file(argv[2], buf, len) == 0)
+		rc = 0;
+	else
+		fprintf(stderr, "plt-samples: cannot write %s\n", argv[2]);
+	free(buf);
+	pdw_free(w);
+	return rc;
+}
