@@ -12,7 +12,8 @@ DAEMON_TESTS = \
 	tests/daemon-access.py \
 	tests/daemon-migrate.py \
 	tests/daemon-flame.py \
-	tests/daemon-defaults.py
+	tests/daemon-defaults.py \
+	tests/daemon-resymbolize.py
 TESTS += $(DAEMON_TESTS)
 EXTRA_DIST += $(DAEMON_TESTS)
 

@@ -47,8 +47,10 @@ int intake_upload_finish(intake_upload *u, char sha256[65], uint64_t *size, char
 void intake_upload_abort(intake_upload *u);
 
 /* A spooled file becomes a queued profile (or the existing one with the
- * same bytes), and a worker is woken. OUT: id, existed. 0, or -1
- * (storage), -2 (queue full: the caller removes the spooled file). */
+ * same bytes, which takes this name and these tags), and a worker is
+ * woken. OUT: id, existed (as st_profile_add: 0 new, 1 there already, 2
+ * there already and relabeled). 0, or -1 (storage), -2 (queue full: the
+ * caller removes the spooled file). */
 int intake_queue(st_store *st, jobs *j, unsigned queue_size, const char *sha256,
 		 const char *path, const char *kind, uint64_t size, const char *name,
 		 size_t nr_tags, const char *const *keys, const char *const *values, int64_t *id,

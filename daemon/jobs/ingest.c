@@ -666,7 +666,7 @@ static int write_summary(ingest *in, pd_file *f, int64_t parse_ms, uint64_t *sam
 	json_t *header, *events, *records, *spe, *feats, *v;
 	const char *key;
 	st_summary sum;
-	char *h = NULL, *e = NULL, *rc = NULL, *sp = NULL;
+	char *h = NULL, *e = NULL, *rc = NULL, *sp = NULL, *wn = NULL;
 	size_t i;
 	int ret = -1;
 
@@ -711,6 +711,10 @@ static int write_summary(ingest *in, pd_file *f, int64_t parse_ms, uint64_t *sam
 	sum.events = e;
 	sum.records = rc;
 	sum.samples_per_event = sp;
+	/* what the parser warned about (an unfinished recording, a broken
+	 * feature section), as perfhub inspect shows it */
+	if ((v = json_object_get(rep, "warnings")) && !(sum.warnings = wn = dump(v)))
+		goto out;
 	v = json_object_get(rep, "lost");
 	sum.lost = (uint64_t)json_integer_value(v);
 	*samples = in->samples;
@@ -721,6 +725,7 @@ out:
 	free(e);
 	free(rc);
 	free(sp);
+	free(wn);
 	json_decref(rep);
 	return ret;
 }

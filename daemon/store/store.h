@@ -13,7 +13,10 @@
  * st_writer is used by one thread.
  *
  * Returns: 0 on success, -1 on a storage error (logged), 1 for "not found"
- * where stated.
+ * where stated. A profile is "ready" for questions while it has a complete
+ * parse: its status is ready, or it is being parsed again
+ * (re-symbolization), when the earlier parse answers until the new one
+ * replaces it.
  */
 #ifndef PERFHUB_DAEMON_STORE_H
 #define PERFHUB_DAEMON_STORE_H
@@ -51,8 +54,11 @@ typedef struct st_new_profile {
 	const char *const *tag_keys, *const *tag_values;
 } st_new_profile;
 
-/* Adds a queued profile, or finds the one with the same sha256.
- * OUT: *id; *existed = 1 when it was already there. */
+/* Adds a queued profile, or finds the one with the same sha256 and gives
+ * it p's name (unless NULL) and tags (a tag key holds one value: the last
+ * given). OUT: *id; *existed = 0 for a new profile, 1 when it was already
+ * there as p names and tags it, 2 when it was there and its name or tags
+ * changed. */
 int st_profile_add(st_store *st, const st_new_profile *p, int64_t *id, int *existed);
 /* The profile holding these bytes: 0 and *id, or 1 = none. */
 int st_profile_by_sha(st_store *st, const char *sha256, int64_t *id);
@@ -103,16 +109,6 @@ typedef pe_filter st_fold_filter;
  * OUT: *name malloc'ed (NULL when the profile has no samples at all); on 2,
  * *names (unless `names` is NULL) the profile's event names joined by ", ",
  * malloc'ed. 0 found; 1 not ready; 2 no event answers to `want`; -1 error. */
-int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char **names);
-
-/* The event folded-stack queries of a profile use for `want` (the event
- * filter; NULL: the default). Events count in the recording's own order,
- * perf report's: the first answering to `want` ("cpu-clock" also matches
- * "cpu-clock:ppp") that has samples, else the first answering to it; the
- * default is the first event that has samples. OUT: *name malloc'ed (NULL
- * when the profile has no samples at all); on 2, *names (unless `names` is
- * NULL) the profile's event names joined by ", ", malloc'ed. 0 found;
- * 1 not ready; 2 no event answers to `want`; -1 error. */
 int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char **names);
 
 /* One call per distinct folded stack, in the order stackcollapse-perf
@@ -230,6 +226,7 @@ typedef struct st_summary {
 	/* JSON texts, exactly as perfhub inspect --json reports them */
 	const char *header, *events, *records, *samples_per_event;
 	uint64_t lost;
+	const char *warnings;	/* the parser's warnings, a JSON array; NULL: none */
 } st_summary;
 /* Where the writer's time went so far (nanoseconds, wall clock): encoding
  * and compressing sample blocks, waiting for the write lock, inserting rows,

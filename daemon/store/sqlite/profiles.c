@@ -9,12 +9,64 @@
 #include "log.h"
 #include "store/sqlite/db.h"
 
+/* Sets profile id's name (unless np's is NULL) and its tags np names (a
+ * key's value replaced); *changed = 1 when that changed anything. Inside
+ * the caller's transaction. 0 or -1. */
+static int relabel(sqlite3 *db, int64_t id, const st_new_profile *np, int *changed)
+{
+	sqlite3_stmt *s = NULL;
+	size_t i;
+
+	*changed = 0;
+	if (np->name) {
+		s = sq_prep(db, "UPDATE profiles SET name = ?2 WHERE id = ?1 AND name IS NOT ?2");
+		if (!s)
+			return -1;
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_text(s, 2, np->name, -1, SQLITE_STATIC);
+		if (sq_step_done(db, s) < 0)
+			goto fail;
+		*changed |= sqlite3_changes(db) > 0;
+		sqlite3_finalize(s);
+	}
+	/* a key holds one value: others go, unless it already holds this one */
+	s = sq_prep(db, "DELETE FROM tags WHERE profile_id = ?1 AND key = ?2 AND value != ?3");
+	if (!s)
+		return -1;
+	for (i = 0; i < np->nr_tags; i++) {
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_text(s, 2, np->tag_keys[i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, np->tag_values[i], -1, SQLITE_STATIC);
+		if (sq_step_done(db, s) < 0)
+			goto fail;
+		*changed |= sqlite3_changes(db) > 0;
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	s = sq_prep(db, "INSERT OR IGNORE INTO tags (profile_id, key, value) VALUES (?, ?, ?)");
+	if (!s)
+		return -1;
+	for (i = 0; i < np->nr_tags; i++) {
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_text(s, 2, np->tag_keys[i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(s, 3, np->tag_values[i], -1, SQLITE_STATIC);
+		if (sq_step_done(db, s) < 0)
+			goto fail;
+		*changed |= sqlite3_changes(db) > 0;
+		sqlite3_reset(s);
+	}
+	sqlite3_finalize(s);
+	return 0;
+fail:
+	sqlite3_finalize(s);
+	return -1;
+}
+
 int sq_profile_add(st_persist *p, const st_new_profile *np, int64_t *id, int *existed)
 {
 	sqlite3 *db = sq_conn_get(p);
 	sqlite3_stmt *s = NULL;
-	int rc = -1;
-	size_t i;
+	int rc = -1, changed;
 
 	*existed = 0;
 	if (!db)
@@ -27,9 +79,12 @@ int sq_profile_add(st_persist *p, const st_new_profile *np, int64_t *id, int *ex
 	sqlite3_bind_text(s, 1, np->sha256, -1, SQLITE_STATIC);
 	if (sqlite3_step(s) == SQLITE_ROW) {
 		*id = sqlite3_column_int64(s, 0);
-		*existed = 1;
 		sqlite3_finalize(s);
-		sq_exec(db, "COMMIT");
+		s = NULL;
+		/* the same bytes again: the new name and tags are applied */
+		if (relabel(db, *id, np, &changed) < 0 || sq_exec(db, "COMMIT") < 0)
+			goto rollback;
+		*existed = changed ? 2 : 1;
 		rc = 0;
 		goto out;
 	}
@@ -48,20 +103,8 @@ int sq_profile_add(st_persist *p, const st_new_profile *np, int64_t *id, int *ex
 		goto rollback;
 	*id = sqlite3_last_insert_rowid(db);
 	sqlite3_finalize(s);
-	s = sq_prep(db, "INSERT OR IGNORE INTO tags (profile_id, key, value) VALUES (?, ?, ?)");
-	if (!s)
-		goto rollback;
-	for (i = 0; i < np->nr_tags; i++) {
-		sqlite3_bind_int64(s, 1, *id);
-		sqlite3_bind_text(s, 2, np->tag_keys[i], -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 3, np->tag_values[i], -1, SQLITE_STATIC);
-		if (sq_step_done(db, s) < 0)
-			goto rollback;
-		sqlite3_reset(s);
-	}
-	sqlite3_finalize(s);
 	s = NULL;
-	if (sq_exec(db, "COMMIT") < 0)
+	if (relabel(db, *id, np, &changed) < 0 || sq_exec(db, "COMMIT") < 0)
 		goto rollback;
 	rc = 0;
 	goto out;
@@ -152,8 +195,13 @@ int sq_profile_claim_next(st_persist *p, int64_t *id, char **spool_path, char **
 
 int sq_profile_fail(st_persist *p, int64_t id, const char *msg, int64_t offset, int64_t parse_ms)
 {
-	return update(p, "UPDATE profiles SET status = 3, error = ?2, error_offset = ?3,"
-			  " parse_ms = ?4 WHERE id = ?1", id, msg, offset, parse_ms) < 0 ? -1 : 0;
+	/* a parse again (re-symbolization) that fails leaves the earlier one
+	 * served: the profile stays ready, the error says what happened */
+	return update(p, "UPDATE profiles SET status = CASE WHEN data_id IS NULL THEN 3 ELSE 2 END,"
+			  " error = CASE WHEN data_id IS NULL THEN ?2 ELSE 'parsing again failed"
+			  " (the earlier parse is kept): ' || ?2 END, error_offset = ?3,"
+			  " parse_ms = CASE WHEN data_id IS NULL THEN ?4 ELSE parse_ms END"
+			  " WHERE id = ?1", id, msg, offset, parse_ms) < 0 ? -1 : 0;
 }
 
 int sq_profile_requeue(st_persist *p, int64_t id)
@@ -174,6 +222,7 @@ int sq_profile_delete(st_persist *p, int64_t id, char **spool_path)
 {
 	sqlite3 *db = sq_conn_get(p);
 	sqlite3_stmt *s = NULL;
+	int64_t served, pending;
 	int rc = -1;
 
 	*spool_path = NULL;
@@ -181,7 +230,7 @@ int sq_profile_delete(st_persist *p, int64_t id, char **spool_path)
 		return -1;
 	if (sq_exec(db, "BEGIN IMMEDIATE") < 0)
 		goto out;
-	s = sq_prep(db, "SELECT spool_path FROM profiles WHERE id = ?");
+	s = sq_prep(db, "SELECT spool_path, data_id, pending_id FROM profiles WHERE id = ?");
 	if (!s)
 		goto rollback;
 	sqlite3_bind_int64(s, 1, id);
@@ -190,12 +239,16 @@ int sq_profile_delete(st_persist *p, int64_t id, char **spool_path)
 		goto rollback;
 	}
 	*spool_path = strdup((const char *)sqlite3_column_text(s, 0));
+	served = sqlite3_column_int64(s, 1);	/* NULL reads as 0 */
+	pending = sqlite3_column_int64(s, 2);
 	sqlite3_finalize(s);
 	s = sq_prep(db, "DELETE FROM profiles WHERE id = ?");
 	if (!s)
 		goto rollback;
 	sqlite3_bind_int64(s, 1, id);
-	if (sq_step_done(db, s) < 0 || sq_delete_rows(db, id) < 0)
+	/* its rows go right after the commit (sq_stale_sweep) */
+	if (sq_step_done(db, s) < 0 || (served && sq_stale_add(db, served) < 0) ||
+	    (pending && sq_stale_add(db, pending) < 0))
 		goto rollback;
 	sqlite3_finalize(s);
 	s = sq_prep(db, "DELETE FROM tags WHERE profile_id = ?");
@@ -208,6 +261,7 @@ int sq_profile_delete(st_persist *p, int64_t id, char **spool_path)
 	s = NULL;
 	if (sq_exec(db, "COMMIT") < 0)
 		goto rollback;
+	sq_stale_sweep(db);
 	rc = 0;
 	goto out;
 rollback:
@@ -250,13 +304,13 @@ static json_t *tags_json(sqlite3 *db, int64_t id)
 
 #define PROFILE_COLS "id, name, status, error, error_offset, sha256, size, uploaded_at," \
 	" parse_ms, symbolized_pct, hostname, nr_samples, header, events, records," \
-	" samples_per_event, lost, kind"
+	" samples_per_event, lost, kind, data_id IS NOT NULL, warnings"
 
 static json_t *profile_row(sqlite3 *db, sqlite3_stmt *s, int full)
 {
 	json_t *o = json_object();
 	int64_t id = sqlite3_column_int64(s, 0);
-	int status = sqlite3_column_int(s, 2);
+	int status = sqlite3_column_int(s, 2), served = sqlite3_column_int(s, 18);
 	char when[32];
 	time_t t = (time_t)sqlite3_column_int64(s, 7);
 	struct tm tm;
@@ -282,9 +336,15 @@ static json_t *profile_row(sqlite3 *db, sqlite3_stmt *s, int full)
 				json_null() : json_real(sqlite3_column_double(s, 9)));
 	json_object_set_new(o, "hostname", sqlite3_column_type(s, 10) == SQLITE_NULL ? json_null() :
 				json_string((const char *)sqlite3_column_text(s, 10)));
-	if (status == ST_READY)
+	/* a parse being served: ready, or parsed again meanwhile (its queries
+	 * answer from the earlier parse until the new one replaces it) */
+	if (served && (status == ST_QUEUED || status == ST_PARSING))
+		json_object_set_new(o, "resymbolizing", json_true());
+	if (served)
 		json_object_set_new(o, "samples", json_integer(sqlite3_column_int64(s, 11)));
-	if (full && status == ST_READY) {
+	if (served && sqlite3_column_type(s, 19) != SQLITE_NULL)
+		json_object_set_new(o, "warnings", json_text_or_null(s, 19));
+	if (full && served) {
 		json_object_set_new(o, "header", json_text_or_null(s, 12));
 		json_object_set_new(o, "events", json_text_or_null(s, 13));
 		json_object_set_new(o, "records", json_text_or_null(s, 14));
@@ -437,7 +497,7 @@ int sq_ready_profiles(st_persist *p, const st_agg_filter *f, st_ready_profile **
 	*n = 0;
 	if (!db)
 		return -1;
-	s = sq_prep(db, "SELECT id, hostname FROM profiles p WHERE status = 2"
+	s = sq_prep(db, "SELECT id, hostname FROM profiles p WHERE data_id IS NOT NULL"
 		    " AND (?1 IS NULL OR hostname = ?1)"
 		    " AND (?2 IS NULL OR EXISTS (SELECT 1 FROM tags t WHERE t.profile_id = p.id"
 		    " AND t.key = ?2 AND t.value = ?3))"

@@ -1,7 +1,9 @@
 /*
  * read.c - the SQLite backend's read snapshots: a read transaction on a
- * pooled connection, opened on a ready profile, in which its model and
- * its sample blocks are read, so both belong to the same parse.
+ * pooled connection, opened on a profile that has a complete parse (ready,
+ * or being parsed again: the earlier parse is served until the new one
+ * replaces it), in which its model and its sample blocks are read, so both
+ * belong to the same parse.
  */
 #include "config.h"
 
@@ -13,13 +15,14 @@
 struct st_persist_read {
 	st_persist *p;
 	sqlite3 *db;
-	int64_t id;
+	int64_t id;		/* the rows' key: the profile's data_id */
 };
 
 int sq_read_begin(st_persist *p, int64_t id, int64_t *gen, st_persist_read **rd)
 {
 	sqlite3 *db = sq_conn_get(p);
 	sqlite3_stmt *s;
+	int64_t key = 0;
 	int rc = 1;
 
 	*rd = NULL;
@@ -29,12 +32,13 @@ int sq_read_begin(st_persist *p, int64_t id, int64_t *gen, st_persist_read **rd)
 		sq_conn_put(p, db);
 		return -1;
 	}
-	s = sq_prep(db, "SELECT status, generation FROM profiles WHERE id = ?");
+	s = sq_prep(db, "SELECT data_id, generation FROM profiles WHERE id = ?");
 	if (!s) {
 		rc = -1;
 	} else {
 		sqlite3_bind_int64(s, 1, id);
-		if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == ST_READY) {
+		if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+			key = sqlite3_column_int64(s, 0);
 			*gen = sqlite3_column_int64(s, 1);
 			rc = 0;
 		}
@@ -49,7 +53,7 @@ int sq_read_begin(st_persist *p, int64_t id, int64_t *gen, st_persist_read **rd)
 	}
 	(*rd)->p = p;
 	(*rd)->db = db;
-	(*rd)->id = id;
+	(*rd)->id = key;
 	return 0;
 }
 
