@@ -498,6 +498,29 @@ async function main() {
     restore.push([await page.evaluate(() => location.hash), 'compare', fr]);
     await shot(page, 'compare-zoom');
 
+    /* ---- deep stacks: a 128-frame chain is a graph taller than the
+     * page; its box scrolls and opens at the root, where the samples are ---- */
+    log('deep stacks');
+    const deepFile = path.join(tmp, 'deep.data');
+    require('child_process').execFileSync('perf', ['record', '-q', '-g', '-o', deepFile, '--', hotspot, 'deep', '400'],
+      { stdio: 'ignore', timeout: 120000 });
+    const deepId = await srv.post(deepFile, '?name=deep-stacks');
+    await waitReady(deepId);
+    await page.goto(base + '/#/profile/' + deepId);
+    await drawn(page, '#fg');
+    const deep = await page.evaluate(() => {
+      const c = document.querySelector('#fg'), box = c.parentElement;
+      const fr = window.PerfhubPage.frames(), root = fr.find((f) => f.path === '');
+      return { canvasH: c.getBoundingClientRect().height, boxH: box.clientHeight, top: box.scrollTop,
+        rootY: root.y, rootH: root.h, depth: Math.max(...fr.map((f) => f.depth)), vh: window.innerHeight };
+    });
+    ok(deep.depth >= 128, 'a deep stack: ' + deep.depth + ' frames');
+    ok(deep.canvasH > 2000 && deep.boxH < deep.canvasH && deep.boxH <= 0.75 * deep.vh,
+      'the graph box is capped: ' + deep.boxH + ' px of a ' + deep.canvasH + ' px graph');
+    ok(deep.rootY >= deep.top && deep.rootY + deep.rootH <= deep.top + deep.boxH,
+      'it opens at the root: root at ' + deep.rootY + ', box shows ' + deep.top + '..' + (deep.top + deep.boxH));
+    await shot(page, 'deep-stacks');
+
     ok(pageErrors.length === 0, 'no script errors in the page: ' + pageErrors.join('; '));
 
     /* ---- every URL, opened fresh, draws the same view ---- */

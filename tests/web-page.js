@@ -198,6 +198,24 @@ async function main() {
     nav('#/profile/' + id + '?layout=icicle');
     await until(() => { const o = ctxs.fg.ops.find((x) => x.op === 'text' && x.text === 'all'); return o && o.y === ROW_H / 2 + 2; }, 'icicle: root on top');
 
+    /* ---- the parser's warnings, and a profile parsed again ---- */
+    const sp = server.state.profiles.find((p) => p.id === id);
+    sp.warnings = ['offset 48: the header\'s data size is 0: perf record did not end this recording (killed?)'];
+    sp.status = 'parsing';
+    sp.resymbolizing = true;
+    nav('#/');
+    await until(() => !$('#view-list').hidden, 'list before the re-symbolizing profile');
+    nav('#/profile/' + id);
+    await until(() => /re-symbolizing/.test($('#p-status').textContent), 'status says re-symbolizing');
+    await until(() => !$('#p-warnings').hidden && $('#p-warnings').textContent.includes('perf record did not end'), 'warnings shown');
+    await until(() => texts('fg').includes('lex'), 'the earlier parse is drawn while it is parsed again');
+    snapshot('resymbolizing');
+    /* the new parse done: status ready, drawn again */
+    sp.status = 'ready';
+    sp.resymbolizing = false;
+    await until(() => $('#p-status').textContent.startsWith('ready') && !/re-symbolizing/.test($('#p-status').textContent), 'ready again', 10000);
+    delete sp.warnings;
+
     /* ---- compare ---- */
     const tgt = list.profiles.find((p) => p.name === 'build-target').id;
     nav('#/compare?base=' + id + '&target=' + tgt);

@@ -275,6 +275,7 @@
         }
       }
       ctx.globalAlpha = 1;
+      this.openAtRoot(cv.parentElement);
       if (this.sel) {
         const r = this.rectOf(this.sel);
         if (r) {
@@ -285,6 +286,19 @@
       }
       /* which URL state this drawing shows (see frames() and docs/web.md) */
       cv.dataset.hash = location.hash;
+    }
+
+    /* A graph taller than its box (deep stacks: a 128-frame chain is
+     * 2,000 px) scrolls inside the box; a new graph, zoom or layout opens
+     * at the root's end, where the widest frames - the most samples - are,
+     * not on the empty top of the deepest tower. Redraws of the same view
+     * keep the reader's scroll. */
+    openAtRoot(wrap) {
+      const view = [this.tree, this.focus, this.icicle];
+      const prev = this.openedView || [];
+      if (view.every((v, i) => v === prev[i])) return;
+      this.openedView = view;
+      wrap.scrollTop = this.icicle ? 0 : wrap.scrollHeight;
     }
 
     /* What the last draw() put on the canvas, one object per rectangle
@@ -689,8 +703,13 @@
         this.loadMeta();
         return;
       }
-      if (this.meta && this.meta.status === 'ready') this.loadData(params);
-      else this.loadMeta(); /* left while parsing: the poll stopped with the view */
+      /* back from another view: the profile may have changed meanwhile
+       * (parsed again, relabeled), and a poll stopped with the view */
+      if (!this.meta || this.meta.status !== 'ready' || (prev && prev.view !== 'profile')) {
+        this.loadMeta();
+        return;
+      }
+      this.loadData(params);
     },
 
     dataParams(params) {
@@ -711,16 +730,18 @@
         return;
       }
       if (id !== this.id || current.view !== 'profile') return;
+      /* a parse that replaced the one shown: its answers are new */
+      const replaced = this.meta && this.meta.resymbolizing && !m.resymbolizing;
       this.meta = m;
       this.renderMeta(m);
-      if (m.status === 'queued' || m.status === 'parsing') {
-        this.pollTimer = setTimeout(() => this.loadMeta(), POLL_MS);
-        return;
-      }
-      if (m.status === 'ready') {
-        this.loadThreads();
+      if (replaced) this.dataKey = null;
+      /* a profile being parsed again (re-symbolized) is served from its
+       * earlier parse meanwhile: shown, and followed until it is done */
+      if (m.status === 'ready' || m.resymbolizing) {
+        if (replaced || !this.dataKey) this.loadThreads();
         this.loadData(current.params);
       }
+      if (m.status === 'queued' || m.status === 'parsing') this.pollTimer = setTimeout(() => this.loadMeta(), POLL_MS);
     },
 
     renderMeta(m) {
@@ -729,7 +750,15 @@
       st.textContent = '';
       st.append(el('span', { class: 'status-' + m.status }, m.status));
       if (m.status === 'failed') st.append(': ', el('span', null, m.error || 'unknown error'));
-      if (m.status === 'queued' || m.status === 'parsing') st.append(el('span', { class: 'muted' }, ' (updating live)'));
+      if (m.resymbolizing) st.append(el('span', { class: 'muted' }, ' (re-symbolizing; the earlier parse is shown until the new one is complete)'));
+      else if (m.status === 'queued' || m.status === 'parsing') st.append(el('span', { class: 'muted' }, ' (updating live)'));
+      else if (m.status === 'ready' && m.error) st.append(': ', el('span', null, m.error));
+      /* what the parser warned about: an unfinished recording (perf record
+       * killed), a broken header section */
+      const warn = $('#p-warnings');
+      warn.textContent = '';
+      for (const w of Array.isArray(m.warnings) ? m.warnings : []) warn.append(el('li', null, String(w)));
+      warn.hidden = !warn.children.length;
       const h = m.header || {};
       const dl = $('#p-header');
       dl.textContent = '';
