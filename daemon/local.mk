@@ -15,7 +15,7 @@ daemon_libperfhubd_a_SOURCES = \
 EXTRA_DIST += daemon/README.md
 # The build tree's program serves the source tree's page without --web-root
 # (options.c), also in an out-of-tree build.
-DAEMON_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon $(COMMON_CPPFLAGS) \
+DAEMON_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon $(COMMON_CPPFLAGS) $(ENGINE_CPPFLAGS) \
 	-DPERFHUB_BUILD_PROGRAM='"$(abs_top_builddir)/daemon/perfhubd"' \
 	-DPERFHUB_SOURCE_WEB='"$(abs_top_srcdir)/web"'
 DAEMON_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS) \
@@ -23,7 +23,7 @@ DAEMON_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(ZSTD_CFLAGS) $(ZL
 	$(NETTLE_CFLAGS)
 daemon_libperfhubd_a_CPPFLAGS = $(DAEMON_CPPFLAGS)
 daemon_libperfhubd_a_CFLAGS = $(DAEMON_CFLAGS)
-DAEMON_LIBS = daemon/libperfhubd.a $(COMMON_LIBS) $(PARSER_LIBS) $(MHD_LIBS) $(SQLITE_LIBS) \
+DAEMON_LIBS = daemon/libperfhubd.a $(COMMON_LIBS) $(ENGINE_LIBS) $(PARSER_LIBS) $(MHD_LIBS) $(SQLITE_LIBS) \
 	$(JANSSON_LIBS) $(ZSTD_LIBS) $(ZLIB_LIBS) $(SYSTEMD_LIBS) $(DEBUGINFOD_LIBS) \
 	$(LIBARCHIVE_LIBS) $(NETTLE_LIBS) -lpthread
 

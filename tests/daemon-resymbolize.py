@@ -1,31 +1,50 @@
 #!/usr/bin/env python3
 """perfhubd keeps serving a profile while it is parsed again.
 
-With one worker, a large upload is parsed while a ready profile is sent to
-re-symbolization, so the profile waits queued and is then parsed: through
-that whole window every query (/flamegraph, /collapsed, /top, /timeline,
-/threads) answers 200 with the earlier parse's answer, and the profile
-object says "resymbolizing" with the earlier parse's facts. Once the new
-parse is complete the profile is ready with a new generation of the same
-answers, and no row of the earlier parse is left in the database. A parse
-again that fails (its spooled original gone) leaves the earlier parse
-served and says so in "error". The same bytes uploaded again under another
-name and tags carry the new ones ("relabeled"), never silently the old.
-Skips (77) where perf cannot record."""
+With one worker held in another parse (a recording whose program is gone,
+whose build-id the worker asks a debuginfod for, which this test holds
+unanswered), a ready profile is sent to re-symbolization and waits queued:
+through that window every query (/flamegraph, /collapsed, /top,
+/timeline, /threads) answers 200 with the earlier parse's answer, and the
+profile object says "resymbolizing" with the earlier parse's facts. Once
+released and parsed again the profile is ready with the same answers, and
+no row of the earlier parse is left in the database. A parse again that
+fails (its spooled original gone) leaves the earlier parse served and
+says so in "error". The same bytes uploaded again under another name and
+tags carry the new ones ("relabeled"), never silently the old.
+Skips (77) where perf cannot record or no C compiler is there."""
+import http.server
 import os
 import sqlite3
-from concurrent.futures import ThreadPoolExecutor
 import sys
+import threading
 import time
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
-sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests", "stress"))
-from perfhubd_harness import SKIP, Daemon, check, have_perf_record, perf_record, tmpdir
-from stress_lib import with_hostname  # noqa: E402
-
-AHEAD = 8	# large uploads the re-parse waits behind (one worker)
+from perfhubd_harness import SKIP, Daemon, builddir, check, have_perf_record, perf_record, tmpdir
+from debuginfo_common import Recording  # noqa: E402
 
 QUERIES = ["flamegraph", "collapsed", "top", "timeline", "threads"]
+QUEUED_POLLS = 10	# polls of the profile while it waits queued
+
+
+class HeldDebuginfod(http.server.BaseHTTPRequestHandler):
+    """A debuginfod that holds the question for one build-id until the
+    test releases it, and knows nothing else."""
+    build_id = None
+    asked = threading.Event()
+    release = threading.Event()
+
+    def do_GET(self):
+        if HeldDebuginfod.build_id and HeldDebuginfod.build_id in self.path:
+            HeldDebuginfod.asked.set()
+            HeldDebuginfod.release.wait(120)
+        self.send_response(404)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
 
 
 def answers(d, pid):
@@ -41,35 +60,41 @@ def busy(seconds):
             % seconds]
 
 
-def serves_while_parsed_again(d, pid, big):
+def served(d, pid, p0, before, seen):
+    """One poll of a profile being parsed again: it and its answers are
+    the earlier parse's. Returns its status."""
+    st, p = d.json("GET", "/api/v1/profiles/%d" % pid)
+    if p["status"] == "ready":
+        return "ready"
+    seen[p["status"]] = seen.get(p["status"], 0) + 1
+    check(p.get("resymbolizing") is True, "while %s: no resymbolizing flag" % p["status"])
+    check(p.get("samples") == p0["samples"] and p.get("events") == p0["events"],
+          "while %s: the earlier parse's facts are gone" % p["status"])
+    now = answers(d, pid)
+    bad = {q: st for q, (st, body) in now.items() if st != 200 or body != before[q][1]}
+    check(not bad, "while %s, answers differ from the earlier parse: %r" % (p["status"], bad))
+    return p["status"]
+
+
+def serves_while_parsed_again(d, pid, held):
     before = answers(d, pid)
     check(all(st == 200 for st, _ in before.values()), "baseline answers: %r" %
           {q: st for q, (st, _) in before.items()})
     st, p0 = d.json("GET", "/api/v1/profiles/%d" % pid)
-    # the one worker parses large uploads (distinct copies: their HOSTNAME
-    # rewritten); the profile waits behind them, then is parsed
-    data = open(big, "rb").read()
-    with ThreadPoolExecutor(AHEAD) as pool:
-        ups = list(pool.map(lambda i: d.upload(with_hostname(data, "ahead-%d" % i), "?name=big"),
-                            range(AHEAD)))
-    check(all(st == 202 for st, _ in ups), "large uploads: %r" % [st for st, _ in ups])
+    # the one worker parses the held recording and waits for debuginfod
+    st, r = d.upload(held.data, "?name=held")
+    check(st == 202, "held upload: %s %s" % (st, r))
+    check(HeldDebuginfod.asked.wait(120), "the worker never asked debuginfod")
     st, r = d.json("POST", "/api/v1/profiles/%d/resymbolize" % pid, b"")
     check(st == 202, "resymbolize: %s %s" % (st, r))
     seen = {}
-    deadline = time.time() + 300
-    while time.time() < deadline:
-        st, p = d.json("GET", "/api/v1/profiles/%d" % pid)
-        if p["status"] == "ready":
-            break
-        seen[p["status"]] = seen.get(p["status"], 0) + 1
-        check(p.get("resymbolizing") is True, "while %s: no resymbolizing flag" % p["status"])
-        check(p.get("samples") == p0["samples"] and p.get("events") == p0["events"],
-              "while %s: the earlier parse's facts are gone" % p["status"])
-        now = answers(d, pid)
-        bad = {q: st for q, (st, body) in now.items() if st != 200 or body != before[q][1]}
-        check(not bad, "while %s, answers differ from the earlier parse: %r" % (p["status"], bad))
+    for _ in range(QUEUED_POLLS):
+        check(served(d, pid, p0, before, seen) == "queued", "not queued behind the held parse")
+    HeldDebuginfod.release.set()
+    deadline = time.time() + 120
+    while time.time() < deadline and served(d, pid, p0, before, seen) != "ready":
         time.sleep(0.02)
-    check(seen, "the re-parse was never seen queued or parsing (the large upload too small?)")
+    st, p = d.json("GET", "/api/v1/profiles/%d" % pid)
     check(p["status"] == "ready" and "resymbolizing" not in p, "after: %r" % p.get("status"))
     after = answers(d, pid)
     check(all(after[q] == before[q] for q in QUERIES), "answers changed by a re-parse with the "
@@ -78,7 +103,9 @@ def serves_while_parsed_again(d, pid, big):
           ", ".join("%d %s" % (n, s) for s, n in sorted(seen.items())))
 
 
-def no_rows_left(state):
+def no_rows_left(d, state):
+    for p in d.json("GET", "/api/v1/profiles")[1]["profiles"]:
+        d.wait(p["id"])
     db = sqlite3.connect(os.path.join(state, "perfhub.db"))
     try:
         keys = {r[0] for r in db.execute("SELECT data_id FROM profiles WHERE data_id IS NOT NULL")}
@@ -134,20 +161,35 @@ def main():
     if not have_perf_record():
         print("SKIP: perf record does not work here")
         return SKIP
+    with open(os.path.join(builddir(), "config.h")) as f:
+        has_debuginfod = "#define HAVE_DEBUGINFOD 1" in f.read()
+    held = Recording()	# skips without a C compiler
+    HeldDebuginfod.build_id = held.build_id
+    os.environ["HOME"] = held.daemon_env()
+    os.environ["DEBUGINFOD_TIMEOUT"] = "100"
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), HeldDebuginfod)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
     work = tmpdir("resym-")
     small = perf_record(os.path.join(work, "small.data"), ["-g", "-e", "cpu-clock"], busy(1))
-    big = perf_record(os.path.join(work, "big.data"), ["-g", "-e", "cpu-clock", "-c", "20000"],
-                      busy(3))
-    with Daemon(workers=1) as d:
-        st, r = d.upload(small, "?name=small")
-        check(st == 202, "upload: %s %s" % (st, r))
-        pid = r["id"]
-        check(d.wait(pid)["status"] == "ready", "not ready")
-        serves_while_parsed_again(d, pid, big)
-        d.wait(pid + AHEAD)
-        no_rows_left(d.state)
-        failed_again_keeps_serving(d, pid, d.state)
-        relabel(d, perf_record(os.path.join(work, "other.data"), ["-e", "cpu-clock"], busy(1)))
+    args = ["--debuginfod", "http://127.0.0.1:%d" % httpd.server_address[1]]
+    try:
+        with Daemon(workers=1, args=args if has_debuginfod else []) as d:
+            st, r = d.upload(small, "?name=small")
+            check(st == 202, "upload: %s %s" % (st, r))
+            pid = r["id"]
+            check(d.wait(pid)["status"] == "ready", "not ready")
+            if has_debuginfod:
+                serves_while_parsed_again(d, pid, held)
+                no_rows_left(d, d.state)
+            else:
+                print("perfhubd was built without libdebuginfod: the worker cannot be held, "
+                      "serving during a re-parse not checked")
+            failed_again_keeps_serving(d, pid, d.state)
+            relabel(d, perf_record(os.path.join(work, "other.data"), ["-e", "cpu-clock"],
+                                   busy(1)))
+    finally:
+        HeldDebuginfod.release.set()
+        httpd.shutdown()
     return 0
 
 

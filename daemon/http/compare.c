@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "http/http.h"
-#include "http/jsonbuf.h"
+#include "jsonbuf.h"
 
 /* /diff: the two flame graphs merged into one tree by the store (each node
  * with its base and target value), written as JSON as it is walked. */
@@ -24,8 +24,6 @@ static int diff_enter(void *ctx, const char *name, size_t len, const char *dso, 
 	return w->b.oom ? -1 : 0;
 }
 
-static const char *const diff_params[] = { "base", "target", HTTP_FOLD_PARAMS, NULL };
-
 MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 {
 	static const st_diff_cb cb = { diff_enter, jb_node_close };
@@ -35,8 +33,6 @@ MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 	int64_t base = 0, target = 0;
 	int rc;
 
-	if (http_params_check(a, conn, diff_params, &ret) < 0)
-		return ret;
 	if (http_arg_i64(conn, "base", 1, INT64_MAX, &base) < 0 || !base)
 		return http_reply_error(a, conn, 400, "bad or missing parameter 'base' (a profile id)");
 	if (http_arg_i64(conn, "target", 1, INT64_MAX, &target) < 0 || !target)
@@ -61,16 +57,10 @@ MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 
 MHD_Result_t http_get_aggregate(api *a, struct MHD_Connection *conn)
 {
-	static const char *const params[] = { "group_by", "hostname", "tag", "since", "until",
-					      "limit", NULL };
 	st_agg_filter f = { .limit = 100 };
 	http_tags tags = { 0 };
-	MHD_Result_t ret;
 	json_t *o;
 	int bad = 0;
-
-	if (http_params_check(a, conn, params, &ret) < 0)
-		return ret;
 
 	f.group_by = http_arg(conn, "group_by");
 	if (!f.group_by)

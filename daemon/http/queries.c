@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "http/http.h"
-#include "http/jsonbuf.h"
+#include "jsonbuf.h"
 
 /* ---- folded stacks: collapsed text and the flame graph tree ------------------ */
 
@@ -65,8 +65,6 @@ static MHD_Result_t collapsed_answer(api *a, struct MHD_Connection *conn, int64_
 	return http_reply_keep(a, conn, b.p, b.len, "text/plain; charset=utf-8", key);
 }
 
-static const char *const collapsed_params[] = { HTTP_FOLD_PARAMS, NULL };
-
 MHD_Result_t http_get_collapsed(api *a, struct MHD_Connection *conn, int64_t id)
 {
 	static const char type[] = "text/plain; charset=utf-8";
@@ -75,8 +73,7 @@ MHD_Result_t http_get_collapsed(api *a, struct MHD_Connection *conn, int64_t id)
 	char key[API_KEY_LEN];
 	int keep, claimed = 0;
 
-	if (http_params_check(a, conn, collapsed_params, &ret) < 0 ||
-	    http_fold_args_parse(a, conn, &fa, &ret) < 0 || http_fold_event(a, conn, id, &fa, &ret) < 0)
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0 || http_fold_event(a, conn, id, &fa, &ret) < 0)
 		return ret;
 	keep = http_answer_key(a, "collapsed", id, &fa, 0, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, type, &ret, &claimed))
@@ -87,27 +84,11 @@ MHD_Result_t http_get_collapsed(api *a, struct MHD_Connection *conn, int64_t id)
 	return ret;
 }
 
-static int fg_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value)
-{
-	static const char tail[] = ",\"children\":[";
-	jb_tree *w = ctx;
-	char num[64], *d;
-
-	jb_node_open(w, name, len, dso);
-	/* ,"value":N,"children":[ without printf */
-	memcpy(num + sizeof(num) - sizeof(tail), tail, sizeof(tail) - 1);
-	d = jb_u64_dec(num + sizeof(num) - sizeof(tail), value);
-	d -= 9;
-	memcpy(d, ",\"value\":", 9);
-	jb_add(&w->b, d, (size_t)(num + sizeof(num) - 1 - d));
-	return w->b.oom ? -1 : 0;
-}
-
 /* /flamegraph computed; kept under key unless NULL. */
 static MHD_Result_t flamegraph_answer(api *a, struct MHD_Connection *conn, int64_t id,
 				      const http_fold_args *fa, const char *key)
 {
-	static const st_tree_cb cb = { fg_enter, jb_node_close };
+	static const st_tree_cb cb = { jb_value_node_open, jb_node_close };
 	jb_tree w;
 	int rc;
 
@@ -123,8 +104,6 @@ static MHD_Result_t flamegraph_answer(api *a, struct MHD_Connection *conn, int64
 	return http_reply_keep(a, conn, w.b.p, w.b.len, "application/json", key);
 }
 
-static const char *const flamegraph_params[] = { HTTP_FOLD_PARAMS, "max_nodes", NULL };
-
 MHD_Result_t http_get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id)
 {
 	http_fold_args fa;
@@ -133,8 +112,7 @@ MHD_Result_t http_get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id
 	int64_t max_nodes = 0;
 	int keep, claimed = 0;
 
-	if (http_params_check(a, conn, flamegraph_params, &ret) < 0 ||
-	    http_fold_args_parse(a, conn, &fa, &ret) < 0)
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0)
 		return ret;
 	/* opt-in: the default answer is every node (each leaf path = its
 	 * collapsed count) */
@@ -157,16 +135,12 @@ MHD_Result_t http_get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id
 
 MHD_Result_t http_get_threads(api *a, struct MHD_Connection *conn, int64_t id)
 {
-	static const char *const none[] = { NULL };
 	int notfound = 0;
 	char key[API_KEY_LEN];
-	int keep;
+	int keep = http_answer_key(a, "threads", id, NULL, 0, key) == 0;
 	MHD_Result_t ret;
 	json_t *o;
 
-	if (http_params_check(a, conn, none, &ret) < 0)
-		return ret;
-	keep = http_answer_key(a, "threads", id, NULL, 0, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, NULL))
 		return ret;
 	o = st_threads_json(a->st, id, &notfound);
@@ -192,7 +166,6 @@ static void timeline_values(json_t *o, int by_samples)
 
 MHD_Result_t http_get_timeline(api *a, struct MHD_Connection *conn, int64_t id)
 {
-	static const char *const params[] = { "event", "bucket_ms", "weight", NULL };
 	int64_t bucket_ms = 100;
 	int notfound = 0;
 	json_t *o;
@@ -201,8 +174,7 @@ MHD_Result_t http_get_timeline(api *a, struct MHD_Connection *conn, int64_t id)
 	MHD_Result_t ret;
 	int keep;
 
-	if (http_params_check(a, conn, params, &ret) < 0 ||
-	    http_fold_args_parse(a, conn, &fa, &ret) < 0)
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0)
 		return ret;
 	if (http_arg_i64(conn, "bucket_ms", 1, 86400000, &bucket_ms) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'bucket_ms' (1..86400000)");
@@ -239,9 +211,6 @@ static int cmp_self(const void *x, const void *y)
 		      json_string_value(json_object_get(*(json_t *const *)y, "name")));
 }
 
-static const char *const top_params[] = { "event", "comm", "pid", "tid", "from_ns", "to_ns",
-					   "weight", "kernel", "limit", NULL };
-
 MHD_Result_t http_get_top(api *a, struct MHD_Connection *conn, int64_t id)
 {
 	http_fold_args fa;
@@ -252,8 +221,7 @@ MHD_Result_t http_get_top(api *a, struct MHD_Connection *conn, int64_t id)
 	size_t n, i;
 	int keep, notfound = 0;
 
-	if (http_params_check(a, conn, top_params, &ret) < 0 ||
-	    http_fold_args_parse(a, conn, &fa, &ret) < 0)
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0)
 		return ret;
 	if (http_arg_i64(conn, "limit", 1, 100000, &limit) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'limit' (1..100000)");

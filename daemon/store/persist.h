@@ -3,7 +3,7 @@
  *
  * A persistence backend keeps profiles, their jobs and their rows, and
  * hands them back; it never folds a stack or walks the stack tree (that is
- * the engine's job, store/engine/). Each backend fills one st_persist_ops
+ * the engine's job, engine/). Each backend fills one st_persist_ops
  * table, like a curl TLS backend or an SQLite VFS: store.c picks the table
  * once, from --db (a path: SQLite, store/sqlite/; "postgresql://" or
  * "postgres://": PostgreSQL), and never asks which one it has.
@@ -21,9 +21,9 @@
 
 #include <jansson.h>
 
-#include "store/engine/block.h"
-#include "store/engine/builder.h"
-#include "store/engine/model.h"
+#include "engine/block.h"
+#include "engine/builder.h"
+#include "engine/model.h"
 #include "store/store.h"
 
 typedef struct st_persist st_persist;			/* an opened store */
@@ -58,6 +58,10 @@ typedef struct st_persist_ops {
 	int (*profile_delete)(st_persist *p, int64_t id, char **spool_path);
 	int (*profile_resymbolize)(st_persist *p, int64_t id);
 	json_t *(*profile_json)(st_persist *p, int64_t id, int *notfound);
+	int (*profile_file)(st_persist *p, int64_t id, char **spool_path, char **kind,
+			    char **name);
+	/* in one transaction: all of the patch or none of it */
+	int (*profile_update)(st_persist *p, int64_t id, const st_profile_patch *patch);
 	json_t *(*profile_list_json)(st_persist *p, const st_list_filter *f);
 	int (*counts)(st_persist *p, st_counts *c);
 	/* The ready profiles f selects (hostname, tag, since, until; its
@@ -68,7 +72,7 @@ typedef struct st_persist_ops {
 
 	/* ---- writing one parse ----
 	 * writer_begin removes whatever an earlier attempt at this profile
-	 * left. Each writer_write stores the rows (store/engine/builder.h
+	 * left. Each writer_write stores the rows (engine/builder.h
 	 * says what each kind holds) and the block, if any, in one short
 	 * transaction: parsing never holds the store's write lock. Nothing is
 	 * visible to readers before writer_finish, which stores the aggregate
@@ -89,7 +93,8 @@ typedef struct st_persist_ops {
 	 * read_begin opens a consistent snapshot of profile id: 0 and its
 	 * parse generation, 1 when it is not ready (nothing left open), -1.
 	 * read_model fills m with pe_model_add_* (strings, frames, stack
-	 * nodes, event names, aggregate rows). read_blocks hands every stored
+	 * nodes, event names, the build-ids of its DSOs as the parse noted
+	 * them (st_profile_dsos_set), aggregate rows). read_blocks hands every stored
 	 * block that may hold samples in [from_ns, to_ns) (0 = open) to cb in
 	 * file order, stopping (and returning cb's value) when cb returns
 	 * non-zero. read_end closes the snapshot. */

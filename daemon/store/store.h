@@ -2,7 +2,7 @@
  * store.h - perfhubd's profile store: what handlers and workers call.
  *
  * Behind it, two halves (store.c joins them): the profile engine
- * (store/engine/: the in-memory model of a profile and every algorithm
+ * (engine/: the in-memory model of a profile and every algorithm
  * that answers from it, no SQL) and a persistence backend chosen at
  * st_open() from --db (store/persist.h, the seam: SQLite in
  * store/sqlite/). No SQL leaves the backend; no caller knows which
@@ -26,8 +26,9 @@
 
 #include <jansson.h>
 
-#include "store/engine/builder.h"
-#include "store/engine/query.h"
+#include "engine/builder.h"
+#include "engine/export.h"
+#include "engine/query.h"
 
 typedef struct st_store st_store;
 
@@ -74,6 +75,24 @@ int st_requeue_parsing(st_store *st, int *count);
 /* 1 = not found. OUT: the spool path to remove (caller frees). */
 int st_profile_delete(st_store *st, int64_t id, char **spool_path);
 
+/* What was uploaded: the spool file holding the bytes (a tar for a
+ * directory), its kind ("file" or "tar") and the profile's name (NULL when
+ * it has none). OUT: malloc'ed. 1 = no such profile. */
+int st_profile_file(st_store *st, int64_t id, char **spool_path, char **kind, char **name);
+
+/* A change of a profile's labels (PATCH /api/v1/profiles/{id}): with
+ * set_name the name becomes `name` (NULL removes it); each tag key gets
+ * its value, replacing any earlier one, or loses it when the value is
+ * NULL. */
+typedef struct st_profile_patch {
+	int set_name;
+	const char *name;
+	size_t nr_tags;
+	const char *const *tag_keys, *const *tag_values;
+} st_profile_patch;
+/* All of it or nothing. 1 = no such profile. */
+int st_profile_update(st_store *st, int64_t id, const st_profile_patch *patch);
+
 /* The profile as GET /api/v1/profiles/{id} shows it; NULL and *notfound=1
  * when there is none. */
 json_t *st_profile_json(st_store *st, int64_t id, int *notfound);
@@ -96,7 +115,7 @@ int st_counts_get(st_store *st, st_counts *c);
 
 /* ---- folded stacks ------------------------------------------------------ */
 
-/* The filters of a folded-stack question (store/engine/query.h says what
+/* The filters of a folded-stack question (engine/query.h says what
  * each field means): event, comm, pid, tid, from_ns/to_ns, with_pid,
  * with_tid, kernel, any_order (st_fold: lines may come unsorted and a text
  * more than once; the caller adds them up), max_nodes (st_flame only). */
@@ -142,6 +161,16 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 		    int *notfound);
 
+/* The profile in other tools' formats (engine/export.h says what
+ * each holds), filters as st_fold. pprof: gzipped profile.proto, one
+ * sample per (thread, comm, stack) with comm, pid and tid labels.
+ * speedscope: its file format, a sampled profile per thread (or per comm
+ * with o->by_comm). OUT: malloc'ed bytes. 1 = not ready. */
+int st_pprof(st_store *st, int64_t id, const st_fold_filter *f, uint8_t **out, size_t *len);
+typedef pe_speedscope_opts st_speedscope_opts;
+int st_speedscope(st_store *st, int64_t id, const st_fold_filter *f, const st_speedscope_opts *o,
+		  char **out, size_t *len);
+
 /* 0 and the profile's generation while it is ready (it changes with every
  * parse, so answers cached under it stay right); 1 = not ready. */
 int st_profile_generation(st_store *st, int64_t id, int64_t *gen);
@@ -185,38 +214,11 @@ typedef struct st_writer st_writer;
 /* Removes whatever an earlier attempt left for this profile, then opens a
  * transaction; rows become visible with st_writer_finish() only. */
 st_writer *st_writer_begin(st_store *st, int64_t id);
-/* Interned string ids (comms, symbol and DSO names); 0 = NULL. */
-uint32_t st_writer_string(st_writer *w, const char *s);
-/* Interned frame: `name` is the frame as a folded stack shows it (never
- * NULL: "[libc.so.6]" or "[unknown]" when unresolved); `dso` may be NULL;
- * `resolved` says whether a symbol was found, `kernel` whether --kernel
- * marks it "_[k]". 0 on error. */
-uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int resolved,
-			 int kernel);
-/* The stack node for `frame` under `parent` (0 = root), interned. 0 on error. */
-uint32_t st_writer_stack(st_writer *w, uint32_t parent, uint32_t frame);
-
-/* A sample (store/engine/builder.h): event index, time, cpu, pid, tid,
- * period (as stackcollapse-perf weighs it: 1 without PERIOD), weight, the
- * leaf stack node (0 = empty stack) and the string id of the thread's comm
- * then. */
-typedef pe_sample st_sample;
-/* Samples are kept in compressed blocks of a few thousand, and counted per
- * (event, pid, tid, comm, stack) for the aggregate written at the end. */
-int st_writer_sample(st_writer *w, const st_sample *s);
-/* The same; *agg_hint (0 at first) remembers the sample's aggregate row so
- * a caller that knows the next sample has the same (event, pid, tid, comm,
- * stack) saves the lookup. A wrong hint only costs the lookup. */
-int st_writer_sample_hint(st_writer *w, const st_sample *s, uint32_t *agg_hint);
-/* A file offset seen for an unresolved frame (kept for symbolizing later). */
-int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off);
-int st_writer_comm(st_writer *w, uint32_t pid, uint32_t tid, uint64_t time, const char *comm);
-int st_writer_mmap(st_writer *w, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		   const char *filename, const char *build_id_hex, uint64_t time);
-int st_writer_feature(st_writer *w, const char *name, const char *json);
-int st_writer_event(st_writer *w, uint32_t idx, const char *name, uint32_t type, uint64_t config,
-		    uint64_t sample_type, uint64_t period_or_freq, int freq, uint64_t samples);
-int st_writer_record_count(st_writer *w, const char *type, uint64_t count);
+/* The engine's builder the parse is written through (engine/builder.h;
+ * engine/feed.h feeds it from a recording): each full block and the rows
+ * made since the last one go to the backend in one short transaction as
+ * the builder fills up. Owned by w. */
+pe_builder *st_writer_builder(st_writer *w);
 
 typedef struct st_summary {
 	const char *hostname;

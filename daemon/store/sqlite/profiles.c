@@ -9,63 +9,71 @@
 #include "log.h"
 #include "store/sqlite/db.h"
 
-/* Sets profile id's name (unless np's is NULL) and its tags np names (a
- * key's value replaced); *changed = 1 when that changed anything. Inside
- * the caller's transaction. 0 or -1. */
-static int relabel(sqlite3 *db, int64_t id, const st_new_profile *np, int *changed)
+/* Applies a change of labels to profile id (inside the caller's
+ * transaction): the name when patch->set_name, each tag key given set to
+ * its value (every earlier value replaced) or removed (NULL). *changed
+ * (unless NULL) says whether a row changed. 0 or -1. */
+static int labels_apply(sqlite3 *db, int64_t id, const st_profile_patch *patch, int *changed)
 {
-	sqlite3_stmt *s = NULL;
-	size_t i;
+	static const char *const sql[] = {
+		"UPDATE profiles SET name = ?2 WHERE id = ?1 AND name IS NOT ?2",
+		"DELETE FROM tags WHERE profile_id = ?1 AND key = ?2 AND value IS NOT ?3",
+		"INSERT OR IGNORE INTO tags (profile_id, key, value) VALUES (?1, ?2, ?3)",
+	};
+	sqlite3_stmt *s[3] = { NULL, NULL, NULL };
+	size_t i, k;
+	int rc = -1, n = 0;
 
-	*changed = 0;
-	if (np->name) {
-		s = sq_prep(db, "UPDATE profiles SET name = ?2 WHERE id = ?1 AND name IS NOT ?2");
-		if (!s)
-			return -1;
-		sqlite3_bind_int64(s, 1, id);
-		sqlite3_bind_text(s, 2, np->name, -1, SQLITE_STATIC);
-		if (sq_step_done(db, s) < 0)
-			goto fail;
-		*changed |= sqlite3_changes(db) > 0;
-		sqlite3_finalize(s);
+	for (k = 0; k < 3; k++)
+		if (!(s[k] = sq_prep(db, sql[k])))
+			goto out;
+	if (patch->set_name) {
+		sqlite3_bind_int64(s[0], 1, id);
+		sqlite3_bind_text(s[0], 2, patch->name, -1, SQLITE_STATIC);
+		if (sq_step_done(db, s[0]) < 0)
+			goto out;
+		n += sqlite3_changes(db);
 	}
-	/* a key holds one value: others go, unless it already holds this one */
-	s = sq_prep(db, "DELETE FROM tags WHERE profile_id = ?1 AND key = ?2 AND value != ?3");
-	if (!s)
-		return -1;
-	for (i = 0; i < np->nr_tags; i++) {
-		sqlite3_bind_int64(s, 1, id);
-		sqlite3_bind_text(s, 2, np->tag_keys[i], -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 3, np->tag_values[i], -1, SQLITE_STATIC);
-		if (sq_step_done(db, s) < 0)
-			goto fail;
-		*changed |= sqlite3_changes(db) > 0;
-		sqlite3_reset(s);
-	}
-	sqlite3_finalize(s);
-	s = sq_prep(db, "INSERT OR IGNORE INTO tags (profile_id, key, value) VALUES (?, ?, ?)");
-	if (!s)
-		return -1;
-	for (i = 0; i < np->nr_tags; i++) {
-		sqlite3_bind_int64(s, 1, id);
-		sqlite3_bind_text(s, 2, np->tag_keys[i], -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 3, np->tag_values[i], -1, SQLITE_STATIC);
-		if (sq_step_done(db, s) < 0)
-			goto fail;
-		*changed |= sqlite3_changes(db) > 0;
-		sqlite3_reset(s);
-	}
-	sqlite3_finalize(s);
-	return 0;
-fail:
-	sqlite3_finalize(s);
-	return -1;
+	for (i = 0; i < patch->nr_tags; i++)
+		for (k = 1; k < 3; k++) {
+			if (k == 2 && !patch->tag_values[i])
+				break;	/* removed */
+			sqlite3_bind_int64(s[k], 1, id);
+			sqlite3_bind_text(s[k], 2, patch->tag_keys[i], -1, SQLITE_STATIC);
+			sqlite3_bind_text(s[k], 3, patch->tag_values[i], -1, SQLITE_STATIC);
+			if (sq_step_done(db, s[k]) < 0)
+				goto out;
+			n += sqlite3_changes(db);
+			sqlite3_reset(s[k]);
+		}
+	if (changed)
+		*changed = n > 0;
+	rc = 0;
+out:
+	for (k = 0; k < 3; k++)
+		sqlite3_finalize(s[k]);
+	return rc;
+}
+
+/* An upload's name and tags as a change of labels (a name only when it
+ * has one). */
+static st_profile_patch upload_labels(const st_new_profile *np)
+{
+	st_profile_patch patch = { 0 };
+
+	patch.set_name = np->name != NULL;
+	patch.name = np->name;
+	patch.nr_tags = np->nr_tags;
+	patch.tag_keys = np->tag_keys;
+	patch.tag_values = np->tag_values;
+	return patch;
 }
 
 int sq_profile_add(st_persist *p, const st_new_profile *np, int64_t *id, int *existed)
 {
 	sqlite3 *db = sq_conn_get(p);
 	sqlite3_stmt *s = NULL;
+	st_profile_patch labels = upload_labels(np);
 	int rc = -1, changed;
 
 	*existed = 0;
@@ -82,7 +90,7 @@ int sq_profile_add(st_persist *p, const st_new_profile *np, int64_t *id, int *ex
 		sqlite3_finalize(s);
 		s = NULL;
 		/* the same bytes again: the new name and tags are applied */
-		if (relabel(db, *id, np, &changed) < 0 || sq_exec(db, "COMMIT") < 0)
+		if (labels_apply(db, *id, &labels, &changed) < 0 || sq_exec(db, "COMMIT") < 0)
 			goto rollback;
 		*existed = changed ? 2 : 1;
 		rc = 0;
@@ -104,7 +112,7 @@ int sq_profile_add(st_persist *p, const st_new_profile *np, int64_t *id, int *ex
 	*id = sqlite3_last_insert_rowid(db);
 	sqlite3_finalize(s);
 	s = NULL;
-	if (relabel(db, *id, np, &changed) < 0 || sq_exec(db, "COMMIT") < 0)
+	if (labels_apply(db, *id, &labels, NULL) < 0 || sq_exec(db, "COMMIT") < 0)
 		goto rollback;
 	rc = 0;
 	goto out;
@@ -538,5 +546,74 @@ out:
 		*n = 0;
 	}
 	*out = v;
+	return rc;
+}
+
+int sq_profile_file(st_persist *p, int64_t id, char **spool_path, char **kind, char **name)
+{
+	sqlite3 *db = sq_conn_get(p);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	*spool_path = *kind = *name = NULL;
+	if (!db)
+		return -1;
+	s = sq_prep(db, "SELECT spool_path, kind, name FROM profiles WHERE id = ?");
+	if (s) {
+		int r;
+		sqlite3_bind_int64(s, 1, id);
+		r = sqlite3_step(s);
+		if (r == SQLITE_ROW) {
+			const char *nm = (const char *)sqlite3_column_text(s, 2);
+			*spool_path = strdup((const char *)sqlite3_column_text(s, 0));
+			*kind = strdup((const char *)sqlite3_column_text(s, 1));
+			*name = nm ? strdup(nm) : NULL;
+			rc = *spool_path && *kind && (!nm || *name) ? 0 : -1;
+		} else if (r == SQLITE_DONE) {
+			rc = 1;
+		}
+	}
+	sqlite3_finalize(s);
+	if (rc < 0) {
+		free(*spool_path);
+		free(*kind);
+		free(*name);
+		*spool_path = *kind = *name = NULL;
+	}
+	sq_conn_put(p, db);
+	return rc;
+}
+
+int sq_profile_update(st_persist *p, int64_t id, const st_profile_patch *patch)
+{
+	sqlite3 *db = sq_conn_get(p);
+	sqlite3_stmt *s = NULL;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	if (sq_exec(db, "BEGIN IMMEDIATE") < 0)
+		goto out;
+	s = sq_prep(db, "SELECT 1 FROM profiles WHERE id = ?");
+	if (!s)
+		goto rollback;
+	sqlite3_bind_int64(s, 1, id);
+	if (sqlite3_step(s) != SQLITE_ROW) {
+		rc = 1;
+		goto rollback;
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (labels_apply(db, id, patch, NULL) < 0)
+		goto rollback;
+	if (sq_exec(db, "COMMIT") < 0)
+		goto rollback;
+	rc = 0;
+	goto out;
+rollback:
+	sqlite3_finalize(s);
+	sq_exec(db, "ROLLBACK");
+out:
+	sq_conn_put(p, db);
 	return rc;
 }

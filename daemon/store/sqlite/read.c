@@ -16,6 +16,7 @@ struct st_persist_read {
 	st_persist *p;
 	sqlite3 *db;
 	int64_t id;		/* the rows' key: the profile's data_id */
+	int64_t profile;	/* the profile's id (profile_dsos is by profile) */
 };
 
 int sq_read_begin(st_persist *p, int64_t id, int64_t *gen, st_persist_read **rd)
@@ -54,6 +55,7 @@ int sq_read_begin(st_persist *p, int64_t id, int64_t *gen, st_persist_read **rd)
 	(*rd)->p = p;
 	(*rd)->db = db;
 	(*rd)->id = key;
+	(*rd)->profile = id;
 	return 0;
 }
 
@@ -106,6 +108,34 @@ static int load(sqlite3 *db, const char *sql, int64_t id, int what, pe_model *m)
 	return rc;
 }
 
+/* The build-ids of the profile's DSOs (by the string id of their paths):
+ * what the parse noted in profile_dsos, from the recording's build-id
+ * section, its build-id records and its MMAP2 records. That table comes
+ * with the debuginfo index (st_debuginfo_init): a store without it has
+ * none to give. */
+static int load_build_ids(sqlite3 *db, int64_t profile, int64_t key, pe_model *m)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT s.id, d.build_id FROM profile_dsos d JOIN strings s"
+			       " ON s.profile_id = ?2 AND s.text = d.path"
+			       " WHERE d.profile_id = ?1", -1, &s, NULL) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		return 0;
+	}
+	sqlite3_bind_int64(s, 1, profile);
+	sqlite3_bind_int64(s, 2, key);
+	while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
+		int64_t k = sqlite3_column_int64(s, 0);
+		if (k > 0 && k < (int64_t)PE_MAX_NODES)
+			rc = pe_model_add_build_id(m, (uint32_t)k,
+						   (const char *)sqlite3_column_text(s, 1));
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int sq_read_model(st_persist_read *rd, pe_model *m)
 {
 	sqlite3_stmt *s;
@@ -118,7 +148,8 @@ int sq_read_model(st_persist_read *rd, pe_model *m)
 	    load(rd->db, "SELECT id, parent, frame FROM stacks WHERE profile_id = ?", rd->id,
 		 L_STACK, m) < 0 ||
 	    load(rd->db, "SELECT idx, name FROM events WHERE profile_id = ?", rd->id, L_EVENT,
-		 m) < 0)
+		 m) < 0 ||
+	    load_build_ids(rd->db, rd->profile, rd->id, m) < 0)
 		return -1;
 	s = sq_prep(rd->db, "SELECT event, pid, tid, comm, stack, samples, period, first_seq"
 			    " FROM sample_agg WHERE profile_id = ? ORDER BY first_seq");
