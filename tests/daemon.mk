@@ -7,6 +7,7 @@ DAEMON_TESTS = \
 	tests/daemon-corpus.py \
 	tests/daemon-crash.py \
 	tests/daemon-watch.py \
+	tests/daemon-watch-partial.py \
 	tests/daemon-client.py \
 	tests/daemon-query.py \
 	tests/daemon-access.py \
