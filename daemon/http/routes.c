@@ -17,6 +17,8 @@ static const char *const collapsed_params[] = { HTTP_FOLD_PARAMS, NULL };
 static const char *const flamegraph_params[] = { HTTP_FOLD_PARAMS, "max_nodes", NULL };
 static const char *const top_params[] = { HTTP_FILTER_PARAMS, "limit", NULL };
 static const char *const timeline_params[] = { "event", "bucket_ms", "weight", NULL };
+static const char *const sandwich_params[] = { "function", HTTP_FOLD_PARAMS, "max_nodes", NULL };
+static const char *const annotate_params[] = { "function", "event", "weight", "dso", NULL };
 static const char *const pprof_params[] = { HTTP_FILTER_PARAMS, NULL };
 static const char *const speedscope_params[] = { HTTP_FILTER_PARAMS, "group", NULL };
 static const char *const diff_params[] = { "base", "target", HTTP_FOLD_PARAMS, NULL };
@@ -45,6 +47,10 @@ const http_route http_routes[] = {
 	{ "GET", "/api/v1/profiles/{id}/timeline", ROUTE_PLAIN, NULL, http_get_timeline, NULL,
 	  timeline_params },
 	{ "GET", "/api/v1/profiles/{id}/threads", ROUTE_PLAIN, NULL, http_get_threads, NULL, none },
+	{ "GET", "/api/v1/profiles/{id}/sandwich", ROUTE_PLAIN, NULL, http_get_sandwich, NULL,
+	  sandwich_params },
+	{ "GET", "/api/v1/profiles/{id}/annotate", ROUTE_PLAIN, NULL, http_get_annotate, NULL,
+	  annotate_params },
 	{ "GET", "/api/v1/profiles/{id}/pprof", ROUTE_PLAIN, NULL, http_get_pprof, NULL,
 	  pprof_params },
 	{ "GET", "/api/v1/profiles/{id}/speedscope", ROUTE_PLAIN, NULL, http_get_speedscope, NULL,

@@ -288,7 +288,9 @@ api *api_start(const cfg *c, st_store *st, jobs *j, int listen_fd)
 	a->qc = qc_new(API_QCACHE_BYTES);	/* NULL: answers are not kept */
 	pthread_rwlock_init(&a->tok_lock, NULL);
 	a->dbg = apid_new(c, st, j);
-	if (!a->dbg || api_reload_tokens(a) < 0)
+	a->code = code_finder_new(jobs_debuginfo(j) ? dbg_dir(jobs_debuginfo(j)) : NULL,
+				  c->source_roots);
+	if (!a->dbg || !a->code || api_reload_tokens(a) < 0)
 		goto fail;
 	a->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, a,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
@@ -312,6 +314,7 @@ api *api_start(const cfg *c, st_store *st, jobs *j, int listen_fd)
 	return a;
 fail:
 	close(listen_fd);
+	code_finder_free(a->code);
 	apid_free(a->dbg);
 	qc_free(a->qc);
 	pthread_rwlock_destroy(&a->tok_lock);
@@ -351,6 +354,7 @@ void api_stop(api *a)
 	if (!a)
 		return;
 	MHD_stop_daemon(a->d);
+	code_finder_free(a->code);
 	apid_free(a->dbg);
 	tok_free(a->tok);
 	pthread_rwlock_destroy(&a->tok_lock);
