@@ -33,16 +33,6 @@ def profiles(d):
     return d.json("GET", "/api/v1/profiles?limit=1000")[1]["profiles"]
 
 
-def wait_for(d, n, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        lst = profiles(d)
-        if len(lst) >= n:
-            return lst
-        time.sleep(0.1)
-    raise AssertionError("want %d profiles, have %d" % (n, len(profiles(d))))
-
-
 def in_pieces(d, inbox, data):
     """Two opens, each closed: the first holds everything but the end."""
     path = os.path.join(inbox, "pieces.data")
@@ -53,7 +43,7 @@ def in_pieces(d, inbox, data):
     check(not profiles(d), "the first piece was taken: %r" % profiles(d))
     with open(path, "ab") as f:
         f.write(data[cut:])
-    p = d.wait(wait_for(d, 1)[0]["id"])
+    p = d.wait(d.wait_profiles(1)["profiles"][0]["id"])
     check(p["sha256"] == sha(data) and p["status"] == "ready",
           "pieces: %s %s, the whole file's sha256 %s" % (p["status"], p["sha256"], sha(data)))
     print("ok: a file-mode recording written in two pieces is taken once, whole")
@@ -68,7 +58,7 @@ def slow_copy(d, inbox, data):
         time.sleep(PAUSE)
         check(len(profiles(d)) == 1, "half a slow copy was taken")
         f.write(data[len(data) // 2:])
-    lst = wait_for(d, 2)
+    lst = d.wait_profiles(2)["profiles"]
     p = d.wait(lst[0]["id"])
     check(p["sha256"] == sha(data) and p["status"] == "ready",
           "slow copy: %s %s, the whole file's sha256 %s" % (p["status"], p["sha256"], sha(data)))
@@ -90,7 +80,7 @@ def killed_in_place(d, inbox):
     check(len(profiles(d)) == 2, "taken while perf record was writing it")
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
-    lst = wait_for(d, 3)
+    lst = d.wait_profiles(3)["profiles"]
     p = d.wait(lst[0]["id"])
     data = open(path, "rb").read()
     check(p["status"] == "ready" and p["sha256"] == sha(data) and

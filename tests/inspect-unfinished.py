@@ -22,18 +22,12 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
-from perfhubd_harness import SKIP, Daemon, builddir, have_perf_record, perf_stats, tmpdir
+from perfhubd_harness import (SKIP, Daemon, Failures, builddir, have_perf_record, perf_stats,
+                              tmpdir)
 
 PERFHUB = os.path.join(builddir(), "cli", "perfhub")
 UNFINISHED = "perf record did not end this recording"
-failures = []
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
-        print("FAIL: " + msg)
-    return cond
+check = Failures()
 
 
 def killed_recording(out):
@@ -132,7 +126,7 @@ def main():
         check(any(UNFINISHED in w for w in lst["profiles"][0].get("warnings", [])),
               "the list's profile without the warning")
         print("ok: perfhubd: ready, %d samples, warning in the profile" % p.get("samples", 0))
-    return 1 if failures else 0
+    return check.status()
 
 
 if __name__ == "__main__":

@@ -26,21 +26,14 @@ import perfhubd_harness as H  # noqa: E402
 
 SRC = os.environ.get("top_srcdir", os.path.join(os.path.dirname(__file__), ".."))
 DAEMON = os.path.abspath(os.path.join(H.builddir(), "daemon", "perfhubd"))
-failures = []
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
-        print("FAIL: " + msg)
-    return cond
+check = H.Failures()
 
 
 def help_text():
     out = subprocess.run([DAEMON, "--help"], capture_output=True, text=True, timeout=30).stdout
     bad = []
     for line in out.splitlines():
-        m = re.match(r"  (--[a-z-]+)( [A-Z][A-Z:]*)?(.*)$", line)
+        m = re.match(r"  (--[a-z-]+)( [A-Z][^ ]*)?(.*)$", line)
         if not m:
             continue
         rest = m.group(3)
@@ -145,7 +138,7 @@ def main():
     spool_beside_db(work)
     address_in_use(work)
     page_from_build_tree(work)
-    return 1 if failures else 0
+    return check.status()
 
 
 if __name__ == "__main__":

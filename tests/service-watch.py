@@ -37,19 +37,12 @@ import perfhubd_harness as H  # noqa: E402
 SRC = os.environ.get("top_srcdir", ".")
 DAEMON = os.path.abspath(os.path.join(H.builddir(), "daemon", "perfhubd"))
 NOBODY = 65534
-failures = []
-
-
-def check(cond, msg):
-    if not cond:
-        failures.append(msg)
-        print("FAIL: " + msg)
-    return cond
+check = H.Failures()
 
 
 def ok(since, msg):
     """msg, when no check failed since `since` failures."""
-    if len(failures) == since:
+    if len(check.list) == since:
         print("ok: " + msg)
 
 
@@ -139,7 +132,7 @@ def record_into(inbox, name):
 
 
 def unreadable_then_chmod(d, inbox):
-    n = len(failures)
+    n = len(check.list)
     path, proc = record_into(inbox, "rec.data")
     while proc.poll() is None:
         check(not profiles(d), "taken while perf record was writing it")
@@ -200,7 +193,7 @@ def main():
     os.chown(state, NOBODY, NOBODY)
     with Sandboxed(state, ["--watch", inbox, "--watch-remove"], systemd=systemd) as d:
         path = unreadable_then_chmod(d, inbox)
-        n = len(failures)
+        n = len(check.list)
         deadline = time.time() + 10
         while time.time() < deadline and os.path.exists(path):
             time.sleep(0.1)
@@ -216,7 +209,7 @@ def main():
     os.chown(state2, NOBODY, NOBODY)
     src = H.perf_record(os.path.join(work, "moved.data"), ["-e", "cpu-clock"], H.BUSY)
     os.chmod(src, 0o644)
-    n = len(failures)
+    n = len(check.list)
     with Sandboxed(state2, ["--watch", inbox2, "--watch-remove"], read_only=inbox2,
                    systemd=systemd) as d:
         check("ReadWritePaths" in d.read_log(), "no warning that --watch-remove needs "
@@ -236,7 +229,7 @@ def main():
         check("cannot remove" in d.read_log() and "ReadWritePaths" in d.read_log(),
               "the failed removal is not reported with its remedy")
         ok(n, "read-only watched directory: warned at start, taken, left in place")
-    return 1 if failures else 0
+    return check.status()
 
 
 if __name__ == "__main__":

@@ -1023,7 +1023,7 @@
         ctx.strokeRect(Math.floor(this.cursor / g.rows) * this.cellW + 0.75, (this.cursor % g.rows) * this.cellH + 0.75,
           this.cellW - 2.5, this.cellH - 2.5);
       }
-      let txt = g.cols + ' s \u00d7 ' + g.rows + ' rows of ' + Math.round(tl.bucketNs / 1e6) + ' ms; max ' + g.max + ' ' + (tl.unit || 'samples') + '/bucket';
+      let txt = g.cols + ' s \u00d7 ' + g.rows + ' rows of ' + Math.round(tl.bucketNs / 1e6) + ' ms; max ' + g.max + ' ' + (tl.unit || 'samples') + ' per bucket';
       if (p.from_ns && p.to_ns) {
         txt += '; selected ' + ((+p.from_ns - tl.startNs) / 1e9).toFixed(3) + '\u2013' + ((+p.to_ns - tl.startNs) / 1e9).toFixed(3) + ' s';
       }
