@@ -35,7 +35,7 @@ def main():
     with open(os.path.join(work, "secret.txt"), "w") as f:
         f.write("outside the web root\n")
     os.symlink(os.path.join(work, "secret.txt"), os.path.join(web, "link.txt"))
-    body = b"not a recording"
+    body = b"PERFILE2 but not a recording"
 
     with Daemon(args=["--token-file", tokfile, "--web-root", web]) as d:
         st, r = d.upload(body)

@@ -17,7 +17,8 @@ DAEMON_TESTS = \
 	tests/api-openapi.py \
 	tests/daemon-metrics.py \
 	tests/daemon-defaults.py \
-	tests/daemon-resymbolize.py
+	tests/daemon-resymbolize.py \
+	tests/daemon-refuse.py
 TESTS += $(DAEMON_TESTS) tests/docs-paths.py
 EXTRA_DIST += tests/docs-paths.py
 

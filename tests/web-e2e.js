@@ -223,10 +223,11 @@ async function main() {
     /* hover: name, kind, samples, self, share of all and of the parent */
     log('hover: name, kind, samples, self, share of all and');
     const vals = pathValues(whole);
-    /* the widest frame at depth >= 3 with a few frames above it, so that a
+    /* the widest frame at depth >= 3, one with a few frames above it first, so that a
      * zoom into it has something to show */
     const above = (f) => fr.filter((g) => g.path.startsWith(f.path + ';')).length;
-    const hot = fr.filter((f) => f.depth >= 3 && f.w > 60 && above(f) >= 3).sort((a, b) => b.w - a.w)[0];
+    const hot = fr.filter((f) => f.depth >= 3 && f.w > 60)
+      .sort((a, b) => (above(b) >= 3) - (above(a) >= 3) || b.w - a.w)[0];
     ok(hot, 'a wide frame at depth >= 3');
     let pt = await centre(page, 'profile', hot);
     await page.mouse.move(pt.x, pt.y);

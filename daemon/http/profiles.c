@@ -7,18 +7,25 @@
 #include <strings.h>
 
 #include "http/http.h"
+#include "intake/labels.h"
 #include "intake/spool.h"
 #include "log.h"
 
 /* ---- uploads: the body goes to intake/ ------------------------------------------ */
 
 /* The answer to an upload the spool refused (enum sp_result rc). */
-static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, int encoding, int rc)
+static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, int encoding, int is_tar,
+				  int rc)
 {
 	const char *enc = encoding == SP_GZIP ? "gzip" : "zstd";
 
 	atomic_fetch_add(&a->rejected, 1);
 	switch (rc) {
+	case SP_ERR_MAGIC:
+		return http_reply_error(a, conn, 400, is_tar ?
+					"not a tar of a perf.data directory (empty, or no ustar header)" :
+					"not a perf.data file (empty, or it does not start with PERFILE2 "
+					"or PERFFILE)");
 	case SP_ERR_TOO_LARGE:
 		return http_reply_error(a, conn, 413, "upload exceeds the limit of %llu bytes",
 					(unsigned long long)a->c->max_upload);
@@ -35,12 +42,37 @@ static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, int encod
 
 static int stream_begin(api *a, struct MHD_Connection *conn, req *r);
 
+/* An upload's name and tags, before a byte of its body is read: tag=K=V
+ * syntax, and each label as intake_check_label wants it. 0, or -1 and why. */
+static int upload_labels_check(struct MHD_Connection *conn, char *why, size_t whylen)
+{
+	const char *name = http_arg(conn, "name");
+	http_tags tags = { 0 };
+	size_t i;
+	int rc = 0;
+
+	if (name && intake_check_label(INTAKE_NAME, name, why, whylen) < 0)
+		return -1;
+	http_tags_get(conn, &tags);
+	if (tags.bad) {
+		snprintf(why, whylen, "bad tag: want tag=KEY=VALUE (at most %d)", API_MAX_TAGS);
+		rc = -1;
+	}
+	for (i = 0; !rc && i < tags.n; i++)
+		if (intake_check_label(INTAKE_TAG_KEY, tags.keys[i], why, whylen) < 0 ||
+		    intake_check_label(INTAKE_TAG_VALUE, tags.values[i], why, whylen) < 0)
+			rc = -1;
+	http_tags_free(&tags);
+	return rc;
+}
+
 MHD_Result_t http_upload_begin(api *a, struct MHD_Connection *conn, req *r)
 {
 	const char *len = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
 	const char *enc = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Encoding");
 	const char *type = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Type");
-	int encoding = SP_IDENTITY;
+	int encoding = SP_IDENTITY, is_tar = type && !strncasecmp(type, "application/x-tar", 17);
+	char why[160];
 
 	/* refuse before reading a byte of the body */
 	if (len && !enc && strtoull(len, NULL, 10) > a->c->max_upload) {
@@ -55,14 +87,17 @@ MHD_Result_t http_upload_begin(api *a, struct MHD_Connection *conn, req *r)
 	else if (enc && strcasecmp(enc, "identity"))
 		return http_reply_error(a, conn, 415,
 					"unsupported Content-Encoding '%s' (use zstd or gzip)", enc);
+	if (upload_labels_check(conn, why, sizeof(why)) < 0) {
+		atomic_fetch_add(&a->rejected, 1);
+		return http_reply_error(a, conn, 400, "%s", why);
+	}
 	if (!len && stream_begin(a, conn, r) < 0)
 		return http_reply_error(a, conn, 503, "%d streamed uploads are under way, the most "
 					"taken at once; retry later", API_MAX_STREAMS);
-	r->up = intake_upload_begin(a->c->spool_dir, encoding, a->c->max_upload,
-				    type && !strncasecmp(type, "application/x-tar", 17));
+	r->up = intake_upload_begin(a->c->spool_dir, encoding, a->c->max_upload, is_tar);
 	if (!r->up)
-		return upload_failed(a, conn, encoding, errno == ENOSPC || errno == EDQUOT ?
-				     SP_ERR_FULL : SP_ERR_IO);
+		return upload_failed(a, conn, encoding, is_tar, errno == ENOSPC ||
+				     errno == EDQUOT ? SP_ERR_FULL : SP_ERR_IO);
 	r->kind = REQ_UPLOAD;
 	return MHD_YES;
 }
@@ -146,7 +181,7 @@ MHD_Result_t http_upload_end(api *a, struct MHD_Connection *conn, req *r)
 	rc = intake_upload_finish(r->up, sha, &size, &path, &kind);
 	r->up = NULL;
 	if (rc != SP_OK)
-		return upload_failed(a, conn, encoding, rc);
+		return upload_failed(a, conn, encoding, !strcmp(kind, "tar"), rc);
 	http_tags_get(conn, &tags);
 	if (tags.bad) {
 		http_tags_free(&tags);
@@ -242,23 +277,6 @@ MHD_Result_t http_profile_delete(api *a, struct MHD_Connection *conn, int64_t id
 
 /* ---- PATCH: a profile's name and tags ---------------------------------------------- */
 
-#define API_MAX_NAME 256	/* bytes of a profile's name */
-#define API_MAX_TAG_KEY 128
-#define API_MAX_TAG_VALUE 256
-
-/* A label text is UTF-8 (jansson checked) without control characters. */
-static int label_ok(const char *s, size_t max)
-{
-	size_t n = strlen(s), i;
-
-	if (n > max)
-		return 0;
-	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
-			return 0;
-	return 1;
-}
-
 /* {"name": "..." | null, "tags": {"key": "value" | null, ...}}: the name
  * set or removed, each tag key set (its earlier value replaced) or
  * removed; anything else is refused before a thing changes. */
@@ -267,6 +285,7 @@ MHD_Result_t http_profile_patch(api *a, struct MHD_Connection *conn, int64_t id,
 {
 	const char *keys[API_MAX_TAGS], *values[API_MAX_TAGS], *k;
 	st_profile_patch patch = { 0 };
+	char why[160];
 	json_error_t jerr;
 	json_t *in = json_loadb(body, len, 0, &jerr), *v, *tags;
 	int notfound = 0, rc;
@@ -288,11 +307,11 @@ MHD_Result_t http_profile_patch(api *a, struct MHD_Connection *conn, int64_t id,
 		}
 	if ((v = json_object_get(in, "name"))) {
 		if (!json_is_null(v) && (!json_is_string(v) ||
-					 !label_ok(json_string_value(v), API_MAX_NAME))) {
+					 intake_check_label(INTAKE_NAME, json_string_value(v), why,
+							    sizeof(why)) < 0)) {
 			json_decref(in);
-			return http_reply_error(a, conn, 400, "'name' must be a string of at most %d "
-						"bytes without control characters, or null",
-						API_MAX_NAME);
+			return http_reply_error(a, conn, 400, "'name' must be a string or null: %s",
+						json_is_string(v) ? why : "not a string");
 		}
 		patch.set_name = 1;
 		patch.name = json_string_value(v);
@@ -304,13 +323,12 @@ MHD_Result_t http_profile_patch(api *a, struct MHD_Connection *conn, int64_t id,
 					"keys", API_MAX_TAGS);
 	}
 	json_object_foreach(tags, k, v) {
-		if (!*k || strchr(k, '=') || !label_ok(k, API_MAX_TAG_KEY) ||
+		snprintf(why, sizeof(why), "a key without '=' and a string value (null removes it)");
+		if (strchr(k, '=') || intake_check_label(INTAKE_TAG_KEY, k, why, sizeof(why)) < 0 ||
 		    (!json_is_null(v) && (!json_is_string(v) ||
-					  !label_ok(json_string_value(v), API_MAX_TAG_VALUE)))) {
-			ret = http_reply_error(a, conn, 400, "bad tag '%.64s': a key of 1 to %d "
-					       "bytes without '=' and a string value of at most %d "
-					       "bytes (null removes it)", k, API_MAX_TAG_KEY,
-					       API_MAX_TAG_VALUE);
+					  intake_check_label(INTAKE_TAG_VALUE, json_string_value(v),
+							     why, sizeof(why)) < 0))) {
+			ret = http_reply_error(a, conn, 400, "bad tag '%.64s': %s", k, why);
 			json_decref(in);
 			return ret;
 		}

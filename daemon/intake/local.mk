@@ -3,5 +3,6 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/intake/sha256.c daemon/intake/sha256.h \
 	daemon/intake/spool.c daemon/intake/spool.h \
 	daemon/intake/upload.c daemon/intake/upload.h \
+	daemon/intake/labels.c daemon/intake/labels.h \
 	daemon/intake/watch.c daemon/intake/watch.h
 EXTRA_DIST += daemon/intake/README.md

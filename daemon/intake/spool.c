@@ -19,6 +19,8 @@
 #include "dirpack.h"
 
 #define SP_OUT_CHUNK (256 * 1024)
+#define SP_TAR_MAGIC_AT 257	/* "ustar" in a tar's first header */
+#define SP_HEAD_MAX (SP_TAR_MAGIC_AT + 5)
 
 struct sp_upload {
 	char *dir;
@@ -26,6 +28,10 @@ struct sp_upload {
 	int fd;
 	int encoding;
 	uint64_t max, size;
+	int expect;		/* enum sp_expect */
+	unsigned char head[SP_HEAD_MAX];	/* the first decoded bytes */
+	size_t head_len;
+	int head_ok;		/* the expected start was seen */
 	sha256_ctx sha;
 	ZSTD_DStream *zd;
 	size_t zlast;		/* last ZSTD_decompressStream hint: 0 = frame done */
@@ -137,12 +143,47 @@ static int full_or_io(void)
 	return errno == ENOSPC || errno == EDQUOT || errno == EFBIG ? SP_ERR_FULL : SP_ERR_IO;
 }
 
+void sp_expect(sp_upload *u, int what)
+{
+	u->expect = what;
+}
+
+/* How many first bytes the expected start needs. */
+static size_t magic_len(int expect)
+{
+	return expect == SP_EXPECT_PERF ? 8 : expect == SP_EXPECT_TAR ? SP_HEAD_MAX : 0;
+}
+
+/* Keeps the first bytes; once there are enough, whether they start as
+ * expected. enum sp_result. */
+static int probe(sp_upload *u, const void *data, size_t len)
+{
+	static const char *const perf[] = { "PERFILE2", "2ELIFREP", "PERFFILE" };
+	size_t want = magic_len(u->expect), n, i;
+
+	if (u->head_ok || !want)
+		return SP_OK;
+	n = want - u->head_len < len ? want - u->head_len : len;
+	memcpy(u->head + u->head_len, data, n);
+	u->head_len += n;
+	if (u->head_len < want)
+		return SP_OK;
+	if (u->expect == SP_EXPECT_TAR)
+		u->head_ok = !memcmp(u->head + SP_TAR_MAGIC_AT, "ustar", 5);
+	for (i = 0; u->expect == SP_EXPECT_PERF && i < sizeof(perf) / sizeof(*perf); i++)
+		u->head_ok |= !memcmp(u->head, perf[i], 8);
+	return u->head_ok ? SP_OK : SP_ERR_MAGIC;
+}
+
 static int put(sp_upload *u, const void *data, size_t len)
 {
 	const char *p = data;
+	int rc;
 
 	if (len > u->max - u->size)
 		return SP_ERR_TOO_LARGE;
+	if ((rc = probe(u, data, len)) != SP_OK)
+		return rc;
 	sha256_update(&u->sha, data, len);
 	u->size += len;
 	while (len) {
@@ -255,6 +296,10 @@ int sp_finish(sp_upload *u, const char *ext, char sha256[65], uint64_t *size, ch
 	}
 	if (u->encoding == SP_GZIP && (!u->zstarted || !u->gz_done)) {
 		rc = SP_ERR_ENCODING;	/* truncated gzip stream */
+		goto out;
+	}
+	if (magic_len(u->expect) && !u->head_ok) {
+		rc = SP_ERR_MAGIC;	/* empty, or shorter than its start */
 		goto out;
 	}
 	if (fsync(u->fd) < 0) {

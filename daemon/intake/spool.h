@@ -14,12 +14,16 @@ typedef struct sp_upload sp_upload;
 
 enum sp_encoding { SP_IDENTITY, SP_ZSTD, SP_GZIP };
 
+/* What the decoded bytes must start with (sp_expect). */
+enum sp_expect { SP_EXPECT_ANY, SP_EXPECT_PERF, SP_EXPECT_TAR };
+
 enum sp_result {
 	SP_OK = 0,
 	SP_ERR_IO = -1,		/* disk trouble (errno kept) */
 	SP_ERR_TOO_LARGE = -2,	/* more than max bytes after decoding */
 	SP_ERR_ENCODING = -3,	/* the zstd or gzip stream is corrupt or truncated */
 	SP_ERR_FULL = -4,	/* no space left on the spool's filesystem */
+	SP_ERR_MAGIC = -6,	/* does not start as sp_expect() said (or is empty) */
 };
 
 /* Creates the spool directories if needed and removes partial uploads left
@@ -28,6 +32,11 @@ int sp_init(const char *spool_dir);
 
 /* A new upload; `max` caps the decoded size. NULL on error (errno). */
 sp_upload *sp_begin(const char *spool_dir, int encoding, uint64_t max);
+/* The decoded bytes must start as a perf.data file (PERFILE2 either byte
+ * order, PERFFILE) or a tar (ustar): checked as soon as they arrive, so a
+ * wrong body stops before it is spooled whole; an empty one is refused at
+ * sp_finish. */
+void sp_expect(sp_upload *u, int what);
 /* Feeds bytes as they arrive. enum sp_result. */
 int sp_write(sp_upload *u, const void *data, size_t len);
 /*

@@ -37,6 +37,7 @@ intake_upload *intake_upload_begin(const char *spool_dir, int encoding, uint64_t
 		free(u);
 		return NULL;
 	}
+	sp_expect(u->up, is_tar ? SP_EXPECT_TAR : SP_EXPECT_PERF);
 	u->is_tar = is_tar;
 	u->encoding = encoding;
 	u->started = now_s();

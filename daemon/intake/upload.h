@@ -24,7 +24,8 @@ typedef struct intake_upload intake_upload;
 
 /* A new upload into spool_dir; `encoding` is enum sp_encoding, `max` caps
  * the decoded size, `is_tar` says the body is a tar of a perf.data
- * directory. NULL on error (errno). */
+ * directory (else a perf.data file): the decoded body must start as one
+ * (SP_ERR_MAGIC otherwise, an empty body too). NULL on error (errno). */
 intake_upload *intake_upload_begin(const char *spool_dir, int encoding, uint64_t max,
 				   int is_tar);
 /* More body bytes. After the spool refused them (see intake_upload_failed)

@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "intake/labels.h"
 #include "intake/upload.h"
 #include "log.h"
 #include "intake/spool.h"
@@ -183,7 +184,7 @@ static uint64_t fingerprint(const char *path, int is_dir)
 /* Spools and queues it. 0 done (or given up, logged), -1 unreadable. */
 static int take(watch *w, const char *path)
 {
-	char sha[65], *spooled = NULL;
+	char sha[65], why[160], *spooled = NULL;
 	const char *kind = "file", *base = strrchr(path, '/');
 	uint64_t size = 0;
 	int64_t id = 0;
@@ -197,8 +198,15 @@ static int take(watch *w, const char *path)
 			 rc == SP_ERR_TOO_LARGE ? "larger than --max-upload" : strerror(errno));
 		return 0;
 	}
-	rc = intake_queue(w->st, w->j, w->c->queue_size, sha, spooled, kind, size,
-			  base ? base + 1 : path, 0, NULL, NULL, &id, &existed);
+	/* the file's name names the profile, when it is a name the API takes */
+	base = base ? base + 1 : path;
+	if (intake_check_label(INTAKE_NAME, base, why, sizeof(why)) < 0) {
+		log_warn("msg=\"watch: file name is no profile name\" path=\"%s\" why=\"%s\"",
+			 path, why);
+		base = NULL;
+	}
+	rc = intake_queue(w->st, w->j, w->c->queue_size, sha, spooled, kind, size, base, 0, NULL,
+			  NULL, &id, &existed);
 	if (rc < 0) {
 		log_warn("msg=\"watch: cannot queue\" path=\"%s\" error=\"%s\"", path,
 			 rc == -2 ? "queue full" : "storage error");

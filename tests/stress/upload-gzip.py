@@ -77,8 +77,9 @@ def main():
             check(st == 400 and "gzip" in r.get("error", ""), "%s: want 400, got %s %s" %
                   (what, st, r))
         # a bomb: 64 KiB on the wire, 64 MiB decoded, over the 4 MiB limit
+        # (perf.data's magic first, so that the size is what refuses it)
         z = zlib.compressobj(9, zlib.DEFLATED, 31)
-        bomb = z.compress(b"\0" * (64 << 20)) + z.flush()
+        bomb = z.compress(b"PERFILE2" + b"\0" * (64 << 20)) + z.flush()
         check(len(bomb) < 100 << 10, "bomb is small: %d" % len(bomb))
         rss0 = S.proc_status(d.proc.pid, "VmRSS")
         for _ in range(5):
