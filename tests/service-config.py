@@ -138,7 +138,7 @@ def test_levels(work):
             except OSError:
                 time.sleep(0.1)
         req = urllib.request.Request("http://127.0.0.1:%d/api/v1/profiles" % port,
-                                     data=b"not a perf.data file", method="POST")
+                                     data=b"PERFILE2 but no perf.data file", method="POST")
         urllib.request.urlopen(req, timeout=10).read()
         while time.time() < deadline and "parse failed" not in open(errpath).read():
             time.sleep(0.1)
