@@ -188,6 +188,7 @@ typedef struct http_fold_args {
 	st_fold_filter f;
 	int by_samples;		/* weight=samples */
 	char event[HTTP_EVENT_MAX];	/* f.event once http_fold_event resolved it */
+	int64_t gen;		/* the parse generation the event was resolved in; 0 = none */
 } http_fold_args;
 /* The weight's name ("samples", "period", "offcpu", "wall"). */
 const char *http_weight_name(const http_fold_args *fa);

@@ -324,7 +324,7 @@ int http_fold_event(api *a, struct MHD_Connection *conn, int64_t id, http_fold_a
 	/* the off-CPU weights have defaults of their own (the engine's) */
 	if (!want && fa->f.measure != PE_MEASURE_PERIOD)
 		return 0;
-	rc = st_event_pick(a->st, id, want, &name, &names);
+	rc = st_event_pick(a->st, id, want, &name, &names, &fa->gen);
 
 	if (rc == 0 && !name) {
 		fa->f.event = NULL;	/* no samples at all: an empty answer */
@@ -426,7 +426,12 @@ int http_answer_key(api *a, const char *endpoint, int64_t id, const http_fold_ar
 	const char *comm = fa && fa->f.comm ? fa->f.comm : "";
 	int n;
 
-	if (!a->qc || st_profile_generation(a->st, id, &gen) != 0)
+	if (!a->qc)
+		return 1;
+	/* the generation the event was resolved in saves a second look */
+	if (fa && fa->gen)
+		gen = fa->gen;
+	else if (st_profile_generation(a->st, id, &gen) != 0)
 		return 1;
 	if (!fa) {
 		n = snprintf(key, API_KEY_LEN, "%s|%lld|%lld|%lld", endpoint, (long long)id,

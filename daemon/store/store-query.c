@@ -88,7 +88,8 @@ int st_profile_generation(st_store *st, int64_t id, int64_t *gen)
 	return rc;
 }
 
-int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char **names)
+int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char **names,
+		  int64_t *gen)
 {
 	const char *ev;
 	stq_reading r;
@@ -100,6 +101,8 @@ int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char 
 	if (rc)
 		return rc;
 	stq_end_snapshot(&r);
+	if (gen)
+		*gen = pe_model_gen(r.m);
 	rc = -1;
 	if (pe_event_pick(r.m, want, &ev) < 0)
 		goto out;

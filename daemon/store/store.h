@@ -127,8 +127,11 @@ typedef pe_filter st_fold_filter;
  * `want` that has samples; the default is the first that has samples.
  * OUT: *name malloc'ed (NULL when the profile has no samples at all); on 2,
  * *names (unless `names` is NULL) the profile's event names joined by ", ",
- * malloc'ed. 0 found; 1 not ready; 2 no event answers to `want`; -1 error. */
-int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char **names);
+ * malloc'ed; *gen (unless NULL) the parse generation it was picked in
+ * (st_profile_generation's). 0 found; 1 not ready; 2 no event answers to
+ * `want`; -1 error. */
+int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char **names,
+		  int64_t *gen);
 
 /* One call per distinct folded stack, in the order stackcollapse-perf
  * prints them (sorted bytewise): `line` is "comm;outer;...;leaf" (comm as
