@@ -74,6 +74,27 @@ typedef struct shard {
 
 enum { SHARD_PARSE = 1, SHARD_NOMEM, SHARD_TOO_MANY };
 
+/* Throws away what the shard folded, for another event. 0 or -1. */
+static int restart_fold(shard *sh, pd_foldcache **fc)
+{
+	pd_foldcache_free(*fc);
+	pd_fold_free(sh->fold);
+	*fc = NULL;
+	sh->fold = pd_fold_new(sh->flags);
+	return sh->fold && (*fc = pd_foldcache_new(sh->sym, sh->fold)) ? 0 : -1;
+}
+
+/* Whether any event of the recording answers to `want`. */
+static int any_event_named(const pd_file *f, const char *want)
+{
+	size_t i;
+
+	for (i = 0; i < pd_nr_events(f); i++)
+		if (event_matches(pd_get_event(f, i)->name, want))
+			return 1;
+	return 0;
+}
+
 /* Read the whole recording; fold this shard's blocks of samples. */
 static void *shard_run(void *arg)
 {
@@ -112,14 +133,22 @@ static void *shard_run(void *arg)
 		 * header, so the pipeline drops it; so do we */
 		if ((s->fields & PD_SAMPLE_TID) && (s->tid == UINT32_MAX || s->pid == UINT32_MAX))
 			continue;
-		/* one event only: the chosen one, else the first that samples */
-		if (!chosen) {
-			if (sh->event && !event_matches(s->event->name, sh->event))
-				continue;
+		/* one event only: the first in the recording's own event order
+		 * (perf report's) that answers to --event and has samples. Every
+		 * shard sees every sample here, so all choose alike. */
+		if (sh->event && !event_matches(s->event->name, sh->event))
+			continue;
+		if (!chosen || (s->event->index < chosen->index &&
+				strcmp(s->event->name, chosen->name))) {
+			/* an event earlier in that order has its first sample:
+			 * it is the one, and what was folded goes */
+			if (chosen && restart_fold(sh, &fc) < 0) {
+				sh->status = SHARD_NOMEM;
+				goto out;
+			}
 			chosen = s->event;
-		} else if (s->event != chosen &&
-			   (!sh->event || !event_matches(s->event->name, sh->event) ||
-			    strcmp(s->event->name, chosen->name))) {
+			nsample = 0;
+		} else if (s->event != chosen && strcmp(s->event->name, chosen->name)) {
 			continue;
 		}
 		/* dwarf samples by blocks in turn (each is unwound on its own);
@@ -291,8 +320,17 @@ int cmd_collapse(int argc, char **argv)
 			if (!seen)
 				fprintf(stderr, "perfhub collapse: warning: %s\n", w);
 		}
-	if (event && !sh[0].chosen)
+	if (event && !sh[0].chosen) {
+		if (!any_event_named(sh[0].file, event)) {
+			fprintf(stderr, "perfhub collapse: %s: no event '%s' (its events:", path, event);
+			for (i = 0; (size_t)i < pd_nr_events(sh[0].file); i++)
+				fprintf(stderr, "%s %s", i ? "," : "",
+					pd_get_event(sh[0].file, (size_t)i)->name);
+			fprintf(stderr, ")\n");
+			goto out;
+		}
 		fprintf(stderr, "perfhub collapse: warning: no samples of event '%s'\n", event);
+	}
 	if (json) {
 		json_t *tree = pd_fold_tree(sh[0].fold);
 

@@ -194,7 +194,7 @@ static json_t *annotate_local(const vw_opts *o)
 	size_t i;
 	int by_samples, rc;
 
-	if (!(p = load(o, "annotate", "samples", &f, &by_samples)))
+	if (!(p = load(o, "annotate", "period", &f, &by_samples)))
 		return NULL;
 	rc = pe_annotate(pe_offline_model(p), &f, o->function, pe_offline_leaves(p), &an);
 	if (rc == 1)

@@ -13,7 +13,11 @@ daemon_libperfhubd_a_SOURCES = \
 	daemon/log.c daemon/log.h \
 	daemon/options.c daemon/options.h
 EXTRA_DIST += daemon/README.md
-DAEMON_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon $(COMMON_CPPFLAGS) $(ENGINE_CPPFLAGS)
+# The build tree's program serves the source tree's page without --web-root
+# (options.c), also in an out-of-tree build.
+DAEMON_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon $(COMMON_CPPFLAGS) $(ENGINE_CPPFLAGS) \
+	-DPERFHUB_BUILD_PROGRAM='"$(abs_top_builddir)/daemon/perfhubd"' \
+	-DPERFHUB_SOURCE_WEB='"$(abs_top_srcdir)/web"'
 DAEMON_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS) \
 	$(SQLITE_CFLAGS) $(SYSTEMD_CFLAGS) $(ELF_CFLAGS) $(DEBUGINFOD_CFLAGS) $(LIBARCHIVE_CFLAGS) \
 	$(NETTLE_CFLAGS)

@@ -240,7 +240,7 @@ int main(int argc, char **argv)
 	retention *ret = NULL;
 	sigset_t set;
 	char err[512];
-	int sig, requeued = 0, rc, left;
+	int sig, requeued = 0, rc, left, listen_fd;
 
 	/* glibc gives threads their own malloc arenas (up to 8 per CPU) that
 	 * keep what they once held: RSS then climbs with every thread that
@@ -277,6 +277,11 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	/* listen first: a start that cannot (the port is taken) creates no
+	 * database and no spool */
+	listen_fd = api_listen(&c);
+	if (listen_fd < 0)
+		fatal("msg=\"cannot start the HTTP server\"");
 	if (make_parent(c.db_path) < 0 || sp_init(c.spool_dir) < 0)
 		fatal("msg=\"cannot create the state directories\" db=\"%s\" spool=\"%s\" error=\"%s\"",
 		      c.db_path, c.spool_dir, strerror(errno));
@@ -298,7 +303,7 @@ int main(int argc, char **argv)
 	ret = ret_start(st, c.spool_dir, dbg, c.retain_days, c.max_db_size, c.retention_interval);
 	if (ret)
 		jobs_on_done(j, ret_kick, ret);
-	a = api_start(&c, st, j);
+	a = api_start(&c, st, j, listen_fd);
 	if (!a)
 		fatal("msg=\"cannot start the HTTP server\"");
 	w = watch_start(&c, st, j);

@@ -19,6 +19,7 @@
 #define DEFAULT_SHUTDOWN_GRACE 30	/* below the unit's TimeoutStopSec=60 */
 #define DEFAULT_RETENTION_INTERVAL 3600
 #define DEFAULT_MAX_DEBUGINFO (4ULL << 30)	/* 4 GiB: big C++ debug files */
+#define USAGE_COLUMN 28		/* where --help's descriptions start */
 
 enum opt_type {
 	OPT_STR, OPT_U64, OPT_UINT, OPT_BOOL, OPT_LISTEN, OPT_WATCH, OPT_SIZE, OPT_LEVEL,
@@ -383,9 +384,13 @@ static void usage(void)
 	for (i = 0; i < NR_OPTS; i++) {
 		snprintf(left, sizeof(left), "--%s%s%s", opts[i].name, opts[i].arg ? " " : "",
 			 opts[i].arg ? opts[i].arg : "");
-		printf("  %-28s%s\n", left, opts[i].help);
+		/* a name wider than its column gets a line of its own */
+		if (strlen(left) >= USAGE_COLUMN)
+			printf("  %s\n  %-*s%s\n", left, USAGE_COLUMN, "", opts[i].help);
+		else
+			printf("  %-*s%s\n", USAGE_COLUMN, left, opts[i].help);
 	}
-	printf("  %-28s%s\n", "--help", "this text");
+	printf("  %-*s%s\n", USAGE_COLUMN, "--help", "this text");
 }
 
 static char *join(const char *dir, const char *name)
@@ -396,6 +401,55 @@ static char *join(const char *dir, const char *name)
 	if (p)
 		snprintf(p, n, "%s/%s", dir, name);
 	return p;
+}
+
+/* The folder holding `path` ("." for a bare name). */
+static char *parent_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, (size_t)(slash - path));
+}
+
+/* Whether dir holds the page (its index.html). */
+static int has_page(const char *dir)
+{
+	char *index = join(dir, "index.html");
+	int ok = index && access(index, R_OK) == 0;
+
+	free(index);
+	return ok;
+}
+
+/*
+ * The page's folder when --web-root is not given: web/ beside the program's
+ * folder (a build tree: daemon/perfhubd and web/), the source tree's web/
+ * when this is the build tree's program of an out-of-tree build, else the
+ * installed copy.
+ */
+static char *default_web_root(void)
+{
+	char exe[4096], *dir, *beside;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0) {
+		exe[n] = 0;
+		dir = parent_dir(exe);
+		beside = dir ? join(dir, "../web") : NULL;
+		free(dir);
+		if (beside && has_page(beside))
+			return beside;
+		free(beside);
+#if defined(PERFHUB_BUILD_PROGRAM) && defined(PERFHUB_SOURCE_WEB)
+		if (!strcmp(exe, PERFHUB_BUILD_PROGRAM) && has_page(PERFHUB_SOURCE_WEB))
+			return strdup(PERFHUB_SOURCE_WEB);
+#endif
+	}
+	return strdup(PERFHUB_DATADIR "/web");
 }
 
 int cfg_load(cfg *c, int argc, char **argv)
@@ -469,15 +523,22 @@ int cfg_load(cfg *c, int argc, char **argv)
 	if (c->debug)
 		c->log_level = LL_DEBUG;
 	{
-		/* systemd may pass several directories, colon separated: use the first */
+		/* systemd may pass several directories, colon separated: use the
+		 * first; a --db without --spool keeps the spool beside the
+		 * database */
 		char *dir = state && *state ? strndup(state, strcspn(state, ":"))
 					    : strdup("./perfhub-data");
+		char *db_dir = c->db_path ? parent_dir(c->db_path) : NULL;
+
 		if (!c->db_path)
 			c->db_path = join(dir, "perfhub.db");
 		if (!c->spool_dir)
-			c->spool_dir = join(dir, "spool");
+			c->spool_dir = join(db_dir ? db_dir : dir, "spool");
+		free(db_dir);
 		free(dir);
 	}
+	if (!c->web_root)
+		c->web_root = default_web_root();
 	return rc;
 }
 

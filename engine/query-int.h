@@ -14,9 +14,7 @@ struct pe_selection {
 	pe_aggmap groups;
 };
 
-/* The event perfhub collapse folds: that of the first sample (in file
- * order) whose event matches `want` ("cpu-clock" matches "cpu-clock:ppp"),
- * or of the very first sample. NULL = none. */
+/* pe_event_pick's event; NULL = none (or out of memory: nothing to fold). */
 const char *pe_fold_event(const pe_model *m, const char *want);
 /* Which event indexes carry the name `ev` (flags by index, + 1 spare);
  * NULL out of memory. */

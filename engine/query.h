@@ -32,8 +32,9 @@ enum pe_measure {
 };
 
 typedef struct pe_filter {
-	const char *event;		/* NULL = the first sample's event (PE_MEASURE_OFFCPU:
-					   the off-CPU event; PE_MEASURE_WALL: the on-CPU one) */
+	const char *event;		/* NULL = the default: pe_event_pick's
+					   (PE_MEASURE_OFFCPU: the off-CPU event;
+					   PE_MEASURE_WALL: the on-CPU one) */
 	const char *comm;		/* NULL = any */
 	int64_t pid, tid;		/* -1 = any */
 	uint64_t from_ns, to_ns;	/* 0 = open */
@@ -58,6 +59,21 @@ int pe_weight_parse(const char *name, int *by_samples, int *measure);
 /* The name of by_samples and measure. */
 const char *pe_weight_name(int by_samples, int measure);
 
+/* ---- the event a question folds ------------------------------------------------ */
+
+/* The event questions about the model fold for `want` (the filter's event;
+ * NULL: the default), counted in the recording's own event order (perf
+ * report's), not in the order of the first samples: the first event
+ * answering to `want` ("cpu-clock" also matches "cpu-clock:ppp") that has
+ * samples, else the first answering to it; the default is the first event
+ * that has samples. OUT: *out, the model's text; NULL when no event answers
+ * (or, for the default, none has samples). 0, or -1 out of memory. */
+int pe_event_pick(const pe_model *m, const char *want, const char **out);
+#define PE_EVENT_NAMES_LISTED 32	/* names pe_event_names lists at most */
+/* The model's event names, each once, joined by ", " (for a message that
+ * says which events there are). malloc'ed; NULL out of memory. */
+char *pe_event_names(const pe_model *m);
+
 /* ---- selecting ----------------------------------------------------------------- */
 
 typedef struct pe_selection pe_selection;
@@ -70,8 +86,7 @@ const char *pe_offcpu_event(const pe_model *m);
  * PE_MEASURE_WALL. pe_select then selects nothing. */
 int pe_measure_check(const pe_model *m, const pe_filter *f, const char **why);
 
-/* The samples of the folded event (the first sample's, or the first whose
- * event matches f->event: "cpu-clock" matches "cpu-clock:ppp") that pass
+/* The samples of the folded event (pe_event_pick's for f->event) that pass
  * the filter, grouped as folded text tells them apart (comm, leaf stack,
  * and pid/tid when printed). Samples of dying tasks (pid or tid -1) are
  * left out, as `perfhub collapse` leaves them out. `blocks` is read only

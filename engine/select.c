@@ -8,19 +8,86 @@
 #include "engine/log.h"
 #include "engine/query-int.h"
 
+/* Whether an event name answers to `want`: "cpu-clock" also selects
+ * "cpu-clock:ppp" (modifiers are optional), NULL any. */
+static int event_named(const char *name, const char *want)
+{
+	size_t wl;
+
+	if (!want)
+		return 1;
+	wl = strlen(want);
+	return !strcmp(name, want) || (!strncmp(name, want, wl) && name[wl] == ':');
+}
+
+/* pe_event_pick, passing over events named `not` (NULL: none). */
+static int event_pick_except(const pe_model *m, const char *want, const char *not,
+			     const char **out)
+{
+	unsigned char *sampled = calloc(m->nr_events + 1, 1);
+	const char *named = NULL;
+	size_t i;
+
+	*out = NULL;
+	if (!sampled)
+		return -1;
+	for (i = 0; i < m->nr_agg; i++)
+		if (m->agg[i].event < m->nr_events && m->agg[i].samples)
+			sampled[m->agg[i].event] = 1;
+	/* the recording's own event order, not that of the first samples */
+	for (i = 0; i < m->nr_events && !*out; i++) {
+		const char *name = m->event_names[i];
+
+		if (!name || !event_named(name, want) || (not && !strcmp(name, not)))
+			continue;
+		if (!named && want)
+			named = name;
+		if (sampled[i])
+			*out = name;
+	}
+	free(sampled);
+	if (!*out)
+		*out = named;
+	return 0;
+}
+
+int pe_event_pick(const pe_model *m, const char *want, const char **out)
+{
+	return event_pick_except(m, want, NULL, out);
+}
+
+char *pe_event_names(const pe_model *m)
+{
+	size_t i, j, len = 64;
+	char *names;
+
+	for (i = 0; i < m->nr_events && i < PE_EVENT_NAMES_LISTED; i++)
+		if (m->event_names[i])
+			len += strlen(m->event_names[i]) + 2;
+	if (!(names = calloc(len, 1)))
+		return NULL;
+	for (i = 0; i < m->nr_events && i < PE_EVENT_NAMES_LISTED; i++) {
+		const char *n = m->event_names[i];
+
+		for (j = 0; n && j < i; j++)
+			if (m->event_names[j] && !strcmp(m->event_names[j], n))
+				break;
+		if (!n || j < i)
+			continue;	/* each name once */
+		if (*names)
+			strcat(names, ", ");
+		strcat(names, n);
+	}
+	if (m->nr_events > PE_EVENT_NAMES_LISTED)
+		sprintf(names + strlen(names), ", ... (%zu events)", m->nr_events);
+	return names;
+}
+
 const char *pe_fold_event(const pe_model *m, const char *want)
 {
-	size_t i, wl = want ? strlen(want) : 0;
+	const char *ev;
 
-	/* the aggregate is in first_seq order */
-	for (i = 0; i < m->nr_agg; i++) {
-		const char *name = pe_event_name(m, m->agg[i].event);
-		if (!name)
-			continue;
-		if (!want || !strcmp(name, want) || (!strncmp(name, want, wl) && name[wl] == ':'))
-			return name;
-	}
-	return NULL;
+	return pe_event_pick(m, want, &ev) < 0 ? NULL : ev;
 }
 
 unsigned char *pe_event_set(const pe_model *m, const char *ev)
@@ -68,19 +135,15 @@ static int time_based(const char *ev)
 	return !strncmp(ev, "cpu-clock", 9) || !strncmp(ev, "task-clock", 10);
 }
 
-/* The first sample's event other than `not`, or the one `want` names. */
+/* The first event in the recording's order that has samples, other than
+ * `not`, or the one `want` names. */
 static const char *on_cpu_event(const pe_model *m, const char *want, const char *not)
 {
-	size_t i;
+	const char *ev;
 
 	if (want)
 		return pe_fold_event(m, want);
-	for (i = 0; i < m->nr_agg; i++) {
-		const char *name = pe_event_name(m, m->agg[i].event);
-		if (name && (!not || strcmp(name, not)))
-			return name;
-	}
-	return NULL;
+	return event_pick_except(m, NULL, not, &ev) < 0 ? NULL : ev;
 }
 
 int pe_measure_check(const pe_model *m, const pe_filter *f, const char **why)

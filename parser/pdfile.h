@@ -78,6 +78,7 @@ struct pd_file {
 	uint64_t stream_bits[4];	/* feature bitmap */
 	uint64_t stream_data_end;
 	int tail_read;
+	int unfinished;		/* data size 0: perf record never ended it */
 
 	uint64_t pending_skip;	/* payload after the last record (AUXTRACE) */
 	int legacy_pipe;	/* Google perf 3.3 pipe header records */

@@ -338,6 +338,14 @@ static int read_file_header(pd_file *f, const uint8_t *hdr, size_t hdr_len, pd_e
 			bits[0] = 1ULL << PD_FEAT_BUILD_ID;
 		}
 	}
+	/* perf record writes the data size when it ends the recording: 0 means
+	 * it never did (killed, crashed). Its records then run to the end of
+	 * the file, and no feature table follows them: the bytes after
+	 * data_offset are records, not sections to decode. */
+	if (d_size == 0) {
+		f->unfinished = 1;
+		memset(bits, 0, sizeof(bits));
+	}
 	f->info.header_size = hsize;
 	f->info.attr_size = attr_size;
 	f->info.data_offset = d_off;
@@ -364,9 +372,15 @@ static int read_file_header(pd_file *f, const uint8_t *hdr, size_t hdr_len, pd_e
 	} else {
 		base = in_at(f->in, 0, in_size(f->in));
 		avail = in_size(f->in);
+		if (f->unfinished && avail > d_off)
+			d_size = f->info.data_size = avail - d_off;
 		if (check_section("data", d_off, d_size, avail, 40, err) < 0)
 			return -1;
 	}
+	if (f->unfinished)
+		pd_warn(f, "offset 48: the header's data size is 0: perf record did not end this "
+			"recording (killed?); its records are read to the end of the file and it "
+			"has no header features");
 	if (a_size && a_off < hsize) {
 		pd_set_error(err, PD_ERR_BAD_OFFSET, 24, "attrs section at %llu overlaps the header",
 			     (unsigned long long)a_off);
@@ -394,7 +408,7 @@ static int read_file_header(pd_file *f, const uint8_t *hdr, size_t hdr_len, pd_e
 		in_set_end(f->in, d_off + d_size);
 	} else {
 		memcpy(f->stream_bits, bits, sizeof(bits));
-		f->stream_data_end = d_off + d_size;
+		f->stream_data_end = f->unfinished ? 0 : d_off + d_size;	/* 0: to the end */
 		ev_name_defaults(f);
 	}
 	return 0;
@@ -724,6 +738,21 @@ static int pipe_garbage(pd_file *f, uint64_t at, const char *what)
 	return 0;
 }
 
+/* The end of an unfinished recording's records: perf was stopped while
+ * it wrote the last one, which is dropped; the main file's input ends
+ * there (a directory's data.N files still follow). 1 when the input is a
+ * stream (nothing more comes), else 0. */
+static int unfinished_cut(pd_file *f, uint64_t at, long have, const char *what)
+{
+	pd_warn(f, "offset %llu: the file ends inside %s (%ld bytes); %llu whole records "
+		"recovered before it", (unsigned long long)at, what, have,
+		(unsigned long long)f->stats.total_records);
+	if (in_is_stream(f->in))
+		return 1;
+	in_set_end(f->in, at);
+	return 0;
+}
+
 /* The next record of the input(s): 1 with its bytes, size and offset set,
  * 0 at the end. */
 static int read_record(pd_file *f, const uint8_t **pp, uint32_t *psize, uint64_t *poff,
@@ -761,6 +790,7 @@ static int read_record(pd_file *f, const uint8_t **pp, uint32_t *psize, uint64_t
 			return 1;
 		}
 	}
+again:
 	for (;;) {
 		int at_end;
 
@@ -788,6 +818,11 @@ static int read_record(pd_file *f, const uint8_t **pp, uint32_t *psize, uint64_t
 	if (n < 8) {
 		if (pipe)
 			return pipe_garbage(f, off, "stream ends inside a record header");
+		if (f->unfinished && f->cur_file == 0) {
+			if (unfinished_cut(f, off, n, "a record header"))
+				return 0;
+			goto again;
+		}
 		pd_set_error(err, PD_ERR_TRUNCATED, off,
 			     "data ends inside a record header (%ld of 8 bytes)", n);
 		return -1;
@@ -796,6 +831,11 @@ static int read_record(pd_file *f, const uint8_t **pp, uint32_t *psize, uint64_t
 	size = load_u16(p + 6, f->swap);
 	if (pipe && (type >= 0x10000 || type == 0) && f->stats.total_records > 0)
 		return pipe_garbage(f, off, "bytes that are not a record header");
+	if (size < 8 && f->unfinished && f->cur_file == 0) {
+		if (unfinished_cut(f, off, n, "a record header of size 0"))
+			return 0;
+		goto again;
+	}
 	if (size < 8) {
 		pd_set_error(err, PD_ERR_BAD_RECORD, off,
 			     "record size %u smaller than its 8-byte header (type %u)", size, type);
@@ -807,6 +847,11 @@ static int read_record(pd_file *f, const uint8_t **pp, uint32_t *psize, uint64_t
 	if (n < size) {
 		if (pipe)
 			return pipe_garbage(f, off, "stream ends inside a record");
+		if (f->unfinished && f->cur_file == 0) {
+			if (unfinished_cut(f, off, n, "a record"))
+				return 0;
+			goto again;
+		}
 		pd_set_error(err, PD_ERR_TRUNCATED, off,
 			     "record of %u bytes (type %u) runs past the end of the data section",
 			     size, type);

@@ -2,7 +2,8 @@
 """docs/openapi.json against a running perfhubd (tests/web/openapi-check.js):
 valid OpenAPI by a real validator (@apidevtools/swagger-parser); every
 route of the server's routing table (tests/http-routes --list) described
-and every described route a route; every example fits its schema; every
+and every described route a route, each taking exactly the query
+parameters described for it; every example fits its schema; every
 operation sent with its examples answers a documented success whose body
 fits the documented schema. The server gets what examples cannot hold: two
 ready recordings (ids 1 and 2, as the examples name them), a third to
@@ -32,6 +33,34 @@ def build_id(elf):
     return m.group(1)
 
 
+def described_params(spec, path, method):
+    """The query parameters docs/openapi.json gives an operation."""
+    item = spec["paths"].get(path, {})
+    out = set()
+    for x in item.get(method.lower(), {}).get("parameters", []) + item.get("parameters", []):
+        if "$ref" in x:
+            x = spec["components"]["parameters"][x["$ref"].split("/")[-1]]
+        if x.get("in") == "query":
+            out.add(x["name"])
+    return out
+
+
+def check_params(spec, routes):
+    """Every route takes exactly the query parameters described for it
+    (any other is a 400 before its handler runs)."""
+    n = 0
+    for line in open(routes):
+        method, path, params = line.split()
+        if params == "*":
+            continue
+        took = set() if params == "-" else set(params.split(","))
+        want = described_params(spec, path, method)
+        check(took == want, "%s %s takes %s (daemon/http/routes.c), docs/openapi.json describes %s"
+              % (method, path, sorted(took), sorted(want)))
+        n += 1
+    print("ok: %d routes take the query parameters described for them" % n)
+
+
 def main():
     if not have_perf_record():
         print("perf record does not work here")
@@ -56,6 +85,7 @@ def main():
     with open(routes, "w") as f:
         subprocess.run([os.path.join(builddir(), "tests", "http-routes"), "--list"], stdout=f,
                        check=True)
+    check_params(spec, routes)
     elf = os.path.join(builddir(), "tests", "http-routes")
     bundle = os.path.join(work, "bundle.tar")
     bid = build_id(elf)

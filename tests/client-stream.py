@@ -6,7 +6,8 @@ cutting idle connections after 2 s ends ready); a body with a
 Content-Length that stalls is still cut. At most 32 streams are taken at
 once: the next is answered 503, and a stream that ends or is cut frees its
 place. The upload's answer lists the name and tags the profile carries (for
-the same bytes uploaded again: the first upload's)."""
+the same bytes uploaded again: the new name and tags, applied, with
+"relabeled": true)."""
 import os
 import socket
 import subprocess
@@ -112,8 +113,9 @@ def main():
         chk(st == 202 and a.get("name") == "first" and a.get("tags") == {"a": "1", "b": "2"},
             "the upload's answer lists name and tags: %s" % a)
         st, a = d.upload(body, "?name=second&tag=c=3")
-        chk(st == 200 and a.get("name") == "first" and a.get("tags") == {"a": "1", "b": "2"},
-            "the same bytes again: the stored name and tags: %s" % a)
+        chk(st == 200 and a.get("name") == "second" and
+            a.get("tags") == {"a": "1", "b": "2", "c": "3"} and a.get("relabeled") is True,
+            "the same bytes again: the new name and tags applied, and said: %s" % a)
     return chk.status()
 
 

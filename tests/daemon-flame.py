@@ -271,7 +271,7 @@ def main():
             st, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed?weight=samples" % pid)
             with_stack = sum(int(l.rpartition(" ")[2]) for l in body.decode().splitlines()
                              if ";" in l)
-            st, top = d.json("GET", "/api/v1/profiles/%d/top?limit=100000" % pid)
+            st, top = d.json("GET", "/api/v1/profiles/%d/top?limit=100000&weight=samples" % pid)
             fns = top["functions"]
             check(sum(f["self"] for f in fns) == with_stack,
                   "top self %d, samples with a stack %d" % (sum(f["self"] for f in fns),

@@ -89,14 +89,14 @@ def main():
             v for (p, t), v in want.items() if p == pid), "pid filter")
 
         # top: self sums to the samples with a stack; total >= self; sorted
-        st, top = d.json("GET", "/api/v1/profiles/%d/top?limit=100000" % ia)
+        st, top = d.json("GET", "/api/v1/profiles/%d/top?limit=100000&weight=samples" % ia)
         fns = top["functions"]
         check(st == 200 and fns, "top %s" % st)
         check(all(f["total"] >= f["self"] for f in fns), "total < self")
         check([f["self"] for f in fns] == sorted((f["self"] for f in fns), reverse=True),
               "top not sorted by self")
         check(sum(f["self"] for f in fns) <= na, "self sum exceeds samples")
-        st, top3 = d.json("GET", "/api/v1/profiles/%d/top?limit=3" % ia)
+        st, top3 = d.json("GET", "/api/v1/profiles/%d/top?limit=3&weight=samples" % ia)
         check(top3["functions"] == fns[:3], "top limit")
 
         # diff: a profile against itself is all zero difference

@@ -12,16 +12,6 @@ from perfhubd_harness import (SKIP, BUSY, Daemon, check, have_perf_record, perf_
                               perf_stats, tmpdir)
 
 
-def wait_total(d, n, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        st, lst = d.json("GET", "/api/v1/profiles?limit=1000")
-        if lst["total"] >= n:
-            return lst
-        time.sleep(0.1)
-    raise AssertionError("want %d profiles, have %d" % (n, lst["total"]))
-
-
 def main():
     if not have_perf_record():
         print("perf record does not work here")
@@ -34,15 +24,15 @@ def main():
                     ["sh", "-c", "i=0; while [ $i -lt 150000 ]; do i=$((i+1)); done"])
     state = tmpdir("watch-state-")
     with Daemon(state=state, args=["--watch", inbox]) as d:
-        lst = wait_total(d, 1)
+        lst = d.wait_profiles(1)
         check(lst["profiles"][0]["name"] == "before.data", "name %r" % lst["profiles"][0])
         # complete files moved in
         os.rename(b, os.path.join(inbox, "moved.data"))
-        wait_total(d, 2)
+        d.wait_profiles(2)
         # a perf.data directory written in place by perf record --threads
         dpath = os.path.join(inbox, "threads.data")
         perf_record(dpath, ["-e", "cpu-clock", "--threads"], BUSY)
-        lst = wait_total(d, 3, timeout=60)
+        lst = d.wait_profiles(3, timeout=60)
         names = {p["name"]: p for p in lst["profiles"]}
         check(set(names) == {"before.data", "moved.data", "threads.data"}, "names %r" % names)
         for name, p in names.items():
@@ -68,7 +58,7 @@ def main():
     with Daemon(args=["--watch", inbox2, "--watch-remove"]) as d:
         shutil.copy(a, os.path.join(inbox2, ".tmp"))
         os.rename(os.path.join(inbox2, ".tmp"), os.path.join(inbox2, "x.data"))
-        wait_total(d, 1)
+        d.wait_profiles(1)
         deadline = time.time() + 10
         while os.path.exists(os.path.join(inbox2, "x.data")) and time.time() < deadline:
             time.sleep(0.1)

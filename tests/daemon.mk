@@ -7,6 +7,7 @@ DAEMON_TESTS = \
 	tests/daemon-corpus.py \
 	tests/daemon-crash.py \
 	tests/daemon-watch.py \
+	tests/daemon-watch-partial.py \
 	tests/daemon-client.py \
 	tests/daemon-query.py \
 	tests/daemon-access.py \
@@ -15,7 +16,10 @@ DAEMON_TESTS = \
 	tests/daemon-formats.py \
 	tests/api-openapi.py \
 	tests/daemon-metrics.py \
-	tests/daemon-hardening.py
+	tests/daemon-hardening.py \
+	tests/daemon-defaults.py \
+	tests/daemon-resymbolize.py \
+	tests/daemon-refuse.py
 TESTS += $(DAEMON_TESTS) tests/docs-paths.py
 EXTRA_DIST += tests/docs-paths.py
 

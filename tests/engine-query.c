@@ -23,7 +23,7 @@ static void test_fold(pe_model *m, mem_profile *p)
 	pe_filter f = filter_all();
 	text t;
 
-	/* the first sample's event, dying task left out, bytewise order */
+	/* the first event with samples, dying task left out, bytewise order */
 	CHECK_STR(folded(m, &f, p, &t),
 		  "cc1_x;main;emit;write;sys_write 1/10\n"
 		  "cc1_x;main;parse;lex 1/10\n"
@@ -227,6 +227,48 @@ static void test_threads(pe_model *m)
 	pe_threads_free(th, n);
 }
 
+/* The default event is the first in the recording's order that has
+ * samples, whatever event the first sample has; a name picks the first
+ * event answering to it that has samples; no answer, no event. */
+static void test_event_order(void)
+{
+	mem_profile p;
+	pe_filter f = filter_all();
+	const char *ev = NULL;
+	char *names;
+	text t;
+	pe_model *m;
+
+	mem_begin(&p, 0);
+	pe_builder_event(p.b, 0, "cpu-clock", 1, 0, 0, 4000, 1, 2);
+	pe_builder_event(p.b, 1, "page-faults", 1, 2, 0, 4000, 1, 1);
+	pe_builder_event(p.b, 2, "cycles:u", 0, 0, 0, 4000, 1, 0);
+	pe_builder_event(p.b, 3, "cycles:k", 0, 0, 0, 4000, 1, 1);
+	mem_sample(&p, 1, 100, 1, 1, "sh", "main@/bin/sh;fault@/bin/sh", 1);
+	mem_sample(&p, 0, 200, 1, 1, "sh", "main@/bin/sh;spin@/bin/sh", 250000);
+	mem_sample(&p, 0, 300, 1, 1, "sh", "main@/bin/sh;spin@/bin/sh", 250000);
+	mem_sample(&p, 3, 400, 1, 1, "sh", "main@/bin/sh;sys@[kernel.kallsyms]!", 7);
+	m = mem_end(&p, 3);
+
+	CHECK(pe_event_pick(m, NULL, &ev) == 0, "pick");
+	CHECK_STR(ev, "cpu-clock");
+	pe_event_pick(m, "page-faults", &ev);
+	CHECK_STR(ev, "page-faults");
+	/* "cycles" answers for both; cycles:u has no samples, cycles:k has */
+	pe_event_pick(m, "cycles", &ev);
+	CHECK_STR(ev, "cycles:k");
+	pe_event_pick(m, "cycles:u", &ev);
+	CHECK_STR(ev, "cycles:u");
+	pe_event_pick(m, "page", &ev);
+	CHECK(ev == NULL, "'page' answers to %s", ev);
+	names = pe_event_names(m);
+	CHECK_STR(names, "cpu-clock, page-faults, cycles:u, cycles:k");
+	free(names);
+	/* folded with the default event: cpu-clock's stacks */
+	CHECK_STR(folded(m, &f, &p, &t), "sh;main;spin 2/500000\n");
+	mem_free(&p);
+}
+
 /* A thread that exec'd: its comms by samples; with as many, the later
  * name first. */
 static void test_threads_exec(void)
@@ -269,6 +311,7 @@ int main(void)
 	test_timeline(m, &p);
 	test_timeline_sparse();
 	test_threads(m);
+	test_event_order();
 	test_threads_exec();
 	mem_free(&p);
 	return check_done("engine-query");

@@ -165,7 +165,7 @@ static void fuzz_query(char *text, size_t len)
 
 	(void)len;
 	query(&c, text);
-	if (http_fold_args_read(&c, &fa, "period", why, sizeof(why)) < 0)
+	if (http_fold_args_read(&c, &fa, why, sizeof(why)) < 0)
 		check(strlen(why) < sizeof(why));
 	else
 		check(fa.by_samples == 0 || fa.by_samples == 1);

@@ -3,8 +3,8 @@
  * (daemon/http/routes.c) finds each of its own routes ({id} as 7,
  * {build_id} as ab12, a trailing slash, HEAD for GET) and lists the
  * allowed methods for a wrong one. With --list it prints every route,
- * "METHOD PATH" a line: tests/api-openapi.py compares them with
- * docs/openapi.json.
+ * "METHOD PATH PARAMS" a line (the query parameters it takes):
+ * tests/api-openapi.py compares them with docs/openapi.json.
  */
 #include "config.h"
 
@@ -40,8 +40,19 @@ int main(int argc, char **argv)
 	size_t i;
 
 	if (argc > 1 && !strcmp(argv[1], "--list")) {
-		for (i = 0; i < http_nr_routes; i++)
-			printf("%s %s\n", http_routes[i].method, http_routes[i].path);
+		/* METHOD PATH PARAMS: the query parameters it takes, comma
+		 * separated, "-" for none, "*" when not checked */
+		for (i = 0; i < http_nr_routes; i++) {
+			const char *const *p = http_routes[i].params;
+			printf("%s %s ", http_routes[i].method, http_routes[i].path);
+			if (!p)
+				printf("*");
+			else if (!*p)
+				printf("-");
+			for (; p && *p; p++)
+				printf("%s%s", *p, p[1] ? "," : "");
+			printf("\n");
+		}
 		return 0;
 	}
 	for (i = 0; i < http_nr_routes; i++) {

@@ -2,8 +2,9 @@
 
 # Real recordings made at test time, compared with perf report --stats,
 # --header-only and -D; the text output and the failure messages.
-TESTS += tests/inspect-recordings.py tests/inspect-text.py
-EXTRA_DIST += tests/inspect-recordings.py tests/inspect-text.py tests/perfcompare.py \
+TESTS += tests/inspect-recordings.py tests/inspect-text.py tests/inspect-unfinished.py
+EXTRA_DIST += tests/inspect-recordings.py tests/inspect-text.py tests/inspect-unfinished.py \
+	tests/perfcompare.py \
 	tests/bench-parse tests/bench_parse.py
 
 # make bench: MB/s and records/s of perfhub inspect next to perf

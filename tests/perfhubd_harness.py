@@ -168,6 +168,17 @@ class Daemon:
         h.update(headers or {})
         return self.json("POST", "/api/v1/profiles" + query, body, h)
 
+    def wait_profiles(self, n, timeout=60):
+        """Polls until at least n profiles are listed; returns the list's
+        answer (newest first)."""
+        deadline = time.time() + timeout
+        while time.time() < deadline:
+            st, lst = self.json("GET", "/api/v1/profiles?limit=1000")
+            if lst["total"] >= n:
+                return lst
+            time.sleep(0.1)
+        raise AssertionError("want %d profiles, have %d" % (n, lst["total"]))
+
     def wait(self, pid, timeout=120):
         """Polls until the profile is ready or failed; returns its JSON."""
         deadline = time.time() + timeout
@@ -285,6 +296,23 @@ def perf_script_comm_periods(path):
 def check(cond, msg):
     if not cond:
         raise AssertionError(msg)
+
+
+class Failures:
+    """Checks that go on after one fails: a failed one is printed as
+    "FAIL: msg" and kept in .list; status() is the test's exit status."""
+
+    def __init__(self):
+        self.list = []
+
+    def __call__(self, cond, msg):
+        if not cond:
+            self.list.append(msg)
+            print("FAIL: " + msg)
+        return cond
+
+    def status(self):
+        return 1 if self.list else 0
 
 
 def sources_sample_counts():

@@ -83,7 +83,7 @@ def main():
             st, up = d.upload(rec)
             check(st == 202 and d.wait(up["id"])["status"] == "ready", "upload: %r" % (up,))
             pid = up["id"]
-            a = get(d, pid, "annotate", function="hot")
+            a = get(d, pid, "annotate", function="hot", weight="samples")
             check(a["function"] == "hot" and a["weight"] == "samples" and a["dso"] == exe and
                   a["file"] == src and a["symbol"] == "hot" and a["addresses"] == "dso" and
                   a["disassembler"].startswith("capstone") and "problem" not in a,
@@ -102,6 +102,7 @@ def main():
             # perf annotate: the same instructions, the same shares (by period)
             p = get(d, pid, "annotate", function="hot", weight="period")
             check_sums(d, pid, p, "period")
+            check(get(d, pid, "annotate", function="hot") == p, "the default weight is period")
             ours = {int(i["address"], 16): 100.0 * i["samples"] / p["self"]
                     for i in p["instructions"]}
             check(set(perf_insns) <= set(ours), "addresses perf lists that we do not: %r" %
@@ -128,7 +129,7 @@ def main():
                                   ("function=hot&weight=bogus", 400)):
                 st, j = d.json("GET", "/api/v1/profiles/%d/annotate?%s" % (pid, query))
                 check(st == status, "%s: %d %r" % (query, st, j))
-            a3 = get(d, pid, "annotate", function="hot", dso=exe)
+            a3 = get(d, pid, "annotate", function="hot", dso=exe, weight="samples")
             check(a3 == a, "dso= names the one there is")
             # the CLI
             env = dict(os.environ, PERFHUB_SERVER=d.url)
@@ -142,13 +143,13 @@ def main():
             out = subprocess.run([os.path.join(builddir(), "cli", "perfhub"), "annotate",
                                   rec, "hot", "--json"], capture_output=True, text=True,
                                  timeout=300)
-            check(out.returncode == 0 and json.loads(out.stdout) == a,
+            check(out.returncode == 0 and json.loads(out.stdout) == p,
                   "perfhub annotate FILE --json differs from /annotate: %r" % out.stderr)
             out = subprocess.run([os.path.join(builddir(), "cli", "perfhub"), "annotate",
-                                  rec, "hot", "--weight", "period", "--json"],
+                                  rec, "hot", "--weight", "samples", "--json"],
                                  capture_output=True, text=True, timeout=300)
-            check(out.returncode == 0 and json.loads(out.stdout) == p,
-                  "perfhub annotate FILE --weight period: %r" % out.stderr)
+            check(out.returncode == 0 and json.loads(out.stdout) == a,
+                  "perfhub annotate FILE --weight samples: %r" % out.stderr)
         print("hot: %d samples, line %d hottest (%d), perf annotate within %.3f points" %
               (a["self"], body, hottest["samples"], worst))
         return 0

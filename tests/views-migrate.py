@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A database of schema v3 (no off-CPU column, no leaf addresses, sample
-blocks of the first format "PHSB") opens in this perfhubd: it is migrated
-to v4 without parsing anything again, its profiles answer as before (time
+blocks of the first format "PHSB", rows keyed by the profile's id) opens
+in this perfhubd: it is migrated to v5 without parsing anything again, its profiles answer as before (time
 ranges decode the old blocks), weight=offcpu says the profile has none and
 /annotate has no addresses; parsed again (resymbolize) the same profile
 has its off-CPU time and addresses."""
@@ -56,7 +56,16 @@ def main():
         db.execute("UPDATE sample_blocks SET data = ? WHERE id = ?", (to_v1(blob, nr), bid))
     db.execute("DROP TABLE leaf_addrs")
     db.execute("ALTER TABLE sample_agg DROP COLUMN offcpu")
-    db.execute("ALTER TABLE profiles DROP COLUMN local")   # schema 5
+    db.execute("ALTER TABLE profiles DROP COLUMN local")   # schema 6
+    # v3 keyed a parse's rows by the profile's id (v5 gives each parse a key)
+    for prof, key in db.execute("SELECT id, data_id FROM profiles").fetchall():
+        for table in ("features", "events", "record_counts", "strings", "frames", "stacks",
+                      "comms", "maps", "sample_blocks", "sample_agg", "frame_offsets"):
+            db.execute("UPDATE %s SET profile_id = ? WHERE profile_id = ?" % table, (prof, key))
+    for column in ("data_id", "pending_id", "warnings"):
+        db.execute("ALTER TABLE profiles DROP COLUMN %s" % column)
+    db.execute("DROP TABLE parse_keys")
+    db.execute("DROP TABLE stale_rows")
     db.execute("PRAGMA user_version = 3")
     db.commit()
     db.close()
@@ -77,15 +86,15 @@ def main():
             time.sleep(0.2)
         offcpu2 = d.request("GET", "/api/v1/profiles/%d/collapsed?weight=offcpu" % pid)[2]
         check(offcpu2 == offcpu, "off-CPU after a new parse: %r" % offcpu2)
-        a = get(d, pid, "annotate", function="[sleepy]")
-        want = top_row(d, pid, "[sleepy]")["self"]
+        a = get(d, pid, "annotate", function="[sleepy]", weight="samples")
+        want = top_row(d, pid, "[sleepy]", weight="samples")["self"]
         check(a["self"] == want == 3 and sum(i["samples"] for i in a["instructions"]) == 3,
               "addresses after a new parse: %r" % a)
         check(answers(d, pid) == before, "answers after a new parse")
     db = sqlite3.connect(os.path.join(state, "perfhub.db"))
     version = db.execute("PRAGMA user_version").fetchone()[0]
     db.close()
-    check(version == 5, "schema v%d" % version)
+    check(version == 6, "schema v%d" % version)
     print("ok: v3 database migrated to v5; first-format blocks read; a new parse adds the rest")
     subprocess.run(["rm", "-rf", state])
     return 0

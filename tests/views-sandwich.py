@@ -110,7 +110,7 @@ def main():
             rec_sw = get(d, pid, "sandwich", function="deep", weight="samples")
             in_deep = sum(1 for s in stacks if "deep" in s[3])
             check(rec_sw["callers"]["value"] == rec_sw["callees"]["value"] == in_deep ==
-                  top_row(d, pid, "deep")["total"], "deep counted once per stack")
+                  top_row(d, pid, "deep", weight="samples")["total"], "deep counted once per stack")
             check([c["name"] for c in rec_sw["callers"]["children"]] == ["caller_c"],
                   "deep's outermost frame is called by caller_c")
             check(child(rec_sw["callees"], "deep") is not None, "deep calls deep")

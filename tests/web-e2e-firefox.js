@@ -106,7 +106,7 @@ async function main() {
     const root = window.PerfhubPage.frames().find((f) => f.path === '');
     return root && Math.abs(root.w - c.getBoundingClientRect().width) < 1;
   }, null, 'the graph is drawn for the canvas\'s width');
-  const whole = await api('profiles/' + aId + '/flamegraph?weight=samples');
+  const whole = await api('profiles/' + aId + '/flamegraph?weight=period');
   const vals = pathValues(whole);
   let fr = await frames(page);
   const wide = checkFrames(fr, whole, 'profile');
@@ -147,7 +147,11 @@ async function main() {
 
   /* hover: the tooltips of a few frames = the API (DSO when it gives one) */
   log('hover: tooltips');
-  const hot = fr.filter((f) => f.depth >= 3 && f.w > 60).sort((a, b) => b.w - a.w)[0];
+  /* the widest frame at depth >= 3, one with a few frames above it first, so that a
+   * zoom into it has something to show */
+  const above = (f) => fr.filter((g) => g.path.startsWith(f.path + ';')).length;
+  const hot = fr.filter((f) => f.depth >= 3 && f.w > 60)
+    .sort((a, b) => (above(b) >= 3) - (above(a) >= 3) || b.w - a.w)[0];
   ok(hot, 'a wide frame at depth >= 3');
   const hovered = C.framesToHover(fr, 2, [hot.name]).concat([hot]);
   let withDso = 0;
@@ -155,7 +159,7 @@ async function main() {
     const q = await centre(page, 'profile', f);
     await page.mouse.move(q.x, q.y);
     await until(page, (n) => { const e = document.querySelector('#tooltip:not([hidden]) .fn'); return e && e.textContent === n; }, f.name, 'tooltip of ' + f.name);
-    if (C.checkTip(await tipLines(page), f, vals, 'samples', 'tooltip of ' + f.path)) withDso++;
+    if (C.checkTip(await tipLines(page), f, vals, 'period', 'tooltip of ' + f.path)) withDso++;
   }
   log('hover: ' + hovered.length + ' tooltips = the API, ' + withDso + ' with the DSO the API gives');
   ok(withDso >= 2, 'tooltips with the DSO /flamegraph gives: ' + withDso + ' of ' + hovered.length);
@@ -272,7 +276,7 @@ async function main() {
   const heat = await page.evaluate(() => window.PerfhubPage.heat());
   const tl = await api('profiles/' + aId + '/timeline?bucket_ms=20');
   ok(heat.startNs === tl.start_ns && heat.bucketNs === tl.bucket_ns && heat.rows === 1e9 / tl.bucket_ns, 'heat map grid from /timeline');
-  for (const b of tl.buckets) ok(heat.counts[Math.round((b.t_ns - tl.start_ns) / tl.bucket_ns)] === b.samples, 'heat cell at ' + b.t_ns);
+  for (const b of tl.buckets) ok(heat.counts[Math.round((b.t_ns - tl.start_ns) / tl.bucket_ns)] === b.value, 'heat cell at ' + b.t_ns);
   const cell = (i) => [Math.floor(i / heat.rows) * heat.cellW + heat.cellW / 2, (i % heat.rows) * heat.cellH + heat.cellH / 2];
   const a = 2, b = 14;
   const p1 = await pointOn(page, '#heat', ...cell(a));
@@ -288,9 +292,9 @@ async function main() {
   ok(+hp.from_ns === from && +hp.to_ns === to, 'drag selects ' + from + '..' + to + ': ' + hp.from_ns + '..' + hp.to_ns);
   ok(await page.evaluate(() => String(window.getSelection())) === '', 'the drag selected no text');
   await drawn(page, '#fg');
-  const rangeTree = await api('profiles/' + aId + '/flamegraph?weight=samples&from_ns=' + from + '&to_ns=' + to);
+  const rangeTree = await api('profiles/' + aId + '/flamegraph?weight=period&from_ns=' + from + '&to_ns=' + to);
   checkFrames(await frames(page), rangeTree, 'time range');
-  const inRange = tl.buckets.filter((x) => x.t_ns >= from && x.t_ns < to).reduce((s, x) => s + x.samples, 0);
+  const inRange = tl.buckets.filter((x) => x.t_ns >= from && x.t_ns < to).reduce((s, x) => s + x.value, 0);
   ok(rangeTree.value === inRange && rangeTree.value < whole.value, 'range tree holds the range\'s samples: ' + rangeTree.value + ' of ' + whole.value);
   await shot(page, 'profile-range', '#heat');
   await page.click('#tl-clear');
@@ -325,7 +329,7 @@ async function main() {
   const cp = await hashParams(page);
   ok(cp.base === aId && cp.target === bId, 'compare URL names base and target');
   await drawn(page, '#cmp-fg');
-  const diffTree = await api('diff?base=' + aId + '&target=' + bId + '&weight=samples');
+  const diffTree = await api('diff?base=' + aId + '&target=' + bId + '&weight=period');
   fr = await frames(page, 'compare');
   checkFrames(fr, diffTree, 'compare', { diff: true });
   const beta = fr.find((f) => f.name === 'beta_hot');

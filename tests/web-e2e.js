@@ -183,7 +183,7 @@ async function main() {
     const restore = []; /* [hash, which, frames] to open fresh at the end */
     await page.goto(base + '/#/profile/' + aId);
     await drawn(page, '#fg');
-    const whole = await api('profiles/' + aId + '/flamegraph?weight=samples');
+    const whole = await api('profiles/' + aId + '/flamegraph?weight=period');
     let fr = await frames(page);
     const wide = checkFrames(fr, whole, 'profile');
     ok(fr.find((f) => f.path === '').w > 1000, 'root frame spans the canvas');
@@ -213,7 +213,7 @@ async function main() {
 
     /* the top table = /top */
     log('the top table = /top');
-    const topApi = (await api('profiles/' + aId + '/top?weight=samples&limit=500')).functions;
+    const topApi = (await api('profiles/' + aId + '/top?weight=period&limit=500')).functions;
     const topRows = await page.$$eval('#top tbody tr', (trs) => trs.slice(0, 5).map((tr) => Array.from(tr.cells).map((c) => c.textContent)));
     for (let i = 0; i < Math.min(5, topApi.length); i++) {
       ok(topRows[i][0] === topApi[i].name && countNear(topRows[i][1], topApi[i].self) && countNear(topRows[i][3], topApi[i].total),
@@ -223,7 +223,11 @@ async function main() {
     /* hover: name, kind, samples, self, share of all and of the parent */
     log('hover: name, kind, samples, self, share of all and');
     const vals = pathValues(whole);
-    const hot = fr.filter((f) => f.depth >= 3 && f.w > 60).sort((a, b) => b.w - a.w)[0];
+    /* the widest frame at depth >= 3, one with a few frames above it first, so that a
+     * zoom into it has something to show */
+    const above = (f) => fr.filter((g) => g.path.startsWith(f.path + ';')).length;
+    const hot = fr.filter((f) => f.depth >= 3 && f.w > 60)
+      .sort((a, b) => (above(b) >= 3) - (above(a) >= 3) || b.w - a.w)[0];
     ok(hot, 'a wide frame at depth >= 3');
     let pt = await centre(page, 'profile', hot);
     await page.mouse.move(pt.x, pt.y);
@@ -232,12 +236,12 @@ async function main() {
     /* more frames, kernel and user: each tooltip names the DSO the API
      * gives that node */
     const hovered = C.framesToHover(fr, 3, [hot.name]);
-    let withDso = C.checkTip(await tipLines(page), hot, vals, 'samples', 'tooltip') ? 1 : 0;
+    let withDso = C.checkTip(await tipLines(page), hot, vals, 'period', 'tooltip') ? 1 : 0;
     for (const f of hovered) {
       const q = await centre(page, 'profile', f);
       await page.mouse.move(q.x, q.y);
       await page.waitForFunction((n) => { const e = document.querySelector('#tooltip .fn'); return e && e.textContent === n; }, f.name);
-      if (C.checkTip(await tipLines(page), f, vals, 'samples', 'tooltip of ' + f.path)) withDso++;
+      if (C.checkTip(await tipLines(page), f, vals, 'period', 'tooltip of ' + f.path)) withDso++;
     }
     log('hover: ' + (hovered.length + 1) + ' tooltips = the API, ' + withDso + ' with the DSO the API gives');
     /* perfhubd names the DSO of every resolved frame of this recording */
@@ -346,18 +350,18 @@ async function main() {
     await shot(page, 'profile-icicle');
     await page.selectOption('#fg-filter select[name=layout]', 'flame');
 
-    /* weight by period */
-    log('weight by period');
-    await page.selectOption('#fg-filter select[name=weight]', 'period');
-    await page.waitForFunction(() => /weight=period/.test(location.hash));
-    await drawn(page, '#fg');
-    fr = await frames(page);
-    checkFrames(fr, await api('profiles/' + aId + '/flamegraph?weight=period'), 'period');
-    pt = await centre(page, 'profile', fr.find((f) => f.path === hot.path));
-    await page.mouse.move(pt.x, pt.y);
-    ok(/ period, self /.test(await page.textContent('#tooltip')), 'tooltip says period');
+    /* weight by samples (the default is the period) */
+    log('weight by samples');
     await page.selectOption('#fg-filter select[name=weight]', 'samples');
     await page.waitForFunction(() => /weight=samples/.test(location.hash));
+    await drawn(page, '#fg');
+    fr = await frames(page);
+    checkFrames(fr, await api('profiles/' + aId + '/flamegraph?weight=samples'), 'samples');
+    pt = await centre(page, 'profile', fr.find((f) => f.path === hot.path));
+    await page.mouse.move(pt.x, pt.y);
+    ok(/ samples, self /.test(await page.textContent('#tooltip')), 'tooltip says samples');
+    await page.selectOption('#fg-filter select[name=weight]', 'period');
+    await page.waitForFunction(() => /weight=period/.test(location.hash));
 
     /* event filter: the second event */
     log('event filter: the second event');
@@ -368,9 +372,10 @@ async function main() {
     await page.selectOption('#fg-filter select[name=event]', evs[1]);
     await page.waitForFunction((e) => new URLSearchParams(location.hash.split('?')[1]).get('event') === e, evs[1]);
     await drawn(page, '#fg');
-    const evTree = await api('profiles/' + aId + '/flamegraph?weight=samples&event=' + encodeURIComponent(evs[1]));
+    const evTree = await api('profiles/' + aId + '/flamegraph?weight=period&event=' + encodeURIComponent(evs[1]));
     checkFrames(await frames(page), evTree, 'event ' + evs[1]);
-    ok(evTree.value === aMeta.samples_per_event[evs[1]], 'second event tree holds its samples');
+    const evSamples = await api('profiles/' + aId + '/flamegraph?weight=samples&event=' + encodeURIComponent(evs[1]));
+    ok(evSamples.value === aMeta.samples_per_event[evs[1]], 'second event tree holds its samples');
 
     /* comm filter through the form */
     log('comm filter through the form');
@@ -382,9 +387,9 @@ async function main() {
     await drawn(page, '#fg');
     fr = await frames(page);
     const cq = await hashParams(page);
-    ok(cq.comm === 'hotspot' && !cq.event && cq.weight === 'samples' && !cq.pid && !cq.tid,
+    ok(cq.comm === 'hotspot' && !cq.event && cq.weight === 'period' && !cq.pid && !cq.tid,
       'the form asks for comm=hotspot and nothing else: ' + JSON.stringify(cq));
-    checkFrames(fr, await api('profiles/' + aId + '/flamegraph?weight=samples&comm=hotspot'), 'comm filter');
+    checkFrames(fr, await api('profiles/' + aId + '/flamegraph?weight=period&comm=hotspot'), 'comm filter');
     ok(fr.filter((f) => f.depth === 1).every((f) => f.name === 'hotspot'), 'comm filter: only hotspot');
 
     /* a thread row filters by pid and tid */
@@ -401,7 +406,7 @@ async function main() {
     }, th);
     await drawn(page, '#fg');
     fr = await frames(page);
-    const thTree = await api('profiles/' + aId + '/flamegraph?weight=samples&pid=' + th.pid + '&tid=' + th.tid);
+    const thTree = await api('profiles/' + aId + '/flamegraph?weight=period&pid=' + th.pid + '&tid=' + th.tid);
     checkFrames(fr, thTree, 'thread filter');
     restore.push([await page.evaluate(() => location.hash), 'profile', fr]);
 
@@ -413,7 +418,7 @@ async function main() {
     const heat = await page.evaluate(() => window.PerfhubPage.heat());
     const tl = await api('profiles/' + aId + '/timeline?bucket_ms=20');
     ok(heat.startNs === tl.start_ns && heat.bucketNs === tl.bucket_ns && heat.rows === 1e9 / tl.bucket_ns, 'heat map grid from /timeline');
-    for (const b of tl.buckets) ok(heat.counts[Math.round((b.t_ns - tl.start_ns) / tl.bucket_ns)] === b.samples, 'heat cell at ' + b.t_ns);
+    for (const b of tl.buckets) ok(heat.counts[Math.round((b.t_ns - tl.start_ns) / tl.bucket_ns)] === b.value, 'heat cell at ' + b.t_ns);
     const cell = (i) => [Math.floor(i / heat.rows) * heat.cellW + heat.cellW / 2, (i % heat.rows) * heat.cellH + heat.cellH / 2];
     const a = 2, b = 14; /* 40..300 ms: the warm-up phase */
     const p1 = await pointOn(page, '#heat', ...cell(a));
@@ -429,9 +434,9 @@ async function main() {
     ok(+hp.from_ns === from && +hp.to_ns === to, 'drag selects ' + from + '..' + to + ': ' + hp.from_ns + '..' + hp.to_ns);
     await drawn(page, '#fg');
     fr = await frames(page);
-    const rangeTree = await api('profiles/' + aId + '/flamegraph?weight=samples&from_ns=' + from + '&to_ns=' + to);
+    const rangeTree = await api('profiles/' + aId + '/flamegraph?weight=period&from_ns=' + from + '&to_ns=' + to);
     checkFrames(fr, rangeTree, 'time range');
-    const inRange = tl.buckets.filter((x) => x.t_ns >= from && x.t_ns < to).reduce((s, x) => s + x.samples, 0);
+    const inRange = tl.buckets.filter((x) => x.t_ns >= from && x.t_ns < to).reduce((s, x) => s + x.value, 0);
     ok(rangeTree.value === inRange && rangeTree.value < whole.value, 'range tree holds the range\'s samples: ' + rangeTree.value + ' of ' + whole.value);
     ok((await page.textContent('#tl-info')).includes('selected'), 'the range is named above the heat map');
     restore.push([await page.evaluate(() => location.hash), 'profile', fr]);
@@ -449,7 +454,7 @@ async function main() {
     const cp = await hashParams(page);
     ok(cp.base === aId && cp.target === bId, 'compare URL names base and target');
     await drawn(page, '#cmp-fg');
-    const diffTree = await api('diff?base=' + aId + '&target=' + bId + '&weight=samples');
+    const diffTree = await api('diff?base=' + aId + '&target=' + bId + '&weight=period');
     fr = await frames(page, 'compare');
     checkFrames(fr, diffTree, 'compare', { diff: true });
     const beta = fr.find((f) => f.name === 'beta_hot'), alpha = fr.find((f) => f.name === 'alpha_hot');
@@ -493,6 +498,29 @@ async function main() {
     ok(zm && zm.x === 0 && near(zm.w, fr.find((f) => f.path === '').w, 0.01), 'diff zoom: main fills the width');
     restore.push([await page.evaluate(() => location.hash), 'compare', fr]);
     await shot(page, 'compare-zoom');
+
+    /* ---- deep stacks: a 128-frame chain is a graph taller than the
+     * page; its box scrolls and opens at the root, where the samples are ---- */
+    log('deep stacks');
+    const deepFile = path.join(tmp, 'deep.data');
+    require('child_process').execFileSync('perf', ['record', '-q', '-g', '-o', deepFile, '--', hotspot, 'deep', '400'],
+      { stdio: 'ignore', timeout: 120000 });
+    const deepId = await srv.post(deepFile, '?name=deep-stacks');
+    await waitReady(deepId);
+    await page.goto(base + '/#/profile/' + deepId);
+    await drawn(page, '#fg');
+    const deep = await page.evaluate(() => {
+      const c = document.querySelector('#fg'), box = c.parentElement;
+      const fr = window.PerfhubPage.frames(), root = fr.find((f) => f.path === '');
+      return { canvasH: c.getBoundingClientRect().height, boxH: box.clientHeight, top: box.scrollTop,
+        rootY: root.y, rootH: root.h, depth: Math.max(...fr.map((f) => f.depth)), vh: window.innerHeight };
+    });
+    ok(deep.depth >= 128, 'a deep stack: ' + deep.depth + ' frames');
+    ok(deep.canvasH > 2000 && deep.boxH < deep.canvasH && deep.boxH <= 0.75 * deep.vh,
+      'the graph box is capped: ' + deep.boxH + ' px of a ' + deep.canvasH + ' px graph');
+    ok(deep.rootY >= deep.top && deep.rootY + deep.rootH <= deep.top + deep.boxH,
+      'it opens at the root: root at ' + deep.rootY + ', box shows ' + deep.top + '..' + (deep.top + deep.boxH));
+    await shot(page, 'deep-stacks');
 
     ok(pageErrors.length === 0, 'no script errors in the page: ' + pageErrors.join('; '));
 

@@ -95,7 +95,7 @@ async function main() {
     const id = ids[RECORDINGS[0]];
     const meta = await api(base, 'profiles/' + id);
     nav('#/profile/' + id);
-    const tree = F.buildTree(await api(base, 'profiles/' + id + '/flamegraph?weight=samples'));
+    const tree = F.buildTree(await api(base, 'profiles/' + id + '/flamegraph?weight=period'));
     ok(tree.value > 0, 'the API gives a non-empty tree');
     await until(() => texts('fg').length > 0, 'flame graph drawn');
     if (meta.header && meta.header.hostname) ok($('#p-header').textContent.includes(meta.header.hostname), 'header host');
@@ -112,7 +112,7 @@ async function main() {
     /* the widest frame two levels under a comm: tooltip and zoom */
     const cand = (rows[3] || rows[2]).slice().sort((a, b) => b.w - a.w)[0];
     mouse($('#fg'), 'mousemove', cand.x + cand.w / 2, y(cand.node.depth));
-    ok($('#tooltip').textContent.includes(F.fmtCount(cand.node.value) + ' samples'), 'tooltip count = API value ' +
+    ok($('#tooltip').textContent.includes(F.fmtCount(cand.node.value) + ' period'), 'tooltip count = API value ' +
       cand.node.value + ': ' + $('#tooltip').textContent);
     mouse($('#fg'), 'click', cand.x + cand.w / 2, y(cand.node.depth));
     const want = F.pathOf(cand.node).join(';');
@@ -150,7 +150,7 @@ async function main() {
     }
     if (!(await exists(base + '/api/v1/diff?base=' + id + '&target=' + id))) missing.push('diff');
     if (!missing.includes('top')) {
-      const tj = await api(base, 'profiles/' + id + '/top?weight=samples&limit=500');
+      const tj = await api(base, 'profiles/' + id + '/top?weight=period&limit=500');
       const fns = Array.isArray(tj) ? tj : tj.functions || tj.top || tj.rows || [];
       await until(() => d.querySelector('#top tbody tr') && d.querySelector('#top tbody tr').cells[0].textContent === fns[0].name, 'top table = API /top');
     }
@@ -172,7 +172,7 @@ async function main() {
       const r = F.bucketRange(tl, 0, last);
       await until(() => F.parseHash(w.location.hash).params.from_ns === String(r.fromNs), 'range in the URL');
       const rq = 'from_ns=' + r.fromNs + '&to_ns=' + F.parseHash(w.location.hash).params.to_ns;
-      const rt = F.buildTree(await api(base, 'profiles/' + id + '/flamegraph?' + rq + '&weight=samples'));
+      const rt = F.buildTree(await api(base, 'profiles/' + id + '/flamegraph?' + rq + '&weight=period'));
       const rn = new Set(['all']);
       (function walk(n) { if (n.parent) rn.add(n.name); n.children.forEach(walk); })(rt);
       await until(() => texts('fg').length > 0 && texts('fg').every((t) => rn.has(t) || t.endsWith('\u2026')), 'range graph labels are the API\'s for that range');
@@ -181,7 +181,7 @@ async function main() {
     if (!missing.includes('diff')) {
       const other = ids[RECORDINGS[1]];
       nav('#/compare?base=' + other + '&target=' + id);
-      const dt = F.buildTree(await api(base, 'diff?base=' + other + '&target=' + id + '&weight=samples'), { diff: true });
+      const dt = F.buildTree(await api(base, 'diff?base=' + other + '&target=' + id + '&weight=period'), { diff: true });
       const reg = F.regressions(dt, 30);
       await until(() => d.querySelectorAll('#cmp-regressions tbody tr').length === reg.length, 'regressions = API diff (' + reg.length + ')');
       if (reg.length) ok(d.querySelector('#cmp-regressions tbody tr').cells[0].textContent === reg[0].name, 'largest regression first');

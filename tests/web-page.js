@@ -43,7 +43,7 @@ async function main() {
     const id = list.profiles.find((p) => p.name === 'build-base').id;
     nav('#/profile/' + id);
     const meta = await api(base, 'profiles/' + id);
-    const fgJson = await api(base, 'profiles/' + id + '/flamegraph?weight=samples');
+    const fgJson = await api(base, 'profiles/' + id + '/flamegraph?weight=period');
     const tree = F.buildTree(fgJson);
     await until(() => texts('fg').length > 0, 'flame graph drawn');
     ok($('#p-header').textContent.includes(meta.header.hostname), 'header shows the host');
@@ -71,7 +71,7 @@ async function main() {
     mouse($('#fg'), 'mousemove', pr.x + pr.w / 2, yOf(parse.depth));
     const tip = $('#tooltip');
     ok(!tip.hidden && tip.textContent.includes('parse'), 'tooltip names the frame');
-    ok(tip.textContent.includes(F.fmtCount(parse.value) + ' samples'), 'tooltip count = API value ' + parse.value + ': ' + tip.textContent);
+    ok(tip.textContent.includes(F.fmtCount(parse.value) + ' period'), 'tooltip count = API value ' + parse.value + ': ' + tip.textContent);
     ok(tip.textContent.includes(F.fmtPct((100 * parse.value) / tree.value) + ' of all'), 'tooltip share of all');
     ok(tip.textContent.includes(F.fmtPct((100 * parse.value) / parse.parent.value) + ' of parent'), 'tooltip share of parent');
     /* the DSO the API gives: file name on the kind line, full path below;
@@ -130,7 +130,7 @@ async function main() {
     snapshot('search');
 
     /* ---- top table ---- */
-    const topJson = await api(base, 'profiles/' + id + '/top?weight=samples&limit=500');
+    const topJson = await api(base, 'profiles/' + id + '/top?weight=period&limit=500');
     await until(() => d.querySelectorAll('#top tbody tr').length === topJson.functions.length, 'top rows');
     const firstTop = d.querySelector('#top tbody tr');
     ok(firstTop.cells[0].textContent === topJson.functions[0].name, 'top table: largest self first');
@@ -164,7 +164,7 @@ async function main() {
     ok(F.parseHash(w.location.hash).params.to_ns === String(r.toNs), 'range end in the URL');
     const wantReq = 'from_ns=' + r.fromNs + '&to_ns=' + r.toNs;
     await until(() => server.state.requests.some((q) => q.includes('/flamegraph') && q.includes(wantReq)), 'flame graph asked for the range');
-    const rangeTree = F.buildTree(await api(base, 'profiles/' + id + '/flamegraph?' + wantReq + '&weight=samples'));
+    const rangeTree = F.buildTree(await api(base, 'profiles/' + id + '/flamegraph?' + wantReq + '&weight=period'));
     await until(() => texts('fg').includes('emit') && !texts('fg').includes('parse'), 'flame graph shows the range\'s frames');
     const drawnNames = new Set(texts('fg'));
     const rangeNames = [];
@@ -198,10 +198,28 @@ async function main() {
     nav('#/profile/' + id + '?layout=icicle');
     await until(() => { const o = ctxs.fg.ops.find((x) => x.op === 'text' && x.text === 'all'); return o && o.y === ROW_H / 2 + 2; }, 'icicle: root on top');
 
+    /* ---- the parser's warnings, and a profile parsed again ---- */
+    const sp = server.state.profiles.find((p) => p.id === id);
+    sp.warnings = ['offset 48: the header\'s data size is 0: perf record did not end this recording (killed?)'];
+    sp.status = 'parsing';
+    sp.resymbolizing = true;
+    nav('#/');
+    await until(() => !$('#view-list').hidden, 'list before the re-symbolizing profile');
+    nav('#/profile/' + id);
+    await until(() => /re-symbolizing/.test($('#p-status').textContent), 'status says re-symbolizing');
+    await until(() => !$('#p-warnings').hidden && $('#p-warnings').textContent.includes('perf record did not end'), 'warnings shown');
+    await until(() => texts('fg').includes('lex'), 'the earlier parse is drawn while it is parsed again');
+    snapshot('resymbolizing');
+    /* the new parse done: status ready, drawn again */
+    sp.status = 'ready';
+    sp.resymbolizing = false;
+    await until(() => $('#p-status').textContent.startsWith('ready') && !/re-symbolizing/.test($('#p-status').textContent), 'ready again', 10000);
+    delete sp.warnings;
+
     /* ---- compare ---- */
     const tgt = list.profiles.find((p) => p.name === 'build-target').id;
     nav('#/compare?base=' + id + '&target=' + tgt);
-    const diff = F.buildTree(await api(base, 'diff?base=' + id + '&target=' + tgt + '&weight=samples'), { diff: true });
+    const diff = F.buildTree(await api(base, 'diff?base=' + id + '&target=' + tgt + '&weight=period'), { diff: true });
     const reg = F.regressions(diff, 30);
     await until(() => d.querySelectorAll('#cmp-regressions tbody tr').length === reg.length, 'regressions listed');
     const firstReg = d.querySelector('#cmp-regressions tbody tr').cells[0].textContent;

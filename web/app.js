@@ -8,6 +8,9 @@
   const API = 'api/v1/';
   const ROW_H = 17;
   const POLL_MS = 1500;
+  /* the server's default weight for every answer: the sample period, as
+   * stackcollapse-perf sums it (docs/query.md) */
+  const DEFAULT_WEIGHT = 'period';
 
   /* ---- small helpers ----------------------------------------------------- */
 
@@ -290,6 +293,7 @@
         }
       }
       ctx.globalAlpha = 1;
+      this.openAtRoot(cv.parentElement);
       if (this.sel) {
         const r = this.rectOf(this.sel);
         if (r) {
@@ -300,6 +304,19 @@
       }
       /* which URL state this drawing shows (see frames() and docs/web.md) */
       cv.dataset.hash = location.hash;
+    }
+
+    /* A graph taller than its box (deep stacks: a 128-frame chain is
+     * 2,000 px) scrolls inside the box; a new graph, zoom or layout opens
+     * at the root's end, where the widest frames - the most samples - are,
+     * not on the empty top of the deepest tower. Redraws of the same view
+     * keep the reader's scroll. */
+    openAtRoot(wrap) {
+      const view = [this.tree, this.focus, this.icicle];
+      const prev = this.openedView || [];
+      if (view.every((v, i) => v === prev[i])) return;
+      this.openedView = view;
+      wrap.scrollTop = this.icicle ? 0 : wrap.scrollHeight;
     }
 
     /* What the last draw() put on the canvas, one object per rectangle
@@ -677,7 +694,7 @@
       f.comm.value = params.comm || '';
       f.pid.value = params.pid || '';
       f.tid.value = params.tid || '';
-      f.weight.value = params.weight || 'samples';
+      f.weight.value = params.weight || DEFAULT_WEIGHT;
       f.layout.value = params.layout || 'flame';
       if (document.activeElement !== $('#fg-search')) $('#fg-search').value = params.q || '';
       const q = 'profiles/' + encodeURIComponent(id);
@@ -704,14 +721,19 @@
         this.loadMeta();
         return;
       }
-      if (this.meta && this.meta.status === 'ready') this.loadData(params);
-      else this.loadMeta(); /* left while parsing: the poll stopped with the view */
+      /* back from another view: the profile may have changed meanwhile
+       * (parsed again, relabeled), and a poll stopped with the view */
+      if (!this.meta || this.meta.status !== 'ready' || (prev && prev.view !== 'profile')) {
+        this.loadMeta();
+        return;
+      }
+      this.loadData(params);
     },
 
     dataParams(params) {
       const p = {};
       for (const k of DATA_KEYS) if (params[k]) p[k] = params[k];
-      if (!p.weight) p.weight = 'samples';
+      if (!p.weight) p.weight = DEFAULT_WEIGHT;
       return p;
     },
 
@@ -726,16 +748,18 @@
         return;
       }
       if (id !== this.id || current.view !== 'profile') return;
+      /* a parse that replaced the one shown: its answers are new */
+      const replaced = this.meta && this.meta.resymbolizing && !m.resymbolizing;
       this.meta = m;
       this.renderMeta(m);
-      if (m.status === 'queued' || m.status === 'parsing') {
-        this.pollTimer = setTimeout(() => this.loadMeta(), POLL_MS);
-        return;
-      }
-      if (m.status === 'ready') {
-        this.loadThreads();
+      if (replaced) this.dataKey = null;
+      /* a profile being parsed again (re-symbolized) is served from its
+       * earlier parse meanwhile: shown, and followed until it is done */
+      if (m.status === 'ready' || m.resymbolizing) {
+        if (replaced || !this.dataKey) this.loadThreads();
         this.loadData(current.params);
       }
+      if (m.status === 'queued' || m.status === 'parsing') this.pollTimer = setTimeout(() => this.loadMeta(), POLL_MS);
     },
 
     renderMeta(m) {
@@ -744,7 +768,15 @@
       st.textContent = '';
       st.append(el('span', { class: 'status-' + m.status }, m.status));
       if (m.status === 'failed') st.append(': ', el('span', null, m.error || 'unknown error'));
-      if (m.status === 'queued' || m.status === 'parsing') st.append(el('span', { class: 'muted' }, ' (updating live)'));
+      if (m.resymbolizing) st.append(el('span', { class: 'muted' }, ' (re-symbolizing; the earlier parse is shown until the new one is complete)'));
+      else if (m.status === 'queued' || m.status === 'parsing') st.append(el('span', { class: 'muted' }, ' (updating live)'));
+      else if (m.status === 'ready' && m.error) st.append(': ', el('span', null, m.error));
+      /* what the parser warned about: an unfinished recording (perf record
+       * killed), a broken header section */
+      const warn = $('#p-warnings');
+      warn.textContent = '';
+      for (const w of Array.isArray(m.warnings) ? m.warnings : []) warn.append(el('li', null, String(w)));
+      warn.hidden = !warn.children.length;
       const h = m.header || {};
       const dl = $('#p-header');
       dl.textContent = '';
@@ -773,10 +805,12 @@
       ev.textContent = '';
       const sel = $('#fg-filter').elements.event;
       sel.textContent = '';
-      /* no event in the URL: the server's default (the event of the
-       * recording's first sample); the page never pins one by itself */
-      sel.append(el('option', { value: '' }, '(default)'));
+      /* no event in the URL: the server's default, the first event in the
+       * recording's own order that has samples (perf report's); the page
+       * names it but never pins it by itself */
       const spe = m.samples_per_event || {};
+      const sampled = (m.events || []).find((e) => (spe[e.name] !== undefined ? spe[e.name] : e.samples) > 0);
+      sel.append(el('option', { value: '' }, sampled ? '(default: ' + sampled.name + ')' : '(default)'));
       for (const e of m.events || []) {
         const n = spe[e.name] !== undefined ? spe[e.name] : e.samples;
         ev.append(el('tr', null, el('td', null, e.name), el('td', { class: 'num' }, n === undefined ? '' : n),
@@ -820,11 +854,11 @@
       if (key !== this.dataKey) {
         const seq = ++this.loadSeq;
         this.loadingKey = key;
-        const tlKey = id + '|' + (dp.event || '') + '|' + this.bucketMs();
+        const tlKey = id + '|' + (dp.event || '') + '|' + dp.weight + '|' + this.bucketMs();
         /* kernel=1: kernel frames come marked "_[k]", which buildTree
          * turns into their kind (colour) */
         const jobs = [api(base + '/flamegraph' + qs(Object.assign({ kernel: 1 }, dp)))];
-        jobs.push(tlKey !== this.tlKey ? api(base + '/timeline' + qs({ event: dp.event, bucket_ms: this.bucketMs() })).catch((e) => e) : null);
+        jobs.push(tlKey !== this.tlKey ? api(base + '/timeline' + qs({ event: dp.event, weight: dp.weight, bucket_ms: this.bucketMs() })).catch((e) => e) : null);
         const filtered = dp.comm || dp.pid || dp.tid || dp.from_ns || dp.to_ns;
         jobs.push(filtered ? null : api(base + '/top' + qs({ event: dp.event, weight: dp.weight, limit: 500 })).catch((e) => e));
         let res;
@@ -844,6 +878,7 @@
         if (res[1] && !(res[1] instanceof Error)) {
           this.tlKey = tlKey;
           this.timeline = F.normalizeTimeline(res[1], this.bucketMs());
+          this.timeline.unit = dp.weight;
         } else if (res[1] instanceof Error) {
           this.timeline = null;
           $('#tl-info').textContent = 'timeline: ' + res[1].message;
@@ -952,7 +987,7 @@
 
     heatTip(i) {
       const tl = this.timeline;
-      return [el('div', null, ((i * tl.bucketNs) / 1e9).toFixed(3) + ' s: ' + (tl.counts[i] || 0) + ' samples')];
+      return [el('div', null, ((i * tl.bucketNs) / 1e9).toFixed(3) + ' s: ' + (tl.counts[i] || 0) + ' ' + (tl.unit || 'samples'))];
     },
 
     drawHeat() {
@@ -1006,7 +1041,7 @@
         ctx.strokeRect(Math.floor(this.cursor / g.rows) * this.cellW + 0.75, (this.cursor % g.rows) * this.cellH + 0.75,
           this.cellW - 2.5, this.cellH - 2.5);
       }
-      let txt = g.cols + ' s \u00d7 ' + g.rows + ' rows of ' + Math.round(tl.bucketNs / 1e6) + ' ms; max ' + g.max + ' samples/bucket';
+      let txt = g.cols + ' s \u00d7 ' + g.rows + ' rows of ' + Math.round(tl.bucketNs / 1e6) + ' ms; max ' + g.max + ' ' + (tl.unit || 'samples') + ' per bucket';
       if (p.from_ns && p.to_ns) {
         txt += '; selected ' + ((+p.from_ns - tl.startNs) / 1e9).toFixed(3) + '\u2013' + ((+p.to_ns - tl.startNs) / 1e9).toFixed(3) + ' s';
       }
@@ -1109,7 +1144,7 @@
     async show(params, prev) {
       const f = $('#cmp-form').elements;
       f.event.value = params.event || '';
-      f.weight.value = params.weight || 'samples';
+      f.weight.value = params.weight || DEFAULT_WEIGHT;
       if (document.activeElement !== $('#cmp-search')) $('#cmp-search').value = params.q || '';
       if (!prev || prev.view !== 'compare') await this.fillChoices(params);
       if (!params.base || !params.target) {
@@ -1118,7 +1153,7 @@
         $('#cmp-regressions tbody').textContent = '';
         return;
       }
-      const dp = { base: params.base, target: params.target, event: params.event, weight: params.weight || 'samples' };
+      const dp = { base: params.base, target: params.target, event: params.event, weight: params.weight || DEFAULT_WEIGHT };
       const key = JSON.stringify(dp);
       if (key !== this.key) {
         let j;

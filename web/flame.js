@@ -343,7 +343,7 @@
     const counts = [];
     if (list.length && typeof list[0] === 'object') {
       const tk = ['start_ns', 't_ns', 'time_ns', 'ns', 'from_ns', 'ts'];
-      const ck = ['samples', 'count', 'value', 'n'];
+      const ck = ['value', 'samples', 'count', 'n']; /* value: by the asked weight */
       let t0 = startNs;
       for (const b of list) {
         const t = firstNum(b, tk);

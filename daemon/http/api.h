@@ -33,8 +33,13 @@
 
 typedef struct api api;
 
-/* Starts listening. NULL on failure (logged). */
-api *api_start(const cfg *c, st_store *st, jobs *j);
+/* The listening socket of --listen (or the one systemd passed), bound
+ * before anything else is created, so that a start that cannot listen
+ * leaves nothing behind. -1 on failure (logged). */
+int api_listen(const cfg *c);
+/* Starts serving on listen_fd (taken, closed on failure). NULL on failure
+ * (logged). */
+api *api_start(const cfg *c, st_store *st, jobs *j, int listen_fd);
 /* (Re)reads --token-file (SIGHUP); on a bad file the old tokens stay. 0/-1. */
 int api_reload_tokens(api *a);
 /* The port actually bound (useful with port 0). */

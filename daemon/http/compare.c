@@ -24,10 +24,11 @@ static int diff_enter(void *ctx, const char *name, size_t len, const char *dso, 
 	return w->b.oom ? -1 : 0;
 }
 
-/* The answer-cache key of a diff: both profiles' parse generations and
- * every parameter. 0, or 1 when either is not ready (nothing kept). */
+/* The answer-cache key of a diff: both profiles' parse generations, the
+ * target's event and every parameter. 0, or 1 when either is not ready
+ * (nothing kept). */
 static int diff_key(api *a, int64_t base, int64_t target, const http_fold_args *fa,
-		    int64_t max_nodes, char key[API_KEY_LEN])
+		    const http_fold_args *fa_target, int64_t max_nodes, char key[API_KEY_LEN])
 {
 	int64_t gen;
 	size_t n;
@@ -36,19 +37,21 @@ static int diff_key(api *a, int64_t base, int64_t target, const http_fold_args *
 	    st_profile_generation(a->st, target, &gen) != 0)
 		return 1;
 	n = strlen(key);
-	return snprintf(key + n, API_KEY_LEN - n, "|%lld|%lld", (long long)target,
-			(long long)gen) >= (int)(API_KEY_LEN - n);
+	return snprintf(key + n, API_KEY_LEN - n, "|%lld|%lld|%s", (long long)target,
+			(long long)gen, fa_target->f.event ? fa_target->f.event : "") >=
+	       (int)(API_KEY_LEN - n);
 }
 
 static MHD_Result_t diff_answer(api *a, struct MHD_Connection *conn, int64_t base,
-				int64_t target, const http_fold_args *fa, const char *key)
+				int64_t target, const http_fold_args *fa,
+				const http_fold_args *fa_target, const char *key)
 {
 	static const st_diff_cb cb = { diff_enter, jb_node_close };
 	jb_tree w;
 	int rc;
 
 	memset(&w, 0, sizeof(w));
-	rc = st_diff(a->st, base, target, &fa->f, fa->by_samples, &cb, &w);
+	rc = st_diff(a->st, base, target, &fa->f, &fa_target->f, fa->by_samples, &cb, &w);
 	if (rc != 0 || w.b.oom || !w.b.p) {
 		free(w.b.p);
 		if (rc == 1)
@@ -64,7 +67,7 @@ static MHD_Result_t diff_answer(api *a, struct MHD_Connection *conn, int64_t bas
  * diff asked again (or at once by several clients) is computed once. */
 MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 {
-	http_fold_args fa;
+	http_fold_args fa, fa_target;
 	MHD_Result_t ret;
 	char key[API_KEY_LEN];
 	int64_t base = 0, target = 0, max_nodes = API_DIFF_MAX_NODES;
@@ -74,16 +77,21 @@ MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 		return http_reply_error(a, conn, 400, "bad or missing parameter 'base' (a profile id)");
 	if (http_arg_i64(conn, "target", 1, INT64_MAX, &target) < 0 || !target)
 		return http_reply_error(a, conn, 400, "bad or missing parameter 'target' (a profile id)");
-	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0)
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0)
 		return ret;
 	if (http_arg_i64(conn, "max_nodes", 1, API_DIFF_MAX_NODES, &max_nodes) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'max_nodes' (1..%d)",
 					API_DIFF_MAX_NODES);
 	fa.f.max_nodes = (size_t)max_nodes;
-	keep = diff_key(a, base, target, &fa, max_nodes, key) == 0;
+	/* the event named, on both sides; else each profile's default */
+	fa_target = fa;
+	if (http_fold_event(a, conn, base, &fa, &ret) < 0 ||
+	    http_fold_event(a, conn, target, &fa_target, &ret) < 0)
+		return ret;
+	keep = diff_key(a, base, target, &fa, &fa_target, max_nodes, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, &claimed))
 		return ret;
-	ret = diff_answer(a, conn, base, target, &fa, keep ? key : NULL);
+	ret = diff_answer(a, conn, base, target, &fa, &fa_target, keep ? key : NULL);
 	if (claimed)
 		qc_unclaim(a->qc, key);
 	return ret;

@@ -78,8 +78,8 @@ MHD_Result_t http_get_pprof(api *a, struct MHD_Connection *conn, int64_t id)
 	size_t len = 0;
 	int rc;
 
-	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0 ||
-	    export_weight(a, conn, &fa, &ret) < 0)
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0 || export_weight(a, conn, &fa, &ret) < 0 ||
+	    http_fold_event(a, conn, id, &fa, &ret) < 0)
 		return ret;
 	rc = st_pprof(a->st, id, &fa.f, &out, &len);
 	if (rc)
@@ -99,11 +99,12 @@ MHD_Result_t http_get_speedscope(api *a, struct MHD_Connection *conn, int64_t id
 	size_t len = 0;
 	int rc;
 
-	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0 ||
-	    export_weight(a, conn, &fa, &ret) < 0)
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0 || export_weight(a, conn, &fa, &ret) < 0)
 		return ret;
 	if (group && strcmp(group, "thread") && strcmp(group, "comm"))
 		return http_reply_error(a, conn, 400, "bad parameter 'group' (thread or comm)");
+	if (http_fold_event(a, conn, id, &fa, &ret) < 0)
+		return ret;
 	snprintf(name, sizeof(name), "perfhub profile %lld", (long long)id);
 	o.name = name;
 	o.exporter = "perfhub " VERSION;

@@ -144,6 +144,10 @@ typedef struct http_route {
 	MHD_Result_t (*fn_body)(api *a, struct MHD_Connection *conn, int64_t id,
 				const char *body, size_t len);
 	int run;		/* enum http_route_run */
+	/* the query parameters it takes (NULL-terminated; docs/openapi.json
+	 * describes the same): any other is a 400 before the handler runs.
+	 * NULL: not checked (the page, and what debuginfo.c reads itself). */
+	const char *const *params;
 } http_route;
 
 /* Every route the server answers (the static page's files aside). */
@@ -183,6 +187,17 @@ MHD_Result_t http_reply_fd(api *a, struct MHD_Connection *conn, int fd, uint64_t
 
 /* ---- query parameters (params.h; a 400 queued by respond.c) ------------------- */
 
+/* 0 when every query parameter of the request is one of `accepted`
+ * (NULL-terminated); else -1 with a 400 answer queued (*ret) that names the
+ * unknown parameter and the accepted ones. */
+int http_params_check(api *a, struct MHD_Connection *conn, const char *const *accepted,
+		      MHD_Result_t *ret);
+
+/* The parameters of the folded-stack questions (http_fold_args_parse),
+ * for the routes' lists of the parameters they take (routes.c): the
+ * filters, and the first frame's form where the answer has one. */
+#define HTTP_FILTER_PARAMS "event", "comm", "pid", "tid", "from_ns", "to_ns", "weight", "kernel"
+#define HTTP_FOLD_PARAMS HTTP_FILTER_PARAMS, "with_pid", "with_tid"
 /* The weight's name ("samples", "period", "offcpu", "wall"). */
 const char *http_weight_name(const http_fold_args *fa);
 /* With weight offcpu or wall: 0 when the profile has what it needs, else
@@ -191,10 +206,17 @@ int http_measure_check(api *a, struct MHD_Connection *conn, int64_t id,
 		       const http_fold_args *fa, MHD_Result_t *ret);
 /* 0, or -1 when a 400 answer was queued (its result in *ret). */
 int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa,
-			 const char *default_weight, MHD_Result_t *ret);
+			 MHD_Result_t *ret);
+/* Makes fa->f.event the event profile `id` answers with: the one the event
+ * parameter names, or the profile's default (st_event_pick). 0, or -1 with
+ * the answer queued (*ret): 404 not ready, 400 naming the profile's events
+ * when none answers to the parameter. */
+int http_fold_event(api *a, struct MHD_Connection *conn, int64_t id, http_fold_args *fa,
+		    MHD_Result_t *ret);
 
 /* The parameters of a tree answer (/flamegraph, /sandwich): the filters,
- * default weight period, the weight checked against the profile, and
+ * the event resolved (http_fold_event), the weight checked against the
+ * profile, and
  * max_nodes (0 = every node; also in fa->f). 0, or -1 with the error
  * answer queued (*ret). */
 int http_tree_args_parse(api *a, struct MHD_Connection *conn, int64_t id, http_fold_args *fa,

@@ -83,8 +83,8 @@ void http_tags_free(http_tags *t)
 /* ---- the filters of folded-stack queries ------------------------------------ */
 
 #define FOLD_BAD(...) do { snprintf(why, whylen, __VA_ARGS__); return -1; } while (0)
-int http_fold_args_read(struct MHD_Connection *conn, http_fold_args *fa,
-			const char *default_weight, char *why, size_t whylen)
+int http_fold_args_read(struct MHD_Connection *conn, http_fold_args *fa, char *why,
+			size_t whylen)
 {
 	const char *w = http_arg(conn, "weight");
 	int64_t v;
@@ -92,6 +92,8 @@ int http_fold_args_read(struct MHD_Connection *conn, http_fold_args *fa,
 	memset(fa, 0, sizeof(*fa));
 	fa->f.pid = fa->f.tid = -1;
 	fa->f.event = http_arg(conn, "event");
+	if (fa->f.event && !*fa->f.event)
+		fa->f.event = NULL;	/* event= is the default event */
 	fa->f.comm = http_arg(conn, "comm");
 	if (http_arg_i64(conn, "pid", 0, UINT32_MAX, &fa->f.pid) < 0)
 		FOLD_BAD("bad parameter 'pid'");
@@ -106,7 +108,7 @@ int http_fold_args_read(struct MHD_Connection *conn, http_fold_args *fa,
 		FOLD_BAD("bad parameter 'to_ns'");
 	fa->f.to_ns = (uint64_t)v;
 	if (!w)
-		w = default_weight;
+		w = HTTP_DEFAULT_WEIGHT;
 	if (pe_weight_parse(w, &fa->by_samples, &fa->f.measure) < 0)
 		FOLD_BAD("bad parameter 'weight' (samples, period, offcpu or wall)");
 	fa->f.with_pid = http_arg(conn, "with_pid") != NULL;

@@ -44,13 +44,20 @@ int http_labels_check(struct MHD_Connection *conn, char *why, size_t whylen);
 /* The filters every folded-stack query takes. weight is samples, period,
  * offcpu (f.measure PE_MEASURE_OFFCPU: nanoseconds switched out) or wall
  * (PE_MEASURE_WALL: on-CPU plus off-CPU nanoseconds). */
+/* One weight default for every answer (the contract's for /collapsed and
+ * perfhub collapse): the period, as stackcollapse-perf sums it. */
+#define HTTP_DEFAULT_WEIGHT "period"
+#define HTTP_EVENT_MAX 1024	/* longest event name a query resolves */
+
 typedef struct http_fold_args {
 	st_fold_filter f;
 	int by_samples;		/* weight=samples */
+	char event[HTTP_EVENT_MAX];	/* f.event once http_fold_event resolved it */
+	int64_t gen;		/* the parse generation the event was resolved in; 0 = none */
 } http_fold_args;
 /* Reads them (strings point into the request). 0, or -1 and why. */
-int http_fold_args_read(struct MHD_Connection *conn, http_fold_args *fa,
-			const char *default_weight, char *why, size_t whylen);
+int http_fold_args_read(struct MHD_Connection *conn, http_fold_args *fa, char *why,
+			size_t whylen);
 
 /* Whether Accept-Encoding takes the coding `name` ("gzip" also as
  * "x-gzip"; "*" takes any), without q=0. */

@@ -22,6 +22,11 @@ static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, int encod
 
 	atomic_fetch_add(&a->rejected, 1);
 	switch (rc) {
+	case SP_ERR_MAGIC:
+		return http_reply_error(a, conn, 400, is_tar ?
+					"not a tar of a perf.data directory (empty, or no ustar header)" :
+					"not a perf.data file (empty, or it does not start with PERFILE2 "
+					"or PERFFILE)");
 	case SP_ERR_TOO_LARGE:
 		return http_reply_error(a, conn, 413, "upload exceeds the limit of %llu bytes",
 					(unsigned long long)a->c->max_upload);
@@ -126,7 +131,8 @@ MHD_Result_t http_upload_data(api *a, struct MHD_Connection *conn, req *r, const
 
 /* {"id", "status", "sha256", "size", "name", "tags"}: the name and tags as
  * stored, so an uploader sees the labels its profile carries (for the same
- * bytes uploaded before: that profile's). */
+ * bytes uploaded before: that profile's, with this upload's name and tags
+ * applied, and "relabeled": true when they changed it). */
 static json_t *upload_answer(api *a, int64_t id, int existed, const char *sha, uint64_t size)
 {
 	json_t *ans = json_pack("{s:I,s:s,s:s,s:I}", "id", (json_int_t)id, "status",
@@ -139,6 +145,9 @@ static json_t *upload_answer(api *a, int64_t id, int existed, const char *sha, u
 		json_object_set(ans, "name", json_object_get(p, "name"));
 		json_object_set(ans, "tags", json_object_get(p, "tags"));
 	}
+	/* the same bytes again under another name or tags: applied, and said */
+	if (ans && existed == 2)
+		json_object_set_new(ans, "relabeled", json_true());
 	json_decref(p);
 	return ans;
 }
@@ -180,8 +189,8 @@ MHD_Result_t http_upload_end(api *a, struct MHD_Connection *conn, req *r)
 		return http_reply_error(a, conn, 500, "storage error");
 	}
 	atomic_fetch_add(existed ? &a->duplicates : &a->uploads, 1);
-	log_info("msg=\"upload\" id=%lld sha256=%s bytes=%llu kind=%s duplicate=%d",
-		 (long long)id, sha, (unsigned long long)size, kind, existed);
+	log_info("msg=\"upload\" id=%lld sha256=%s bytes=%llu kind=%s duplicate=%d relabeled=%d",
+		 (long long)id, sha, (unsigned long long)size, kind, existed != 0, existed == 2);
 	free(path);
 	return http_reply_json(a, conn, existed ? 200 : 202, upload_answer(a, id, existed, sha,
 									   size));

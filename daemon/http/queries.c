@@ -73,7 +73,7 @@ MHD_Result_t http_get_collapsed(api *a, struct MHD_Connection *conn, int64_t id)
 	char key[API_KEY_LEN];
 	int keep, claimed = 0;
 
-	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0 ||
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0 || http_fold_event(a, conn, id, &fa, &ret) < 0 ||
 	    http_measure_check(a, conn, id, &fa, &ret) < 0)
 		return ret;
 	keep = http_answer_key(a, "collapsed", id, &fa, 0, key) == 0;
@@ -147,36 +147,51 @@ MHD_Result_t http_get_threads(api *a, struct MHD_Connection *conn, int64_t id)
 
 #define API_MAX_BUCKETS 100000
 
+/* Each bucket's "value": what the weight counts (samples, period, its
+ * off-CPU nanoseconds, or both clocks for wall). */
+static void timeline_values(json_t *o, const http_fold_args *fa)
+{
+	const char *w = http_weight_name(fa);
+	json_t *b;
+	size_t i;
+
+	json_array_foreach(json_object_get(o, "buckets"), i, b) {
+		json_int_t v = json_integer_value(json_object_get(b, fa->by_samples ? "samples" :
+								  "period"));
+		json_int_t off = json_integer_value(json_object_get(b, "offcpu"));
+
+		if (!strcmp(w, "offcpu"))
+			v = off;
+		else if (!strcmp(w, "wall"))
+			v += off;
+		json_object_set_new(b, "value", json_integer(v));
+	}
+	json_object_set_new(o, "weight", json_string(w));
+}
+
 MHD_Result_t http_get_timeline(api *a, struct MHD_Connection *conn, int64_t id)
 {
 	int64_t bucket_ms = 100;
 	int notfound = 0;
 	json_t *o;
-
 	char key[API_KEY_LEN];
-	http_fold_args ev_only;
+	http_fold_args fa;
 	MHD_Result_t ret;
-	const char *w = http_arg(conn, "weight");
 	int keep;
 
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0)
+		return ret;
 	if (http_arg_i64(conn, "bucket_ms", 1, 86400000, &bucket_ms) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'bucket_ms' (1..86400000)");
-	memset(&ev_only, 0, sizeof(ev_only));
-	ev_only.f.pid = ev_only.f.tid = -1;
-	ev_only.f.event = http_arg(conn, "event");
-	/* the buckets count samples and period whatever the weight; offcpu
-	 * and wall add each bucket's off-CPU nanoseconds */
-	if (w && pe_weight_parse(w, &ev_only.by_samples, &ev_only.f.measure) < 0)
-		return http_reply_error(a, conn, 400,
-					"bad parameter 'weight' (samples, period, offcpu or wall)");
-	ev_only.by_samples = 0;
-	if (http_measure_check(a, conn, id, &ev_only, &ret) < 0)
+	if (http_fold_event(a, conn, id, &fa, &ret) < 0 || http_measure_check(a, conn, id, &fa, &ret) < 0)
 		return ret;
-	keep = http_answer_key(a, "timeline", id, &ev_only, bucket_ms, key) == 0;
+	keep = http_answer_key(a, "timeline", id, &fa, bucket_ms, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, NULL))
 		return ret;
-	o = st_timeline_measured_json(a->st, id, &ev_only.f, (uint64_t)bucket_ms * 1000000,
-				      &notfound);
+	/* the buckets count samples and period whatever the weight; offcpu
+	 * and wall add each bucket's off-CPU nanoseconds; "value" is what
+	 * the weight counts */
+	o = st_timeline_measured_json(a->st, id, &fa.f, (uint64_t)bucket_ms * 1000000, &notfound);
 	if (notfound)
 		return http_reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
 	if (!o)
@@ -187,6 +202,7 @@ MHD_Result_t http_get_timeline(api *a, struct MHD_Connection *conn, int64_t id)
 				   API_MAX_BUCKETS);
 	}
 	json_object_set_new(o, "bucket_ms", json_integer(bucket_ms));
+	timeline_values(o, &fa);
 	return http_reply_json_keep(a, conn, o, keep ? key : NULL);
 }
 
@@ -213,11 +229,12 @@ MHD_Result_t http_get_top(api *a, struct MHD_Connection *conn, int64_t id)
 	size_t n, i;
 	int keep, notfound = 0;
 
-	if (http_fold_args_parse(a, conn, &fa, "samples", &ret) < 0 ||
-	    http_measure_check(a, conn, id, &fa, &ret) < 0)
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0 || http_measure_check(a, conn, id, &fa, &ret) < 0)
 		return ret;
 	if (http_arg_i64(conn, "limit", 1, 100000, &limit) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'limit' (1..100000)");
+	if (http_fold_event(a, conn, id, &fa, &ret) < 0)
+		return ret;
 	keep = http_answer_key(a, "top", id, &fa, limit, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, NULL))
 		return ret;

@@ -205,13 +205,93 @@ int http_measure_check(api *a, struct MHD_Connection *conn, int64_t id,
 }
 
 int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa,
-			 const char *default_weight, MHD_Result_t *ret)
+			 MHD_Result_t *ret)
 {
 	char why[HTTP_WHY_LEN];
 
-	if (http_fold_args_read(conn, fa, default_weight, why, sizeof(why)) == 0)
+	if (http_fold_args_read(conn, fa, why, sizeof(why)) == 0)
 		return 0;
 	*ret = http_reply_error(a, conn, 400, "%s", why);
+	return -1;
+}
+
+int http_fold_event(api *a, struct MHD_Connection *conn, int64_t id, http_fold_args *fa,
+		    MHD_Result_t *ret)
+{
+	char *name = NULL, *names = NULL;
+	const char *want = fa->f.event;
+	int rc, ok = 0;
+
+	/* the off-CPU weights have defaults of their own (the engine's) */
+	if (!want && fa->f.measure != PE_MEASURE_PERIOD)
+		return 0;
+	rc = st_event_pick(a->st, id, want, &name, &names, &fa->gen);
+
+	if (rc == 0 && !name) {
+		fa->f.event = NULL;	/* no samples at all: an empty answer */
+		ok = 1;
+	} else if (rc == 0 && strlen(name) < sizeof(fa->event)) {
+		strcpy(fa->event, name);
+		fa->f.event = fa->event;
+		ok = 1;
+	} else if (rc == 0) {
+		*ret = http_reply_error(a, conn, 400, "the event's name is longer than %d bytes",
+					HTTP_EVENT_MAX - 1);
+	} else if (rc == 1) {
+		*ret = http_reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
+	} else if (rc == 2) {
+		*ret = http_reply_error(a, conn, 400, "bad parameter 'event': profile %lld has no "
+					"event '%.100s' (its events: %.300s)", (long long)id, want,
+					names ? names : "none");
+	} else {
+		*ret = http_reply_error(a, conn, 500, "storage error");
+	}
+	free(name);
+	free(names);
+	return ok ? 0 : -1;
+}
+
+/* ---- unknown parameters ---------------------------------------------------- */
+
+typedef struct param_scan {
+	const char *const *accepted;
+	char unknown[64];	/* the first unknown key, cut short */
+	int found;
+} param_scan;
+
+static MHD_Result_t scan_param(void *cls, enum MHD_ValueKind kind, const char *key,
+			       const char *value)
+{
+	param_scan *ps = cls;
+	size_t i;
+
+	(void)kind;
+	(void)value;
+	if (!*key)
+		return MHD_YES;	/* "?&a=1": an empty piece, not a parameter */
+	for (i = 0; ps->accepted[i]; i++)
+		if (!strcmp(key, ps->accepted[i]))
+			return MHD_YES;
+	snprintf(ps->unknown, sizeof(ps->unknown), "%s", key);
+	ps->found = 1;
+	return MHD_NO;	/* one is enough */
+}
+
+int http_params_check(api *a, struct MHD_Connection *conn, const char *const *accepted,
+		      MHD_Result_t *ret)
+{
+	param_scan ps = { accepted, "", 0 };
+	char list[512] = "";
+	size_t i, n = 0;
+
+	MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, scan_param, &ps);
+	if (!ps.found)
+		return 0;
+	for (i = 0; accepted[i] && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "", accepted[i]);
+	*ret = http_reply_error(a, conn, 400, "unknown parameter '%s' (%s%s)", ps.unknown,
+				accepted[0] ? "accepted: " : "this endpoint takes none",
+				list);
 	return -1;
 }
 
@@ -219,7 +299,7 @@ int http_tree_args_parse(api *a, struct MHD_Connection *conn, int64_t id, http_f
 			 int64_t *max_nodes, MHD_Result_t *ret)
 {
 	*max_nodes = 0;
-	if (http_fold_args_parse(a, conn, fa, "period", ret) < 0 ||
+	if (http_fold_args_parse(a, conn, fa, ret) < 0 || http_fold_event(a, conn, id, fa, ret) < 0 ||
 	    http_measure_check(a, conn, id, fa, ret) < 0)
 		return -1;
 	/* opt-in: the default answer is every node (each leaf path = its
@@ -247,7 +327,12 @@ int http_answer_key(api *a, const char *endpoint, int64_t id, const http_fold_ar
 	const char *comm = fa && fa->f.comm ? fa->f.comm : "";
 	int n;
 
-	if (!a->qc || st_profile_generation(a->st, id, &gen) != 0)
+	if (!a->qc)
+		return 1;
+	/* the generation the event was resolved in saves a second look */
+	if (fa && fa->gen)
+		gen = fa->gen;
+	else if (st_profile_generation(a->st, id, &gen) != 0)
 		return 1;
 	if (!fa) {
 		n = snprintf(key, API_KEY_LEN, "%s|%lld|%lld|%lld", endpoint, (long long)id,

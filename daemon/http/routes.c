@@ -7,39 +7,86 @@
 
 #include "http/http.h"
 
+/* The query parameters each route takes (a typo such as wieght=samples
+ * would otherwise give the default answer without a word). */
+static const char *const none[] = { NULL };
+static const char *const list_params[] = { "limit", "offset", "status", "hostname", "tag",
+					   "since", "until", NULL };
+static const char *const upload_params[] = { "name", "tag", NULL };
+static const char *const collapsed_params[] = { HTTP_FOLD_PARAMS, NULL };
+static const char *const flamegraph_params[] = { HTTP_FOLD_PARAMS, "max_nodes", NULL };
+static const char *const top_params[] = { HTTP_FILTER_PARAMS, "limit", NULL };
+static const char *const timeline_params[] = { "event", "bucket_ms", "weight", NULL };
+static const char *const sandwich_params[] = { "function", HTTP_FOLD_PARAMS, "max_nodes", NULL };
+static const char *const annotate_params[] = { "function", "event", "weight", "dso", NULL };
+static const char *const pprof_params[] = { HTTP_FILTER_PARAMS, NULL };
+static const char *const speedscope_params[] = { HTTP_FILTER_PARAMS, "group", NULL };
+static const char *const diff_params[] = { "base", "target", HTTP_FOLD_PARAMS, "max_nodes",
+					     NULL };
+static const char *const aggregate_params[] = { "group_by", "hostname", "tag", "since", "until",
+						"limit", NULL };
+
 /* Every route. The OpenAPI description (docs/openapi.json) describes
- * each of them; tests/http-routes prints this table and the test of the
- * description checks the two against each other. The last field says
- * where the answer is made (enum http_route_run): heavy queries are
- * bounded by --max-queries; inline ones never block the event loop. */
+ * each of them and its query parameters; tests/http-routes prints this
+ * table and the test of the description checks the two against each
+ * other. The run field says where the answer is made (enum
+ * http_route_run): heavy queries are bounded by --max-queries; inline
+ * ones never block the event loop. */
 const http_route http_routes[] = {
-	{ "GET", "/", ROUTE_PLAIN, http_get_page, NULL, NULL, RUN_INLINE },
-	{ "GET", "/healthz", ROUTE_PLAIN, http_get_healthz, NULL, NULL, RUN_INLINE },
-	{ "GET", "/metrics", ROUTE_PLAIN, http_get_metrics, NULL, NULL, RUN_LIGHT },
-	{ "GET", "/api/v1/openapi.json", ROUTE_PLAIN, http_get_openapi, NULL, NULL, RUN_INLINE },
-	{ "GET", "/api/v1/profiles", ROUTE_PLAIN, http_profiles_list, NULL, NULL, RUN_LIGHT },
-	{ "POST", "/api/v1/profiles", ROUTE_UPLOAD, NULL, NULL, NULL, RUN_LIGHT },
-	{ "GET", "/api/v1/profiles/{id}", ROUTE_PLAIN, NULL, http_profile_get, NULL, RUN_LIGHT },
-	{ "PATCH", "/api/v1/profiles/{id}", ROUTE_BODY, NULL, NULL, http_profile_patch, RUN_LIGHT },
-	{ "DELETE", "/api/v1/profiles/{id}", ROUTE_PLAIN, NULL, http_profile_delete, NULL, RUN_LIGHT },
-	{ "GET", "/api/v1/profiles/{id}/collapsed", ROUTE_PLAIN, NULL, http_get_collapsed, NULL, RUN_HEAVY },
-	{ "GET", "/api/v1/profiles/{id}/flamegraph", ROUTE_PLAIN, NULL, http_get_flamegraph, NULL, RUN_HEAVY },
-	{ "GET", "/api/v1/profiles/{id}/top", ROUTE_PLAIN, NULL, http_get_top, NULL, RUN_HEAVY },
-	{ "GET", "/api/v1/profiles/{id}/timeline", ROUTE_PLAIN, NULL, http_get_timeline, NULL, RUN_HEAVY },
-	{ "GET", "/api/v1/profiles/{id}/threads", ROUTE_PLAIN, NULL, http_get_threads, NULL, RUN_HEAVY },
-	{ "GET", "/api/v1/profiles/{id}/sandwich", ROUTE_PLAIN, NULL, http_get_sandwich, NULL, RUN_HEAVY },
-	{ "GET", "/api/v1/profiles/{id}/annotate", ROUTE_PLAIN, NULL, http_get_annotate, NULL, RUN_HEAVY },
-	{ "GET", "/api/v1/profiles/{id}/pprof", ROUTE_PLAIN, NULL, http_get_pprof, NULL, RUN_HEAVY },
-	{ "GET", "/api/v1/profiles/{id}/speedscope", ROUTE_PLAIN, NULL, http_get_speedscope, NULL, RUN_HEAVY },
-	{ "GET", "/api/v1/profiles/{id}/perf.data", ROUTE_PLAIN, NULL, http_get_perf_data, NULL, RUN_LIGHT },
-	{ "POST", "/api/v1/profiles/{id}/resymbolize", ROUTE_DEBUGINFO, NULL, NULL, NULL, RUN_LIGHT },
-	{ "GET", "/api/v1/diff", ROUTE_PLAIN, http_get_diff, NULL, NULL, RUN_HEAVY },
-	{ "GET", "/api/v1/aggregate", ROUTE_PLAIN, http_get_aggregate, NULL, NULL, RUN_HEAVY },
-	{ "POST", "/api/v1/debuginfo/missing", ROUTE_DEBUGINFO, NULL, NULL, NULL, RUN_LIGHT },
-	{ "POST", "/api/v1/debuginfo/archive", ROUTE_DEBUGINFO, NULL, NULL, NULL, RUN_HEAVY },
-	{ "GET", "/api/v1/debuginfo/{build_id}", ROUTE_DEBUGINFO, NULL, NULL, NULL, RUN_LIGHT },
-	{ "PUT", "/api/v1/debuginfo/{build_id}", ROUTE_DEBUGINFO, NULL, NULL, NULL, RUN_LIGHT },
-	{ "DELETE", "/api/v1/debuginfo/{build_id}", ROUTE_DEBUGINFO, NULL, NULL, NULL, RUN_LIGHT },
+	{ "GET", "/", ROUTE_PLAIN, http_get_page, NULL, NULL, RUN_INLINE,
+	  NULL },
+	{ "GET", "/healthz", ROUTE_PLAIN, http_get_healthz, NULL, NULL, RUN_INLINE,
+	  none },
+	{ "GET", "/metrics", ROUTE_PLAIN, http_get_metrics, NULL, NULL, RUN_LIGHT,
+	  none },
+	{ "GET", "/api/v1/openapi.json", ROUTE_PLAIN, http_get_openapi, NULL, NULL, RUN_INLINE,
+	  none },
+	{ "GET", "/api/v1/profiles", ROUTE_PLAIN, http_profiles_list, NULL, NULL, RUN_LIGHT,
+	  list_params },
+	{ "POST", "/api/v1/profiles", ROUTE_UPLOAD, NULL, NULL, NULL, RUN_LIGHT,
+	  upload_params },
+	{ "GET", "/api/v1/profiles/{id}", ROUTE_PLAIN, NULL, http_profile_get, NULL, RUN_LIGHT,
+	  none },
+	{ "PATCH", "/api/v1/profiles/{id}", ROUTE_BODY, NULL, NULL, http_profile_patch, RUN_LIGHT,
+	  none },
+	{ "DELETE", "/api/v1/profiles/{id}", ROUTE_PLAIN, NULL, http_profile_delete, NULL, RUN_LIGHT,
+	  none },
+	{ "GET", "/api/v1/profiles/{id}/collapsed", ROUTE_PLAIN, NULL, http_get_collapsed, NULL, RUN_HEAVY,
+	  collapsed_params },
+	{ "GET", "/api/v1/profiles/{id}/flamegraph", ROUTE_PLAIN, NULL, http_get_flamegraph, NULL, RUN_HEAVY,
+	  flamegraph_params },
+	{ "GET", "/api/v1/profiles/{id}/top", ROUTE_PLAIN, NULL, http_get_top, NULL, RUN_HEAVY,
+	  top_params },
+	{ "GET", "/api/v1/profiles/{id}/timeline", ROUTE_PLAIN, NULL, http_get_timeline, NULL, RUN_HEAVY,
+	  timeline_params },
+	{ "GET", "/api/v1/profiles/{id}/threads", ROUTE_PLAIN, NULL, http_get_threads, NULL, RUN_HEAVY,
+	  none },
+	{ "GET", "/api/v1/profiles/{id}/sandwich", ROUTE_PLAIN, NULL, http_get_sandwich, NULL, RUN_HEAVY,
+	  sandwich_params },
+	{ "GET", "/api/v1/profiles/{id}/annotate", ROUTE_PLAIN, NULL, http_get_annotate, NULL, RUN_HEAVY,
+	  annotate_params },
+	{ "GET", "/api/v1/profiles/{id}/pprof", ROUTE_PLAIN, NULL, http_get_pprof, NULL, RUN_HEAVY,
+	  pprof_params },
+	{ "GET", "/api/v1/profiles/{id}/speedscope", ROUTE_PLAIN, NULL, http_get_speedscope, NULL, RUN_HEAVY,
+	  speedscope_params },
+	{ "GET", "/api/v1/profiles/{id}/perf.data", ROUTE_PLAIN, NULL, http_get_perf_data, NULL, RUN_LIGHT,
+	  none },
+	{ "POST", "/api/v1/profiles/{id}/resymbolize", ROUTE_DEBUGINFO, NULL, NULL, NULL, RUN_LIGHT,
+	  none },
+	{ "GET", "/api/v1/diff", ROUTE_PLAIN, http_get_diff, NULL, NULL, RUN_HEAVY,
+	  diff_params },
+	{ "GET", "/api/v1/aggregate", ROUTE_PLAIN, http_get_aggregate, NULL, NULL, RUN_HEAVY,
+	  aggregate_params },
+	{ "POST", "/api/v1/debuginfo/missing", ROUTE_DEBUGINFO, NULL, NULL, NULL, RUN_LIGHT,
+	  none },
+	{ "POST", "/api/v1/debuginfo/archive", ROUTE_DEBUGINFO, NULL, NULL, NULL, RUN_HEAVY,
+	  none },
+	{ "GET", "/api/v1/debuginfo/{build_id}", ROUTE_DEBUGINFO, NULL, NULL, NULL, RUN_LIGHT,
+	  none },
+	{ "PUT", "/api/v1/debuginfo/{build_id}", ROUTE_DEBUGINFO, NULL, NULL, NULL, RUN_LIGHT,
+	  none },
+	{ "DELETE", "/api/v1/debuginfo/{build_id}", ROUTE_DEBUGINFO, NULL, NULL, NULL, RUN_LIGHT,
+	  none },
 };
 const size_t http_nr_routes = sizeof(http_routes) / sizeof(http_routes[0]);
 

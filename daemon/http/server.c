@@ -16,6 +16,8 @@
 #include "http/http.h"
 #include "log.h"
 
+#define API_LISTEN_BACKLOG SOMAXCONN
+
 /* ---- routing -------------------------------------------------------------------- */
 
 /* A request to its handler through the table of routes (routes.c); a
@@ -199,6 +201,18 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const cha
 		deny = check_access(a, conn, url, method, &why);
 		if (deny)
 			return http_reply_error(a, conn, deny, "%s", why);
+		{
+			/* a parameter the route does not take is refused before
+			 * a byte of a body is read or a job exists */
+			char allowed[64];
+			int64_t id;
+			const http_route *rt = http_route_find(method, url, &id, allowed,
+							       sizeof(allowed));
+			MHD_Result_t ret;
+
+			if (rt && rt->params && http_params_check(a, conn, rt->params, &ret) < 0)
+				return ret;
+		}
 		if (!strcmp(method, "POST") &&
 		    (!strcmp(url, API_PREFIX) || !strcmp(url, API_PREFIX "/")))
 			return http_upload_begin(a, conn, r);
@@ -376,20 +390,84 @@ static void api_free(api *a)
 	free(a);
 }
 
-api *api_start(const cfg *c, st_store *st, jobs *j)
+/* The address of --listen: "[::1]" or "::1" are IPv6, anything else IPv4.
+ * OUT: ss, its length. 0 or -1. */
+static int listen_address(const cfg *c, struct sockaddr_storage *ss, socklen_t *sl)
+{
+	char host[256];
+
+	memset(ss, 0, sizeof(*ss));
+	snprintf(host, sizeof(host), "%s", c->listen_addr);
+	if (host[0] == '[') {
+		size_t n = strlen(host);
+		memmove(host, host + 1, n);
+		if (n > 1 && host[n - 2] == ']')
+			host[n - 2] = 0;
+	}
+	if (strchr(host, ':')) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)c->listen_port);
+		*sl = sizeof(*s6);
+		return inet_pton(AF_INET6, host, &s6->sin6_addr) == 1 ? 0 : -1;
+	}
+	{
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)c->listen_port);
+		*sl = sizeof(*s4);
+		return inet_pton(AF_INET, host, &s4->sin_addr) == 1 ? 0 : -1;
+	}
+}
+
+int api_listen(const cfg *c)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl;
+	int fd = activation_socket(), one = 1, saved;
+
+	if (fd >= 0) {
+		log_info("msg=\"socket activation\" fd=%d", fd);
+		return fd;
+	}
+	if (listen_address(c, &ss, &sl) < 0) {
+		log_warn("msg=\"bad listen address\" addr=\"%s\"", c->listen_addr);
+		return -1;
+	}
+	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		goto fail;
+	/* a restart must not wait for the old connections' TIME_WAIT */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (ss.ss_family == AF_INET6)
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&ss, sl) < 0 || listen(fd, API_LISTEN_BACKLOG) < 0)
+		goto fail;
+	return fd;
+fail:
+	saved = errno;
+	if (fd >= 0)
+		close(fd);
+	errno = saved;
+	log_warn("msg=\"cannot listen\" addr=%s port=%u error=\"%s\"", c->listen_addr,
+		 c->listen_port, strerror(errno));
+	return -1;
+}
+
+api *api_start(const cfg *c, st_store *st, jobs *j, int listen_fd)
 {
 	api *a = calloc(1, sizeof(*a));
-	int listen_fd;
 	struct sockaddr_storage ss;
-	const union MHD_DaemonInfo *info;
-	char host[256];
+	socklen_t sl = sizeof(ss);
 	/* epoll in a few threads: a connection costs a descriptor, not a
 	 * thread, so slow clients cannot use up the threads (see api.h) */
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL |
 			 MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
 
-	if (!a)
+	if (!a) {
+		close(listen_fd);
 		return NULL;
+	}
 	a->c = c;
 	a->st = st;
 	a->j = j;
@@ -401,69 +479,37 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 	a->pool = hpool_new(c->max_queries);
 	a->hd = hd_start(c->header_timeout);
 	if (!a->dbg || !a->code || !a->pool || !a->hd || api_reload_tokens(a) < 0) {
+		close(listen_fd);
 		api_free(a);
 		return NULL;
 	}
 	raise_fd_limit(c->max_connections + API_SPARE_FDS);
-	memset(&ss, 0, sizeof(ss));
-	/* "[::1]" or "::1" are IPv6, anything else IPv4 */
-	snprintf(host, sizeof(host), "%s", c->listen_addr);
-	if (host[0] == '[') {
-		size_t n = strlen(host);
-		memmove(host, host + 1, n);
-		if (n > 1 && host[n - 2] == ']')
-			host[n - 2] = 0;
-	}
-	if (strchr(host, ':')) {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons((uint16_t)c->listen_port);
-		if (inet_pton(AF_INET6, host, &s6->sin6_addr) != 1)
-			goto bad_addr;
-		flags |= MHD_USE_IPv6;
-	} else {
-		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons((uint16_t)c->listen_port);
-		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1)
-			goto bad_addr;
-	}
-	listen_fd = activation_socket();
-	if (listen_fd >= 0)
-		log_info("msg=\"socket activation\" fd=%d", listen_fd);
-#define MHD_OPTIONS								\
-		MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,			\
-		MHD_OPTION_UNESCAPE_CALLBACK, unescape_no_nul, NULL,		\
-		MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,			\
-		MHD_OPTION_NOTIFY_CONNECTION, hd_notify, a->hd,			\
-		MHD_OPTION_THREAD_POOL_SIZE, (unsigned)API_IO_THREADS,		\
-		MHD_OPTION_CONNECTION_LIMIT, c->max_connections,		\
-		MHD_OPTION_PER_IP_CONNECTION_LIMIT, c->max_connections_per_ip,	\
-		MHD_OPTION_CONNECTION_TIMEOUT, c->connection_timeout,		\
-		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024)
-	if (listen_fd >= 0)
-		a->d = MHD_start_daemon(flags & ~(unsigned)MHD_USE_IPv6, 0, NULL, NULL, on_request, a,
-					MHD_OPTIONS, MHD_OPTION_LISTEN_SOCKET, listen_fd,
-					MHD_OPTION_END);
-	else
-		a->d = MHD_start_daemon(flags, (uint16_t)c->listen_port, NULL, NULL, on_request, a,
-					MHD_OPTIONS, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-					MHD_OPTION_END);
-#undef MHD_OPTIONS
+	a->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, a,
+				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
+				MHD_OPTION_UNESCAPE_CALLBACK, unescape_no_nul, NULL,
+				MHD_OPTION_NOTIFY_COMPLETED, on_completed, a,
+				MHD_OPTION_NOTIFY_CONNECTION, hd_notify, a->hd,
+				MHD_OPTION_THREAD_POOL_SIZE, (unsigned)API_IO_THREADS,
+				MHD_OPTION_CONNECTION_LIMIT, c->max_connections,
+				MHD_OPTION_PER_IP_CONNECTION_LIMIT, c->max_connections_per_ip,
+				MHD_OPTION_CONNECTION_TIMEOUT, c->connection_timeout,
+				MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(256 * 1024),
+				MHD_OPTION_LISTEN_SOCKET, listen_fd,
+				MHD_OPTION_END);
 	if (!a->d) {
-		log_warn("msg=\"cannot listen\" addr=%s port=%u error=\"%s\"", c->listen_addr,
-			 c->listen_port, strerror(errno));
+		log_warn("msg=\"cannot start the HTTP server\" error=\"%s\"", strerror(errno));
+		close(listen_fd);
 		api_free(a);
 		return NULL;
 	}
-	info = MHD_get_daemon_info(a->d, MHD_DAEMON_INFO_BIND_PORT);
-	a->port = info ? info->port : c->listen_port;
+	memset(&ss, 0, sizeof(ss));
+	if (getsockname(listen_fd, (struct sockaddr *)&ss, &sl) == 0)
+		a->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+							 : ((struct sockaddr_in *)&ss)->sin_port);
+	else
+		a->port = c->listen_port;
 	access_policy(a, c);
 	return a;
-bad_addr:
-	log_warn("msg=\"bad listen address\" addr=\"%s\"", c->listen_addr);
-	api_free(a);
-	return NULL;
 }
 
 int api_reload_tokens(api *a)

@@ -147,7 +147,7 @@ MHD_Result_t http_get_annotate(api *a, struct MHD_Connection *conn, int64_t id)
 
 	if (!(fn = function_arg(a, conn, &ret)))
 		return ret;
-	if (http_fold_args_parse(a, conn, &fa, "samples", &ret) < 0)
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0 || http_fold_event(a, conn, id, &fa, &ret) < 0)
 		return ret;
 	if (fa.f.comm || fa.f.pid >= 0 || fa.f.tid >= 0 || fa.f.from_ns || fa.f.to_ns)
 		return http_reply_error(a, conn, 400, "annotate takes function, event, weight and"

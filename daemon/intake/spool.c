@@ -332,8 +332,8 @@ int sp_finish(sp_upload *u, const char *ext, char sha256[65], uint64_t *size, ch
 		rc = SP_ERR_ENCODING;	/* truncated gzip stream */
 		goto out;
 	}
-	if (u->expect && !u->head_ok) {
-		rc = SP_ERR_MAGIC;	/* shorter than the magic */
+	if (magic_len(u->expect) && !u->head_ok) {
+		rc = SP_ERR_MAGIC;	/* empty, or shorter than its start */
 		goto out;
 	}
 	if (fsync(u->fd) < 0) {

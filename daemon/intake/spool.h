@@ -30,7 +30,7 @@ enum sp_result {
 	SP_ERR_ENCODING = -3,	/* the zstd or gzip stream is corrupt or truncated */
 	SP_ERR_FULL = -4,	/* no space left on the spool's filesystem */
 	SP_ERR_RATIO = -5,	/* decodes to more than SP_MAX_RATIO times its size */
-	SP_ERR_MAGIC = -6,	/* does not start as sp_expect() said */
+	SP_ERR_MAGIC = -6,	/* does not start as sp_expect() said (or is empty) */
 };
 
 /* 1 when `decoded` bytes from `encoded` ones are within SP_MAX_RATIO. */
@@ -44,7 +44,8 @@ int sp_init(const char *spool_dir);
 sp_upload *sp_begin(const char *spool_dir, int encoding, uint64_t max);
 /* The decoded bytes must start as a perf.data file (PERFILE2 either byte
  * order, PERFFILE) or a tar (ustar): checked as soon as they arrive, so a
- * wrong body stops before it is spooled whole. */
+ * wrong body stops before it is spooled whole; an empty one is refused at
+ * sp_finish. */
 void sp_expect(sp_upload *u, int what);
 /* The first bytes (up to 8) of the decoded body, for messages. */
 size_t sp_head(const sp_upload *u, unsigned char out[8]);

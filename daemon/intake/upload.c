@@ -119,12 +119,11 @@ int intake_queue(st_store *st, jobs *j, unsigned queue_size, const char *sha256,
 	if (st_counts_get(st, &c) < 0)
 		return -1;
 	if (c.queued >= (int64_t)queue_size) {
-		/* a duplicate is still answered; only new work is refused */
+		/* a duplicate is still answered (and relabeled); only new work
+		 * is refused */
 		int rc = st_profile_by_sha(st, sha256, id);
-		if (rc < 0)
-			return -1;
-		*existed = rc == 0;
-		return rc == 0 ? 0 : -2;
+		if (rc != 0)
+			return rc < 0 ? -1 : -2;
 	}
 	if (st_profile_add(st, &p, id, existed) < 0)
 		return -1;

@@ -37,7 +37,7 @@ int intake_rate_add(intake_rate *r, size_t n, double timeout_s);
 /* A new upload into spool_dir; `encoding` is enum sp_encoding, `max` caps
  * the decoded size, `is_tar` says the body is a tar of a perf.data
  * directory (else a perf.data file): the decoded body must start as one
- * (SP_ERR_MAGIC otherwise). NULL on error (errno). */
+ * (SP_ERR_MAGIC otherwise, an empty body too). NULL on error (errno). */
 intake_upload *intake_upload_begin(const char *spool_dir, int encoding, uint64_t max,
 				   int is_tar);
 /* More body bytes. After the spool refused them (see intake_upload_failed)
@@ -60,10 +60,12 @@ int intake_upload_finish(intake_upload *u, char sha256[65], uint64_t *size, char
 void intake_upload_abort(intake_upload *u);
 
 /* A spooled file becomes a queued profile (or the existing one with the
- * same bytes), and a worker is woken. `local`: a recording of this machine
- * (a watched directory's), symbolized from its files as perf would; an
- * upload is not (jobs/ingest.h). OUT: id, existed. 0, or -1 (storage), -2
- * (queue full: the caller removes the spooled file). */
+ * same bytes, which takes this name and these tags), and a worker is
+ * woken. `local`: a recording of this machine (a watched directory's),
+ * symbolized from its files as perf would; an upload is not
+ * (jobs/ingest.h). OUT: id, existed (as st_profile_add: 0 new, 1 there
+ * already, 2 there already and relabeled). 0, or -1 (storage), -2 (queue
+ * full: the caller removes the spooled file). */
 int intake_queue(st_store *st, jobs *j, unsigned queue_size, const char *sha256,
 		 const char *path, const char *kind, uint64_t size, const char *name,
 		 size_t nr_tags, const char *const *keys, const char *const *values, int local,

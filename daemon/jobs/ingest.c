@@ -83,7 +83,7 @@ static int write_summary(pe_feed *in, st_writer *w, pd_file *f, int64_t parse_ms
 	json_t *rep = report_json(f);
 	json_t *header, *v;
 	st_summary sum;
-	char *h = NULL, *e = NULL, *rc = NULL, *sp = NULL;
+	char *h = NULL, *e = NULL, *rc = NULL, *sp = NULL, *wn = NULL;
 	int ret = -1;
 
 	if (!rep || pe_feed_summary(in, rep) < 0) {
@@ -107,6 +107,12 @@ static int write_summary(pe_feed *in, st_writer *w, pd_file *f, int64_t parse_ms
 	sum.events = e;
 	sum.records = rc;
 	sum.samples_per_event = sp;
+	/* what the parser warned about (an unfinished recording, a broken
+	 * feature section), as perfhub inspect shows it */
+	if ((v = json_object_get(rep, "warnings")) && !(sum.warnings = wn = dump(v))) {
+		st_writer_abort(w);
+		goto out;
+	}
 	v = json_object_get(rep, "lost");
 	sum.lost = (uint64_t)json_integer_value(v);
 	ret = st_writer_finish(w, &sum, times);
@@ -115,6 +121,7 @@ out:
 	free(e);
 	free(rc);
 	free(sp);
+	free(wn);
 	json_decref(rep);
 	return ret;
 }

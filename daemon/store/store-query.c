@@ -88,6 +88,36 @@ int st_profile_generation(st_store *st, int64_t id, int64_t *gen)
 	return rc;
 }
 
+int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char **names,
+		  int64_t *gen)
+{
+	const char *ev;
+	stq_reading r;
+	int rc = stq_open(st, id, &r);
+
+	*name = NULL;
+	if (names)
+		*names = NULL;
+	if (rc)
+		return rc;
+	stq_end_snapshot(&r);
+	if (gen)
+		*gen = pe_model_gen(r.m);
+	rc = -1;
+	if (pe_event_pick(r.m, want, &ev) < 0)
+		goto out;
+	if (ev || !want) {
+		rc = ev && !(*name = strdup(ev)) ? -1 : 0;
+		goto out;
+	}
+	rc = 2;
+	if (names && !(*names = pe_event_names(r.m)))
+		rc = -1;
+out:
+	stq_close(&r);
+	return rc;
+}
+
 int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx)
 {
 	pe_selection *sel;
@@ -151,7 +181,7 @@ int st_speedscope(st_store *st, int64_t id, const st_fold_filter *f, const st_sp
 }
 
 int st_diff(st_store *st, int64_t base, int64_t target, const st_fold_filter *f,
-	    int by_samples, const st_diff_cb *cb, void *ctx)
+	    const st_fold_filter *f_target, int by_samples, const st_diff_cb *cb, void *ctx)
 {
 	pe_diff *d = pe_diff_new();
 	int rc, side;
@@ -160,7 +190,8 @@ int st_diff(st_store *st, int64_t base, int64_t target, const st_fold_filter *f,
 		return -2;
 	for (side = 0, rc = 0; side < 2 && rc == 0 && !pe_diff_failed(d); side++) {
 		pe_diff_side(d, side);
-		rc = st_flame(st, side ? target : base, f, by_samples, &pe_diff_tree_cb, d);
+		rc = st_flame(st, side ? target : base, side && f_target ? f_target : f,
+			      by_samples, &pe_diff_tree_cb, d);
 	}
 	if (rc == 0)
 		rc = pe_diff_failed(d) ? -2 : pe_diff_walk(d, cb, ctx);

@@ -13,7 +13,10 @@
  * st_writer is used by one thread.
  *
  * Returns: 0 on success, -1 on a storage error (logged), 1 for "not found"
- * where stated.
+ * where stated. A profile is "ready" for questions while it has a complete
+ * parse: its status is ready, or it is being parsed again
+ * (re-symbolization), when the earlier parse answers until the new one
+ * replaces it.
  */
 #ifndef PERFHUB_DAEMON_STORE_H
 #define PERFHUB_DAEMON_STORE_H
@@ -54,8 +57,11 @@ typedef struct st_new_profile {
 				   its files may name symbols as perf's would */
 } st_new_profile;
 
-/* Adds a queued profile, or finds the one with the same sha256.
- * OUT: *id; *existed = 1 when it was already there. */
+/* Adds a queued profile, or finds the one with the same sha256 and gives
+ * it p's name (unless NULL) and tags (a tag key holds one value: the last
+ * given). OUT: *id; *existed = 0 for a new profile, 1 when it was already
+ * there as p names and tags it, 2 when it was there and its name or tags
+ * changed. */
 int st_profile_add(st_store *st, const st_new_profile *p, int64_t *id, int *existed);
 /* The profile holding these bytes: 0 and *id, or 1 = none. */
 int st_profile_by_sha(st_store *st, const char *sha256, int64_t *id);
@@ -120,6 +126,18 @@ int st_counts_get(st_store *st, st_counts *c);
  * more than once; the caller adds them up), max_nodes (st_flame only). */
 typedef pe_filter st_fold_filter;
 
+/* The event folded-stack questions about a profile fold for `want` (the
+ * filter's event; NULL: the default), as pe_event_pick (engine/query.h)
+ * picks it: the recording's own event order, the first event answering to
+ * `want` that has samples; the default is the first that has samples.
+ * OUT: *name malloc'ed (NULL when the profile has no samples at all); on 2,
+ * *names (unless `names` is NULL) the profile's event names joined by ", ",
+ * malloc'ed; *gen (unless NULL) the parse generation it was picked in
+ * (st_profile_generation's). 0 found; 1 not ready; 2 no event answers to
+ * `want`; -1 error. */
+int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char **names,
+		  int64_t *gen);
+
 /* One call per distinct folded stack, in the order stackcollapse-perf
  * prints them (sorted bytewise): `line` is "comm;outer;...;leaf" (comm as
  * with_pid/with_tid ask), with no ';' inside a frame. */
@@ -165,13 +183,13 @@ int st_speedscope(st_store *st, int64_t id, const st_fold_filter *f, const st_sp
  * parse, so answers cached under it stay right); 1 = not ready. */
 int st_profile_generation(st_store *st, int64_t id, int64_t *gen);
 
-/* The flame graphs of base and target (filters as st_flame) merged into
- * one tree, handed out depth first like st_flame's, each node with both
+/* The flame graphs of base and target (filters as st_flame: f, and for the
+ * target f_target unless NULL) merged into one tree, handed out depth first like st_flame's, each node with both
  * values (0 where a profile lacks it). 1 = either is not a ready profile;
  * -2 out of memory. */
 typedef pe_diff_cb st_diff_cb;	/* enter(ctx, name, len, dso, base, target), leave(ctx) */
 int st_diff(st_store *st, int64_t base, int64_t target, const st_fold_filter *f,
-	    int by_samples, const st_diff_cb *cb, void *ctx);
+	    const st_fold_filter *f_target, int by_samples, const st_diff_cb *cb, void *ctx);
 
 /* ---- per-profile and cross-profile aggregates ---------------------------- */
 
@@ -262,6 +280,7 @@ typedef struct st_summary {
 	/* JSON texts, exactly as perfhub inspect --json reports them */
 	const char *header, *events, *records, *samples_per_event;
 	uint64_t lost;
+	const char *warnings;	/* the parser's warnings, a JSON array; NULL: none */
 } st_summary;
 /* Where the writer's time went so far (nanoseconds, wall clock): encoding
  * and compressing sample blocks, waiting for the write lock, inserting rows,

@@ -141,11 +141,11 @@ def full_disk(rec):
             first = r["id"]
             check(d.wait(first)["status"] == "ready", "first upload")
             filler = os.path.join(mnt, "filler")
-            with open(filler, "wb") as f:
+            # unbuffered: nothing is left to write (and fail) at close
+            with open(filler, "wb", buffering=0) as f:
                 try:
                     while True:
                         f.write(b"\0" * 65536)
-                        f.flush()
                 except OSError:
                     pass
             codes = []

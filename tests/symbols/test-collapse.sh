@@ -63,10 +63,23 @@ fi
 record "$T/threads.data" -g --threads -- "$PROGS/calls" 0.3 &&
 	compare threads "$T/threads.data" 99 -- -- -- "$CALLS_FRAMES"
 
-# several events: the first that samples by default, or the one named
+# several events: by default the first in the recording's own event order
+# (perf report's) that has samples, or the one named
 record "$T/multi.data" -g -e cpu-clock -e task-clock -- "$PROGS/calls" 0.3 && {
-	compare multi-default "$T/multi.data" 99 -- -- -- "$CALLS_FRAMES"
+	compare multi-default "$T/multi.data" 99 -- -- --event cpu-clock -- "$CALLS_FRAMES"
 	compare multi-task-clock "$T/multi.data" 99 --event task-clock -- -- --event task-clock -- "$CALLS_FRAMES"
+}
+# the first sample in the file is a page fault (exec faults before the
+# first cpu-clock tick), yet cpu-clock comes first in the event order
+record "$T/faults.data" -g -e cpu-clock -e page-faults -- "$PROGS/calls" 0.3 && {
+	first=$(perf script -i "$T/faults.data" -F event 2>/dev/null | head -1)
+	case $first in
+	page-faults*) ;;
+	*) echo "FAIL: faults.data's first sample is '$first', not a page fault"; fail=1 ;;
+	esac
+	compare faults-default "$T/faults.data" 99 -- -- --event cpu-clock -- "$CALLS_FRAMES"
+	compare faults-page-faults "$T/faults.data" 99 --event page-faults -- -- --event page-faults -- \
+		"$CALLS_FRAMES"
 }
 
 # after perf inject -b (build-ids injected)

@@ -1,6 +1,8 @@
 /* hotspot.c - the workload the browser tests record: `hotspot WHICH MS`
  * spins in warmup_spin() for the first 40% of MS milliseconds, then in
- * alpha_hot() or beta_hot() (WHICH = alpha or beta) for the rest. Two
+ * alpha_hot() or beta_hot() (WHICH = alpha or beta) for the rest;
+ * `hotspot deep MS` spins at the end of a chain of DEEP_FRAMES calls (a
+ * flame graph taller than the page). Two
  * recordings that differ only in WHICH give a comparison whose changed
  * function is known; the two phases give a timeline whose ranges have
  * different flame graphs. Built with frame pointers and no inlining so
@@ -42,12 +44,28 @@ __attribute__((noinline)) void beta_hot(double end)
 	SPIN_UNTIL(end);
 }
 
+#define DEEP_FRAMES 128
+
+/* n frames of descend() above the caller's, then the spin */
+__attribute__((noinline)) void descend(int n, double end)
+{
+	if (n > 1)
+		descend(n - 1, end);
+	else
+		SPIN_UNTIL(end);
+	sink++;		/* not a tail call: every frame stays on the stack */
+}
+
 int main(int argc, char **argv)
 {
 	double ms = argc > 2 ? atof(argv[2]) : 1000;
 	int beta = argc > 1 && strcmp(argv[1], "beta") == 0;
 	double start = now_ms();
 
+	if (argc > 1 && strcmp(argv[1], "deep") == 0) {
+		descend(DEEP_FRAMES, start + ms);
+		return 0;
+	}
 	warmup_spin(start + 0.4 * ms);
 	if (beta)
 		beta_hot(start + ms);

@@ -68,7 +68,10 @@ function describe(p) {
     id: p.id, name: p.name, tags: p.tags, status: p.status, error: p.error, sha256: p.sha256,
     size: p.size, uploaded_at: p.uploaded_at, parse_ms: p.parse_ms, symbolized_pct: p.symbolized_pct,
   };
-  if (p.status === 'ready') {
+  if (p.warnings) o.warnings = p.warnings;
+  /* parsed again (re-symbolized): the earlier parse is served meanwhile */
+  if (p.resymbolizing && p.status !== 'ready') o.resymbolizing = true;
+  if (p.status === 'ready' || o.resymbolizing) {
     const n = p.samples.length;
     o.header = header('farm-' + p.id);
     o.events = [{ name: 'cpu-clock:ppp', type: 1, config: 0, sample_type: 295, sample_freq: 4000, ids: [1], samples: n }];
@@ -216,7 +219,7 @@ function handler(state, webRoot) {
         }
         return json(res, 200, describe(p));
       }
-      if (p.status !== 'ready') return json(res, 409, { error: 'profile is ' + p.status });
+      if (p.status !== 'ready' && !p.resymbolizing) return json(res, 404, { error: 'no ready profile ' + p.id });
       const ss = filterSamples(p, q);
       switch (m[2]) {
         case 'flamegraph': return json(res, 200, tree(ss, q, 'value'));
@@ -235,7 +238,7 @@ function handler(state, webRoot) {
           const counts = [];
           for (const s of p.samples) {
             const i = Math.floor((s.t - T0) / (bms * 1e6));
-            counts[i] = (counts[i] || 0) + 1;
+            counts[i] = (counts[i] || 0) + weightOf(s, q);
           }
           for (let i = 0; i < counts.length; i++) counts[i] = counts[i] || 0;
           return json(res, 200, { bucket_ms: bms, start_ns: T0, buckets: counts });

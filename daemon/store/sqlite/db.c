@@ -87,7 +87,20 @@ static const char *const migrations[] = {
 	" event INTEGER NOT NULL, addr INTEGER NOT NULL, samples INTEGER NOT NULL,"
 	" period INTEGER NOT NULL, offcpu INTEGER NOT NULL,"
 	" PRIMARY KEY (profile_id, frame, event, addr)) WITHOUT ROWID;",
-	/* 5: recordings of this machine (from a watched directory) may be
+	/* 5: a parse's rows are keyed by a key of their own, not by the
+	 * profile's id, so a new parse (re-symbolization) is written beside the
+	 * one being served and replaces it when complete: data_id is the key of
+	 * the parse served (NULL: none yet), pending_id that of the parse being
+	 * written. New keys are negative (-parse_keys.id); a v3 profile's rows
+	 * keep its id as their key. stale_rows lists keys whose rows are to go.
+	 * warnings: the parser's warnings (a JSON array), NULL when none. */
+	"ALTER TABLE profiles ADD COLUMN data_id INTEGER;"
+	"ALTER TABLE profiles ADD COLUMN pending_id INTEGER;"
+	"ALTER TABLE profiles ADD COLUMN warnings TEXT;"
+	"UPDATE profiles SET data_id = id WHERE status = 2;"
+	"CREATE TABLE parse_keys (id INTEGER PRIMARY KEY AUTOINCREMENT);"
+	"CREATE TABLE stale_rows (data_id INTEGER PRIMARY KEY);",
+	/* 6: recordings of this machine (from a watched directory) may be
 	 * symbolized from its files as perf would; uploads only by build-id */
 	"ALTER TABLE profiles ADD COLUMN local INTEGER NOT NULL DEFAULT 0;",
 };
@@ -254,6 +267,8 @@ static st_persist *sq_open(const char *path, char *err, size_t errlen)
 		sq_close(p);
 		return NULL;
 	}
+	/* rows of parses replaced or deleted just before a stop */
+	sq_stale_sweep(db);
 	p->pool[p->nr_pool++] = db;
 	return p;
 }
@@ -274,6 +289,72 @@ static int sq_ping(st_persist *p)
 	return rc;
 }
 
+
+int sq_new_key(sqlite3 *db, int64_t *key)
+{
+	sqlite3_stmt *s;
+	int64_t k;
+
+	/* AUTOINCREMENT never hands a number out twice, even once its row is
+	 * gone */
+	if (sq_exec(db, "INSERT INTO parse_keys DEFAULT VALUES") < 0)
+		return -1;
+	k = sqlite3_last_insert_rowid(db);
+	s = sq_prep(db, "DELETE FROM parse_keys WHERE id = ?");
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, k);
+	if (sq_step_done(db, s) < 0) {
+		sqlite3_finalize(s);
+		return -1;
+	}
+	sqlite3_finalize(s);
+	*key = -k;
+	return 0;
+}
+
+int sq_stale_add(sqlite3 *db, int64_t key)
+{
+	sqlite3_stmt *s = sq_prep(db, "INSERT OR IGNORE INTO stale_rows (data_id) VALUES (?)");
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, key);
+	rc = sq_step_done(db, s);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+void sq_stale_sweep(sqlite3 *db)
+{
+	for (;;) {
+		sqlite3_stmt *s;
+		int64_t key;
+		int found;
+
+		if (sq_exec(db, "BEGIN IMMEDIATE") < 0)
+			return;
+		s = sq_prep(db, "SELECT data_id FROM stale_rows LIMIT 1");
+		found = s && sqlite3_step(s) == SQLITE_ROW;
+		key = found ? sqlite3_column_int64(s, 0) : 0;
+		sqlite3_finalize(s);
+		if (!found) {
+			sq_exec(db, "COMMIT");
+			return;
+		}
+		s = sq_prep(db, "DELETE FROM stale_rows WHERE data_id = ?");
+		if (s)
+			sqlite3_bind_int64(s, 1, key);
+		if (!s || sq_step_done(db, s) < 0 || sq_delete_rows(db, key) < 0 ||
+		    sq_exec(db, "COMMIT") < 0) {
+			sqlite3_finalize(s);
+			sq_exec(db, "ROLLBACK");
+			return;
+		}
+		sqlite3_finalize(s);
+	}
+}
 
 int sq_delete_rows(sqlite3 *db, int64_t id)
 {

@@ -42,9 +42,19 @@ int sq_exec(sqlite3 *db, const char *sql);
 sqlite3_stmt *sq_prep(sqlite3 *db, const char *sql);
 /* Steps once; -1 (logged) unless DONE or ROW. */
 int sq_step_done(sqlite3 *db, sqlite3_stmt *s);
-/* Deletes the rows a parse of profile id wrote (inside the caller's
- * transaction). */
-int sq_delete_rows(sqlite3 *db, int64_t id);
+/* Deletes the rows a parse wrote under `key` (inside the caller's
+ * transaction). A parse's rows are keyed by a key of their own (profiles'
+ * data_id for the one served, pending_id for one being written; a v3
+ * profile's rows by its id), so a new parse is written beside the one
+ * readers are served. */
+int sq_delete_rows(sqlite3 *db, int64_t key);
+/* A new key for a parse's rows (inside the caller's transaction). */
+int sq_new_key(sqlite3 *db, int64_t *key);
+/* Notes that the rows under `key` are to go (inside the caller's
+ * transaction); sq_stale_sweep deletes them, one short transaction per key,
+ * outside any transaction of the caller. */
+int sq_stale_add(sqlite3 *db, int64_t key);
+void sq_stale_sweep(sqlite3 *db);
 
 /* ---- profiles.c ---- */
 int sq_profile_add(st_persist *p, const st_new_profile *np, int64_t *id, int *existed);

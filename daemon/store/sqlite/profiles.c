@@ -9,12 +9,72 @@
 #include "log.h"
 #include "store/sqlite/db.h"
 
+/* Applies a change of labels to profile id (inside the caller's
+ * transaction): the name when patch->set_name, each tag key given set to
+ * its value (every earlier value replaced) or removed (NULL). *changed
+ * (unless NULL) says whether a row changed. 0 or -1. */
+static int labels_apply(sqlite3 *db, int64_t id, const st_profile_patch *patch, int *changed)
+{
+	static const char *const sql[] = {
+		"UPDATE profiles SET name = ?2 WHERE id = ?1 AND name IS NOT ?2",
+		"DELETE FROM tags WHERE profile_id = ?1 AND key = ?2 AND value IS NOT ?3",
+		"INSERT OR IGNORE INTO tags (profile_id, key, value) VALUES (?1, ?2, ?3)",
+	};
+	sqlite3_stmt *s[3] = { NULL, NULL, NULL };
+	size_t i, k;
+	int rc = -1, n = 0;
+
+	for (k = 0; k < 3; k++)
+		if (!(s[k] = sq_prep(db, sql[k])))
+			goto out;
+	if (patch->set_name) {
+		sqlite3_bind_int64(s[0], 1, id);
+		sqlite3_bind_text(s[0], 2, patch->name, -1, SQLITE_STATIC);
+		if (sq_step_done(db, s[0]) < 0)
+			goto out;
+		n += sqlite3_changes(db);
+	}
+	for (i = 0; i < patch->nr_tags; i++)
+		for (k = 1; k < 3; k++) {
+			if (k == 2 && !patch->tag_values[i])
+				break;	/* removed */
+			sqlite3_bind_int64(s[k], 1, id);
+			sqlite3_bind_text(s[k], 2, patch->tag_keys[i], -1, SQLITE_STATIC);
+			sqlite3_bind_text(s[k], 3, patch->tag_values[i], -1, SQLITE_STATIC);
+			if (sq_step_done(db, s[k]) < 0)
+				goto out;
+			n += sqlite3_changes(db);
+			sqlite3_reset(s[k]);
+		}
+	if (changed)
+		*changed = n > 0;
+	rc = 0;
+out:
+	for (k = 0; k < 3; k++)
+		sqlite3_finalize(s[k]);
+	return rc;
+}
+
+/* An upload's name and tags as a change of labels (a name only when it
+ * has one). */
+static st_profile_patch upload_labels(const st_new_profile *np)
+{
+	st_profile_patch patch = { 0 };
+
+	patch.set_name = np->name != NULL;
+	patch.name = np->name;
+	patch.nr_tags = np->nr_tags;
+	patch.tag_keys = np->tag_keys;
+	patch.tag_values = np->tag_values;
+	return patch;
+}
+
 int sq_profile_add(st_persist *p, const st_new_profile *np, int64_t *id, int *existed)
 {
 	sqlite3 *db = sq_conn_get(p);
 	sqlite3_stmt *s = NULL;
-	int rc = -1;
-	size_t i;
+	st_profile_patch labels = upload_labels(np);
+	int rc = -1, changed;
 
 	*existed = 0;
 	if (!db)
@@ -27,9 +87,12 @@ int sq_profile_add(st_persist *p, const st_new_profile *np, int64_t *id, int *ex
 	sqlite3_bind_text(s, 1, np->sha256, -1, SQLITE_STATIC);
 	if (sqlite3_step(s) == SQLITE_ROW) {
 		*id = sqlite3_column_int64(s, 0);
-		*existed = 1;
 		sqlite3_finalize(s);
-		sq_exec(db, "COMMIT");
+		s = NULL;
+		/* the same bytes again: the new name and tags are applied */
+		if (labels_apply(db, *id, &labels, &changed) < 0 || sq_exec(db, "COMMIT") < 0)
+			goto rollback;
+		*existed = changed ? 2 : 1;
 		rc = 0;
 		goto out;
 	}
@@ -49,20 +112,8 @@ int sq_profile_add(st_persist *p, const st_new_profile *np, int64_t *id, int *ex
 		goto rollback;
 	*id = sqlite3_last_insert_rowid(db);
 	sqlite3_finalize(s);
-	s = sq_prep(db, "INSERT OR IGNORE INTO tags (profile_id, key, value) VALUES (?, ?, ?)");
-	if (!s)
-		goto rollback;
-	for (i = 0; i < np->nr_tags; i++) {
-		sqlite3_bind_int64(s, 1, *id);
-		sqlite3_bind_text(s, 2, np->tag_keys[i], -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 3, np->tag_values[i], -1, SQLITE_STATIC);
-		if (sq_step_done(db, s) < 0)
-			goto rollback;
-		sqlite3_reset(s);
-	}
-	sqlite3_finalize(s);
 	s = NULL;
-	if (sq_exec(db, "COMMIT") < 0)
+	if (labels_apply(db, *id, &labels, NULL) < 0 || sq_exec(db, "COMMIT") < 0)
 		goto rollback;
 	rc = 0;
 	goto out;
@@ -172,8 +223,13 @@ int sq_profile_claim_next(st_persist *p, int64_t *id, char **spool_path, char **
 
 int sq_profile_fail(st_persist *p, int64_t id, const char *msg, int64_t offset, int64_t parse_ms)
 {
-	return update(p, "UPDATE profiles SET status = 3, error = ?2, error_offset = ?3,"
-			  " parse_ms = ?4 WHERE id = ?1", id, msg, offset, parse_ms) < 0 ? -1 : 0;
+	/* a parse again (re-symbolization) that fails leaves the earlier one
+	 * served: the profile stays ready, the error says what happened */
+	return update(p, "UPDATE profiles SET status = CASE WHEN data_id IS NULL THEN 3 ELSE 2 END,"
+			  " error = CASE WHEN data_id IS NULL THEN ?2 ELSE 'parsing again failed"
+			  " (the earlier parse is kept): ' || ?2 END, error_offset = ?3,"
+			  " parse_ms = CASE WHEN data_id IS NULL THEN ?4 ELSE parse_ms END"
+			  " WHERE id = ?1", id, msg, offset, parse_ms) < 0 ? -1 : 0;
 }
 
 int sq_profile_requeue(st_persist *p, int64_t id)
@@ -194,6 +250,7 @@ int sq_profile_delete(st_persist *p, int64_t id, char **spool_path)
 {
 	sqlite3 *db = sq_conn_get(p);
 	sqlite3_stmt *s = NULL;
+	int64_t served, pending;
 	int rc = -1;
 
 	*spool_path = NULL;
@@ -201,7 +258,7 @@ int sq_profile_delete(st_persist *p, int64_t id, char **spool_path)
 		return -1;
 	if (sq_exec(db, "BEGIN IMMEDIATE") < 0)
 		goto out;
-	s = sq_prep(db, "SELECT spool_path FROM profiles WHERE id = ?");
+	s = sq_prep(db, "SELECT spool_path, data_id, pending_id FROM profiles WHERE id = ?");
 	if (!s)
 		goto rollback;
 	sqlite3_bind_int64(s, 1, id);
@@ -210,12 +267,16 @@ int sq_profile_delete(st_persist *p, int64_t id, char **spool_path)
 		goto rollback;
 	}
 	*spool_path = strdup((const char *)sqlite3_column_text(s, 0));
+	served = sqlite3_column_int64(s, 1);	/* NULL reads as 0 */
+	pending = sqlite3_column_int64(s, 2);
 	sqlite3_finalize(s);
 	s = sq_prep(db, "DELETE FROM profiles WHERE id = ?");
 	if (!s)
 		goto rollback;
 	sqlite3_bind_int64(s, 1, id);
-	if (sq_step_done(db, s) < 0 || sq_delete_rows(db, id) < 0)
+	/* its rows go right after the commit (sq_stale_sweep) */
+	if (sq_step_done(db, s) < 0 || (served && sq_stale_add(db, served) < 0) ||
+	    (pending && sq_stale_add(db, pending) < 0))
 		goto rollback;
 	sqlite3_finalize(s);
 	s = sq_prep(db, "DELETE FROM tags WHERE profile_id = ?");
@@ -228,6 +289,7 @@ int sq_profile_delete(st_persist *p, int64_t id, char **spool_path)
 	s = NULL;
 	if (sq_exec(db, "COMMIT") < 0)
 		goto rollback;
+	sq_stale_sweep(db);
 	rc = 0;
 	goto out;
 rollback:
@@ -270,13 +332,13 @@ static json_t *tags_json(sqlite3 *db, int64_t id)
 
 #define PROFILE_COLS "id, name, status, error, error_offset, sha256, size, uploaded_at," \
 	" parse_ms, symbolized_pct, hostname, nr_samples, header, events, records," \
-	" samples_per_event, lost, kind"
+	" samples_per_event, lost, kind, data_id IS NOT NULL, warnings"
 
 static json_t *profile_row(sqlite3 *db, sqlite3_stmt *s, int full)
 {
 	json_t *o = json_object();
 	int64_t id = sqlite3_column_int64(s, 0);
-	int status = sqlite3_column_int(s, 2);
+	int status = sqlite3_column_int(s, 2), served = sqlite3_column_int(s, 18);
 	char when[32];
 	time_t t = (time_t)sqlite3_column_int64(s, 7);
 	struct tm tm;
@@ -302,9 +364,15 @@ static json_t *profile_row(sqlite3 *db, sqlite3_stmt *s, int full)
 				json_null() : json_real(sqlite3_column_double(s, 9)));
 	json_object_set_new(o, "hostname", sqlite3_column_type(s, 10) == SQLITE_NULL ? json_null() :
 				json_string((const char *)sqlite3_column_text(s, 10)));
-	if (status == ST_READY)
+	/* a parse being served: ready, or parsed again meanwhile (its queries
+	 * answer from the earlier parse until the new one replaces it) */
+	if (served && (status == ST_QUEUED || status == ST_PARSING))
+		json_object_set_new(o, "resymbolizing", json_true());
+	if (served)
 		json_object_set_new(o, "samples", json_integer(sqlite3_column_int64(s, 11)));
-	if (full && status == ST_READY) {
+	if (served && sqlite3_column_type(s, 19) != SQLITE_NULL)
+		json_object_set_new(o, "warnings", json_text_or_null(s, 19));
+	if (full && served) {
 		json_object_set_new(o, "header", json_text_or_null(s, 12));
 		json_object_set_new(o, "events", json_text_or_null(s, 13));
 		json_object_set_new(o, "records", json_text_or_null(s, 14));
@@ -457,7 +525,7 @@ int sq_ready_profiles(st_persist *p, const st_agg_filter *f, st_ready_profile **
 	*n = 0;
 	if (!db)
 		return -1;
-	s = sq_prep(db, "SELECT id, hostname FROM profiles p WHERE status = 2"
+	s = sq_prep(db, "SELECT id, hostname FROM profiles p WHERE data_id IS NOT NULL"
 		    " AND (?1 IS NULL OR hostname = ?1)"
 		    " AND (?2 IS NULL OR EXISTS (SELECT 1 FROM tags t WHERE t.profile_id = p.id"
 		    " AND t.key = ?2 AND t.value = ?3))"
@@ -536,62 +604,28 @@ int sq_profile_file(st_persist *p, int64_t id, char **spool_path, char **kind, c
 	return rc;
 }
 
-/* One statement of a profile's update, bound (id, text, text), run. */
-static int edit_step(sqlite3 *db, const char *sql, int64_t id, const char *a, const char *b)
-{
-	sqlite3_stmt *s = sq_prep(db, sql);
-	int rc;
-
-	if (!s)
-		return -1;
-	sqlite3_bind_int64(s, 1, id);
-	if (sqlite3_bind_parameter_count(s) >= 2)
-		sqlite3_bind_text(s, 2, a, -1, SQLITE_STATIC);
-	if (sqlite3_bind_parameter_count(s) >= 3)
-		sqlite3_bind_text(s, 3, b, -1, SQLITE_STATIC);
-	rc = sq_step_done(db, s);
-	sqlite3_finalize(s);
-	return rc;
-}
-
 int sq_profile_update(st_persist *p, int64_t id, const st_profile_patch *patch)
 {
 	sqlite3 *db = sq_conn_get(p);
 	sqlite3_stmt *s = NULL;
 	int rc = -1;
-	size_t i;
 
 	if (!db)
 		return -1;
 	if (sq_exec(db, "BEGIN IMMEDIATE") < 0)
 		goto out;
-	/* the row is written whether or not the name changes: no row
-	 * written, no such profile */
-	s = sq_prep(db, "UPDATE profiles SET name = CASE WHEN ?3 THEN ?2 ELSE name END"
-		     " WHERE id = ?1");
+	s = sq_prep(db, "SELECT 1 FROM profiles WHERE id = ?");
 	if (!s)
 		goto rollback;
 	sqlite3_bind_int64(s, 1, id);
-	sqlite3_bind_text(s, 2, patch->name, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 3, patch->set_name);
-	if (sq_step_done(db, s) < 0)
-		goto rollback;
-	if (!sqlite3_changes(db)) {
+	if (sqlite3_step(s) != SQLITE_ROW) {
 		rc = 1;
 		goto rollback;
 	}
 	sqlite3_finalize(s);
 	s = NULL;
-	/* a key has one value: setting it replaces every earlier one */
-	for (i = 0; i < patch->nr_tags; i++) {
-		if (edit_step(db, "DELETE FROM tags WHERE profile_id = ?1 AND key = ?2", id,
-			      patch->tag_keys[i], NULL) < 0)
-			goto rollback;
-		if (patch->tag_values[i] &&
-		    edit_step(db, "INSERT INTO tags (profile_id, key, value) VALUES (?1, ?2, ?3)",
-			      id, patch->tag_keys[i], patch->tag_values[i]) < 0)
-			goto rollback;
-	}
+	if (labels_apply(db, id, patch, NULL) < 0)
+		goto rollback;
 	if (sq_exec(db, "COMMIT") < 0)
 		goto rollback;
 	rc = 0;

@@ -1,7 +1,9 @@
 /*
  * read.c - the SQLite backend's read snapshots: a read transaction on a
- * pooled connection, opened on a ready profile, in which its model and
- * its sample blocks are read, so both belong to the same parse.
+ * pooled connection, opened on a profile that has a complete parse (ready,
+ * or being parsed again: the earlier parse is served until the new one
+ * replaces it), in which its model and its sample blocks are read, so both
+ * belong to the same parse.
  */
 #include "config.h"
 
@@ -13,13 +15,15 @@
 struct st_persist_read {
 	st_persist *p;
 	sqlite3 *db;
-	int64_t id;
+	int64_t id;		/* the rows' key: the profile's data_id */
+	int64_t profile;	/* the profile's id (profile_dsos is by profile) */
 };
 
 int sq_read_begin(st_persist *p, int64_t id, int64_t *gen, st_persist_read **rd)
 {
 	sqlite3 *db = sq_conn_get(p);
 	sqlite3_stmt *s;
+	int64_t key = 0;
 	int rc = 1;
 
 	*rd = NULL;
@@ -29,12 +33,13 @@ int sq_read_begin(st_persist *p, int64_t id, int64_t *gen, st_persist_read **rd)
 		sq_conn_put(p, db);
 		return -1;
 	}
-	s = sq_prep(db, "SELECT status, generation FROM profiles WHERE id = ?");
+	s = sq_prep(db, "SELECT data_id, generation FROM profiles WHERE id = ?");
 	if (!s) {
 		rc = -1;
 	} else {
 		sqlite3_bind_int64(s, 1, id);
-		if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_int(s, 0) == ST_READY) {
+		if (sqlite3_step(s) == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+			key = sqlite3_column_int64(s, 0);
 			*gen = sqlite3_column_int64(s, 1);
 			rc = 0;
 		}
@@ -49,7 +54,8 @@ int sq_read_begin(st_persist *p, int64_t id, int64_t *gen, st_persist_read **rd)
 	}
 	(*rd)->p = p;
 	(*rd)->db = db;
-	(*rd)->id = id;
+	(*rd)->id = key;
+	(*rd)->profile = id;
 	return 0;
 }
 
@@ -107,18 +113,19 @@ static int load(sqlite3 *db, const char *sql, int64_t id, int what, pe_model *m)
  * section, its build-id records and its MMAP2 records. That table comes
  * with the debuginfo index (st_debuginfo_init): a store without it has
  * none to give. */
-static int load_build_ids(sqlite3 *db, int64_t id, pe_model *m)
+static int load_build_ids(sqlite3 *db, int64_t profile, int64_t key, pe_model *m)
 {
 	sqlite3_stmt *s = NULL;
 	int rc = 0;
 
 	if (sqlite3_prepare_v2(db, "SELECT s.id, d.build_id FROM profile_dsos d JOIN strings s"
-			       " ON s.profile_id = d.profile_id AND s.text = d.path"
-			       " WHERE d.profile_id = ?", -1, &s, NULL) != SQLITE_OK) {
+			       " ON s.profile_id = ?2 AND s.text = d.path"
+			       " WHERE d.profile_id = ?1", -1, &s, NULL) != SQLITE_OK) {
 		sqlite3_finalize(s);
 		return 0;
 	}
-	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_int64(s, 1, profile);
+	sqlite3_bind_int64(s, 2, key);
 	while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
 		int64_t k = sqlite3_column_int64(s, 0);
 		if (k > 0 && k < (int64_t)PE_MAX_NODES)
@@ -142,7 +149,7 @@ int sq_read_model(st_persist_read *rd, pe_model *m)
 		 L_STACK, m) < 0 ||
 	    load(rd->db, "SELECT idx, name FROM events WHERE profile_id = ?", rd->id, L_EVENT,
 		 m) < 0 ||
-	    load_build_ids(rd->db, rd->id, m) < 0)
+	    load_build_ids(rd->db, rd->profile, rd->id, m) < 0)
 		return -1;
 	s = sq_prep(rd->db, "SELECT event, pid, tid, comm, stack, samples, period, first_seq,"
 			    " offcpu FROM sample_agg WHERE profile_id = ? ORDER BY first_seq");

@@ -4,6 +4,12 @@
  * IMMEDIATE transaction per block, so parsing, symbolizing and compressing
  * happen outside it and several workers write in turn without waiting for
  * each other's parsing. Statements are prepared once per writer.
+ *
+ * The rows go under a new key (the profile's pending_id) beside those of
+ * the parse being served (its data_id), so readers are served the earlier
+ * parse until this one is complete; finishing switches data_id to the new
+ * key in the same transaction that marks the profile ready, and the
+ * earlier rows go afterwards.
  */
 #include "config.h"
 
@@ -43,6 +49,7 @@ struct st_persist_writer {
 	st_persist *p;
 	sqlite3 *db;
 	int64_t id;
+	int64_t key;		/* the rows' key (profiles.pending_id) */
 	sqlite3_stmt *stmt[W_NR_STMTS];
 	int failed;
 };
@@ -83,7 +90,7 @@ static int rows_write(st_persist_writer *w, const pe_row *rows, size_t n)
 		if (r->kind >= PE_NR_ROW_KINDS)
 			continue;
 		s = w->stmt[r->kind];
-		sqlite3_bind_int64(s, 1, w->id);
+		sqlite3_bind_int64(s, 1, w->key);
 		for (k = 0; k < r->nvals; k++) {
 			if (r->text_mask & (1u << k))
 				sqlite3_bind_text(s, (int)k + 2, r->text[t++], -1, SQLITE_STATIC);
@@ -141,6 +148,37 @@ static void writer_free(st_persist_writer *w)
 	free(w);
 }
 
+/* In the writer's first transaction: what an earlier attempt at this
+ * profile left goes (its pending rows, and rows a v3 database keyed by the
+ * profile's id unless they are the ones served), and the new parse gets
+ * its key. */
+static int pending_begin(st_persist_writer *w)
+{
+	sqlite3_stmt *s = sq_prep(w->db, "SELECT pending_id, data_id FROM profiles WHERE id = ?");
+	int64_t pending = 0, served = 0;
+	int rc = -1;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, w->id);
+	if (sqlite3_step(s) == SQLITE_ROW) {
+		pending = sqlite3_column_int64(s, 0);	/* NULL reads as 0 */
+		served = sqlite3_column_int64(s, 1);
+	}
+	sqlite3_finalize(s);
+	if ((pending && sq_delete_rows(w->db, pending) < 0) ||
+	    (served != w->id && sq_delete_rows(w->db, w->id) < 0) || sq_new_key(w->db, &w->key) < 0)
+		return -1;
+	s = sq_prep(w->db, "UPDATE profiles SET pending_id = ? WHERE id = ?");
+	if (s) {
+		sqlite3_bind_int64(s, 1, w->key);
+		sqlite3_bind_int64(s, 2, w->id);
+		rc = sq_step_done(w->db, s);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 st_persist_writer *sq_writer_begin(st_persist *p, int64_t id)
 {
 	st_persist_writer *w = calloc(1, sizeof(*w));
@@ -157,11 +195,12 @@ st_persist_writer *sq_writer_begin(st_persist *p, int64_t id)
 		free(w);
 		return NULL;
 	}
-	/* what an earlier attempt left goes first */
 	if (sq_exec(w->db, "BEGIN IMMEDIATE") < 0)
 		goto fail;
-	if (sq_delete_rows(w->db, id) < 0 || sq_exec(w->db, "COMMIT") < 0)
+	if (pending_begin(w) < 0 || sq_exec(w->db, "COMMIT") < 0) {
+		w_rollback(w);
 		goto fail;
+	}
 	for (i = 0; i < W_NR_STMTS; i++)
 		if (!(w->stmt[i] = sq_prep(w->db, writer_sql[i])))
 			goto fail;
@@ -173,15 +212,24 @@ fail:
 
 void sq_writer_abort(st_persist_writer *w)
 {
+	sqlite3_stmt *s;
+
 	if (!w)
 		return;
 	w_rollback(w);
 	/* earlier blocks were committed: take them away again */
-	if (sq_exec(w->db, "BEGIN IMMEDIATE") == 0) {
-		if (sq_delete_rows(w->db, w->id) == 0)
+	if (w->key && sq_exec(w->db, "BEGIN IMMEDIATE") == 0) {
+		s = sq_prep(w->db, "UPDATE profiles SET pending_id = NULL WHERE id = ? AND"
+				   " pending_id = ?");
+		if (s) {
+			sqlite3_bind_int64(s, 1, w->id);
+			sqlite3_bind_int64(s, 2, w->key);
+		}
+		if (s && sq_step_done(w->db, s) == 0 && sq_delete_rows(w->db, w->key) == 0)
 			sq_exec(w->db, "COMMIT");
 		else
 			sq_exec(w->db, "ROLLBACK");
+		sqlite3_finalize(s);
 	}
 	writer_free(w);
 }
@@ -202,7 +250,7 @@ int sq_writer_write(st_persist_writer *w, const pe_row *rows, size_t n,
 	if (rows_write(w, rows, n) < 0)
 		goto fail;
 	if (b) {
-		sqlite3_bind_int64(s, 1, w->id);
+		sqlite3_bind_int64(s, 1, w->key);
 		sqlite3_bind_int64(s, 2, (sqlite3_int64)b->seq);
 		sqlite3_bind_int64(s, 3, b->nr);
 		/* times are stored as signed 64-bit; the comparison in reads is too */
@@ -227,7 +275,7 @@ static int agg_write(st_persist_writer *w, const pe_agg_row *agg, size_t n)
 
 	for (i = 0; i < n; i++) {
 		const pe_agg_row *r = &agg[i];
-		sqlite3_bind_int64(s, 1, w->id);
+		sqlite3_bind_int64(s, 1, w->key);
 		sqlite3_bind_int64(s, 2, r->event);
 		sqlite3_bind_int64(s, 3, r->pid);
 		sqlite3_bind_int64(s, 4, r->tid);
@@ -243,10 +291,26 @@ static int agg_write(st_persist_writer *w, const pe_agg_row *agg, size_t n)
 	return 0;
 }
 
+/* The key of the rows served until now (0: none). */
+static int served_key(st_persist_writer *w, int64_t *key)
+{
+	sqlite3_stmt *s = sq_prep(w->db, "SELECT data_id FROM profiles WHERE id = ?");
+
+	*key = 0;
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, w->id);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		*key = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return 0;
+}
+
 int sq_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
 		     const st_summary *x, st_write_times *t)
 {
 	sqlite3_stmt *s;
+	int64_t old = 0;
 	int rc = -1;
 	uint64_t t0;
 
@@ -258,15 +322,21 @@ int sq_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
 	if (agg_write(w, agg, nagg) < 0)
 		goto out;
 	t->agg_ns += now_ns() - t0;
-	/* a new generation: caches of an earlier parse of this profile go stale */
+	if (served_key(w, &old) < 0)
+		goto out;
+	/* a new generation: caches of an earlier parse of this profile go
+	 * stale; readers move to the new rows with it */
 	s = sq_prep(w->db, "UPDATE profiles SET status = 2, error = NULL, error_offset = NULL,"
 			   " hostname = ?2, first_ns = ?3, last_ns = ?4, nr_samples = ?5,"
 			   " symbolized_pct = ?6, parse_ms = ?7, header = ?8, events = ?9,"
-			   " records = ?10, samples_per_event = ?11, lost = ?12,"
+			   " records = ?10, samples_per_event = ?11, lost = ?12, warnings = ?14,"
+			   " data_id = ?13, pending_id = NULL,"
 			   " generation = (SELECT coalesce(max(generation), 0) + 1 FROM profiles)"
-			   " WHERE id = ?1");
+			   " WHERE id = ?1 AND pending_id = ?13");
 	if (!s)
 		goto out;
+	sqlite3_bind_int64(s, 13, w->key);
+	sqlite3_bind_text(s, 14, x->warnings, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 1, w->id);
 	sqlite3_bind_text(s, 2, x->hostname, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(s, 3, (sqlite3_int64)x->first_ns);
@@ -283,9 +353,13 @@ int sq_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
 	sqlite3_finalize(s);
 	/* a profile deleted while it was parsed stays deleted */
 	if (rc == 0 && sqlite3_changes(w->db) == 0)
-		rc = sq_delete_rows(w->db, w->id);
+		rc = sq_delete_rows(w->db, w->key);
+	else if (rc == 0 && old && old != w->key)
+		rc = sq_stale_add(w->db, old);	/* the parse served until now */
 	if (rc == 0)
 		rc = w_end(w, t);
+	if (rc == 0)
+		sq_stale_sweep(w->db);
 out:
 	if (rc < 0)
 		w_rollback(w);
