@@ -33,11 +33,6 @@ static MHD_Result_t upload_failed(api *a, struct MHD_Connection *conn, int encod
 	case SP_ERR_RATIO:
 		return http_reply_error(a, conn, 413, "the %s body decodes to more than %d times its"
 					" size: refused as a decompression bomb", enc, SP_MAX_RATIO);
-	case SP_ERR_MAGIC:
-		return http_reply_error(a, conn, 400, is_tar ?
-					"not a tar of a perf.data directory (no ustar header)" :
-					"not a perf.data file (it does not start with PERFILE2 or"
-					" PERFFILE)");
 	case SP_ERR_ENCODING:
 		return http_reply_error(a, conn, 400, "the %s stream is corrupt or truncated", enc);
 	case SP_ERR_FULL:
