@@ -13,6 +13,7 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/store/engine/select.c daemon/store/engine/fold.c daemon/store/engine/flame.c \
 	daemon/store/engine/top.c daemon/store/engine/timeline.c daemon/store/engine/threads.c \
 	daemon/store/engine/diff.c daemon/store/engine/aggregate.c \
+	daemon/store/engine/selector.h daemon/store/engine/selector.c \
 	daemon/store/sqlite/db.h daemon/store/sqlite/db.c \
 	daemon/store/sqlite/profiles.c daemon/store/sqlite/writer.c daemon/store/sqlite/read.c \
 	daemon/store/sqlite/debuginfo.c daemon/store/sqlite/admin.c
