@@ -3,7 +3,7 @@
 # answer compared with one worked out by hand.
 EXTRA_DIST += tests/engine_common.h tests/check.h
 ENGINE_TESTS = tests/engine-query tests/engine-blocks tests/engine-compare \
-	tests/engine-selector
+	tests/engine-selector tests/engine-many
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 tests_engine_query_SOURCES = tests/engine-query.c tests/engine_common.h
@@ -22,6 +22,10 @@ tests_engine_selector_SOURCES = tests/engine-selector.c
 tests_engine_selector_CPPFLAGS = $(DAEMON_CPPFLAGS)
 tests_engine_selector_CFLAGS = $(DAEMON_CFLAGS)
 tests_engine_selector_LDADD = $(DAEMON_LIBS)
+tests_engine_many_SOURCES = tests/engine-many.c tests/engine_common.h
+tests_engine_many_CPPFLAGS = $(DAEMON_CPPFLAGS)
+tests_engine_many_CFLAGS = $(DAEMON_CFLAGS)
+tests_engine_many_LDADD = $(DAEMON_LIBS)
 
 # the selector's fuzz target, replayed over tests/fuzz-selector/ in make check
 check_PROGRAMS += tests/fuzz-selector-replay

@@ -14,7 +14,11 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/store/engine/top.c daemon/store/engine/timeline.c daemon/store/engine/threads.c \
 	daemon/store/engine/diff.c daemon/store/engine/aggregate.c \
 	daemon/store/engine/selector.h daemon/store/engine/selector.c \
+	daemon/store/engine/many.h daemon/store/engine/summary.c daemon/store/engine/fntab.c \
+	daemon/store/engine/tlmerge.c daemon/store/engine/stats.h daemon/store/engine/stats.c \
 	daemon/store/sqlite/db.h daemon/store/sqlite/db.c \
 	daemon/store/sqlite/profiles.c daemon/store/sqlite/writer.c daemon/store/sqlite/read.c \
 	daemon/store/sqlite/debuginfo.c daemon/store/sqlite/admin.c
 EXTRA_DIST += daemon/store/README.md
+# the ranked diff's tests (stats.c) use libm
+DAEMON_LIBS += -lm
