@@ -4,6 +4,7 @@
 daemon_libperfhubd_a_SOURCES += \
 	daemon/store/store.h daemon/store/store-int.h daemon/store/persist.h \
 	daemon/store/store.c daemon/store/store-query.c daemon/store/store-writer.c \
+	daemon/store/store-many.c \
 	daemon/store/engine/model.h daemon/store/engine/model-int.h daemon/store/engine/model.c \
 	daemon/store/engine/cache.h daemon/store/engine/cache.c \
 	daemon/store/engine/hashmap.h daemon/store/engine/hashmap.c \
@@ -18,7 +19,7 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/store/engine/tlmerge.c daemon/store/engine/stats.h daemon/store/engine/stats.c \
 	daemon/store/sqlite/db.h daemon/store/sqlite/db.c \
 	daemon/store/sqlite/profiles.c daemon/store/sqlite/writer.c daemon/store/sqlite/read.c \
-	daemon/store/sqlite/debuginfo.c daemon/store/sqlite/admin.c
+	daemon/store/sqlite/debuginfo.c daemon/store/sqlite/admin.c daemon/store/sqlite/many.c
 EXTRA_DIST += daemon/store/README.md
 # the ranked diff's tests (stats.c) use libm
 DAEMON_LIBS += -lm

@@ -124,6 +124,11 @@ int pe_fntab_add(pe_fntab *t, int side, const pe_top_row *rows, size_t n, uint64
 	return 0;
 }
 
+double pe_fntab_total(const pe_fntab *t, int side)
+{
+	return t->side[side ? 1 : 0].total;
+}
+
 static int cmp_fnsum(const void *x, const void *y)
 {
 	const pe_fnsum *a = x, *b = y;

@@ -28,7 +28,7 @@
 enum pe_sum_kind {
 	PE_SUM_FUNCTION,	/* key: frame name (as /top names it, without "_[k]") */
 	PE_SUM_DSO,		/* key: the DSO's path as the recording names it */
-	PE_SUM_DSO_BASE,	/* key: its last path component, when that differs */
+	PE_SUM_DSO_BASE,	/* key: its last path component (all of it without '/') */
 	PE_SUM_COMM,		/* key: the thread's comm */
 	PE_SUM_NR_KINDS
 };
@@ -99,6 +99,9 @@ void pe_fntab_free(pe_fntab *t);
  * length of its recording (0 when unknown). 0, or -1 out of memory. */
 int pe_fntab_add(pe_fntab *t, int side, const pe_top_row *rows, size_t n, uint64_t total,
 		 uint64_t samples, double seconds);
+
+/* The weight a side's profiles hold in all (their selections' totals). */
+double pe_fntab_total(const pe_fntab *t, int side);
 
 /* The merged /top of side 0: per function the sums of self and total, and
  * its shares of the summed total (normalized: the mean of the per-profile

@@ -49,12 +49,12 @@ static int add_keyed(sum_buf *b, uint32_t ord, int kind, const char *key, const 
 	return 0;
 }
 
-/* The last component of a DSO path; NULL when it is the whole path. */
+/* The last component of a DSO path (the path itself without a '/'). */
 static const char *basename_of(const char *path)
 {
 	const char *slash = strrchr(path, '/');
 
-	return slash && slash[1] ? slash + 1 : NULL;
+	return slash && slash[1] ? slash + 1 : path;
 }
 
 /* Functions, DSOs and comms of one event's selection. */
@@ -96,8 +96,8 @@ static int summarize(const pe_model *m, const pe_selection *s, uint32_t ord, sum
 		if (dso[i].total_samples) {
 			if (add_keyed(b, ord, PE_SUM_DSO, text, NULL, &dso[i]) < 0)
 				goto out;
-			if ((base = basename_of(text)) &&
-			    add_keyed(b, ord, PE_SUM_DSO_BASE, base, NULL, &dso[i]) < 0)
+			base = basename_of(text);
+			if (add_keyed(b, ord, PE_SUM_DSO_BASE, base, NULL, &dso[i]) < 0)
 				goto out;
 		}
 		if (comm[i].self_samples) {
