@@ -89,6 +89,7 @@ static void test_summary(void)
 		  "0 fn hot@/bin/app 3/21 3/21\n"
 		  "0 fn libfn@/lib/libc.so.6 1/5 1/5\n"
 		  "0 fn main@/bin/app 0/0 4/26\n"
+		  "1 base [kernel.kallsyms] 1/1 1/1\n"
 		  "1 base app 0/0 1/1\n"
 		  "1 comm app 1/1 1/1\n"
 		  "1 dso /bin/app 0/0 1/1\n"
