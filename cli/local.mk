@@ -1,5 +1,7 @@
 # cli/: perfhub, the command-line tool. inspect and collapse use the parser
-# library directly; upload, record, ls, show and rm talk to perfhubd's API.
+# library directly, offline questions go to the profile engine (engine/feed.h
+# builds a profile from a file); upload, record, ls, show and rm talk to
+# perfhubd's API.
 bin_PROGRAMS += cli/perfhub
 cli_perfhub_SOURCES = \
 	cli/perfhub.c \
@@ -18,6 +20,6 @@ CLI_CLIENT_SOURCES = \
 	cli/summary.c cli/summary.h \
 	cli/profiles.c
 cli_perfhub_SOURCES += $(CLI_OFFLINE_SOURCES) $(CLI_CLIENT_SOURCES)
-cli_perfhub_CPPFLAGS = $(AM_CPPFLAGS) $(COMMON_CPPFLAGS)
+cli_perfhub_CPPFLAGS = $(AM_CPPFLAGS) $(COMMON_CPPFLAGS) $(ENGINE_CPPFLAGS)
 cli_perfhub_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(ELF_CFLAGS)
-cli_perfhub_LDADD = $(COMMON_LIBS) $(PARSER_LIBS) $(CURL_LIBS)
+cli_perfhub_LDADD = $(COMMON_LIBS) $(ENGINE_LIBS) $(PARSER_LIBS) $(CURL_LIBS)

@@ -13,13 +13,13 @@ daemon_libperfhubd_a_SOURCES = \
 	daemon/log.c daemon/log.h \
 	daemon/options.c daemon/options.h
 EXTRA_DIST += daemon/README.md
-DAEMON_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon $(COMMON_CPPFLAGS)
+DAEMON_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/daemon $(COMMON_CPPFLAGS) $(ENGINE_CPPFLAGS)
 DAEMON_CFLAGS = $(AM_CFLAGS) $(MHD_CFLAGS) $(JANSSON_CFLAGS) $(ZSTD_CFLAGS) $(ZLIB_CFLAGS) \
 	$(SQLITE_CFLAGS) $(SYSTEMD_CFLAGS) $(ELF_CFLAGS) $(DEBUGINFOD_CFLAGS) $(LIBARCHIVE_CFLAGS) \
 	$(NETTLE_CFLAGS)
 daemon_libperfhubd_a_CPPFLAGS = $(DAEMON_CPPFLAGS)
 daemon_libperfhubd_a_CFLAGS = $(DAEMON_CFLAGS)
-DAEMON_LIBS = daemon/libperfhubd.a $(COMMON_LIBS) $(PARSER_LIBS) $(MHD_LIBS) $(SQLITE_LIBS) \
+DAEMON_LIBS = daemon/libperfhubd.a $(COMMON_LIBS) $(ENGINE_LIBS) $(PARSER_LIBS) $(MHD_LIBS) $(SQLITE_LIBS) \
 	$(JANSSON_LIBS) $(ZSTD_LIBS) $(ZLIB_LIBS) $(SYSTEMD_LIBS) $(DEBUGINFOD_LIBS) \
 	$(LIBARCHIVE_LIBS) $(NETTLE_LIBS) -lpthread
 

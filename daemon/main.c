@@ -23,6 +23,7 @@
 #include "options.h"
 #include "jobs/jobs.h"
 #include "log.h"
+#include "engine/log.h"
 #include "jobs/retention.h"
 #include "intake/spool.h"
 #include "store/store.h"
@@ -216,6 +217,12 @@ static void reload(cfg *c, int argc, char **argv, api *a, retention *ret)
 	log_info("msg=\"configuration reloaded\" changed=%d", changed);
 }
 
+/* The profile engine's warnings, as lines of this log. */
+static void engine_log(const char *line)
+{
+	log_warn("%s", line);
+}
+
 int main(int argc, char **argv)
 {
 	cfg c;
@@ -255,6 +262,7 @@ int main(int argc, char **argv)
 		return rc;
 	}
 	log_set_level(c.log_level);
+	pe_log_set(engine_log);
 	/* signals are taken synchronously by the main thread only */
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);

@@ -2,13 +2,16 @@
  * engine-blocks: the sample-block codec (a full block round trip, every
  * kind of damage refused), the builder's rows and ids, a model that
  * ignores ids out of range, a corrupt block making a time-range question
- * fail rather than answer wrong, and the model cache (bound, generations,
- * models in use outliving eviction).
+ * fail rather than answer wrong, the model cache (bound, generations,
+ * models in use outliving eviction), and the builder's flush hook: a
+ * profile built in memory (offline.h) through many row flushes and blocks
+ * answers as one built in one go.
  */
 #include "config.h"
 
 #include "engine_common.h"
-#include "store/engine/cache.h"
+#include "engine/cache.h"
+#include "engine/offline.h"
 
 static void test_codec(void)
 {
@@ -206,11 +209,110 @@ static void test_cache(void)
 	pe_cache_free(cache);
 }
 
+static int sum_fold(void *ctx, const char *line, uint64_t samples, uint64_t period)
+{
+	uint64_t *sum = ctx;
+
+	(void)line;
+	(void)period;
+	sum[0] += samples;
+	sum[1]++;
+	return 0;
+}
+
+static int failing_hook(void *ctx, pe_builder *b, int with_block)
+{
+	(void)ctx;
+	(void)b;
+	(void)with_block;
+	return -1;
+}
+
+#define HOOK_FRAMES (PE_ROWS_MAX + 1000)	/* three rows each: several row flushes */
+#define HOOK_SAMPLES (3 * PE_BLOCK_SAMPLES + 5)	/* four blocks */
+
+static void test_offline(void)
+{
+	pe_offline *o = pe_offline_new();
+	pe_builder *b = o ? pe_offline_builder(o) : NULL, *nb;
+	pe_sample x = { 0, 0, 0, 1, 1, 1, 0, 0, 0 };
+	pe_selection *sel = NULL;
+	pe_filter f = filter_all();
+	uint32_t last = 0, first = 0, comm;
+	uint64_t sum[2] = { 0, 0 };
+	char name[32];
+	text t = { "", 0 };
+	pe_model *m;
+	size_t i;
+	int rc = 0;
+
+	if (!b) {
+		CHECK(0, "out of memory");
+		pe_offline_free(o);
+		return;
+	}
+	for (i = 0; i < HOOK_FRAMES; i++) {
+		snprintf(name, sizeof(name), "f%zu", i);
+		last = pe_builder_stack(b, 0, pe_builder_frame(b, name, "/bin/x", 1, 0));
+		if (!first)
+			first = last;
+	}
+	comm = pe_builder_string(b, "c");
+	CHECK(last && comm && !pe_builder_failed(b), "interned through the row flushes");
+	for (i = 0; i < HOOK_SAMPLES && rc == 0; i++) {
+		x.time = 1000 + i;
+		x.stack = i % 2 ? last : first;
+		x.comm = comm;
+		rc = pe_builder_sample(b, &x, NULL);
+	}
+	CHECK(rc == 0, "the hook takes full blocks: sample returned %d", rc);
+	pe_builder_event(b, 0, "cpu-clock", 1, 0, 0, 4000, 1, HOOK_SAMPLES);
+	CHECK(pe_offline_finish(o) == 0 && (m = pe_offline_model(o)) != NULL, "finished");
+	if (!pe_offline_model(o))
+		goto out;
+	CHECK(pe_offline_builder(o) == NULL, "the builder is gone after finishing");
+	CHECK(pe_offline_block_bytes(o) > 0, "blocks kept");
+	/* the first and the last frame interned, rows of the first and last flush */
+	CHECK(pe_select(m, &f, pe_offline_blocks(o), &sel) == 0 &&
+	      pe_fold(m, &f, sel, fold_line, &t) == 0, "fold");
+	snprintf(name, sizeof(name), "f%u", (unsigned)HOOK_FRAMES - 1);
+	CHECK(strstr(t.s, "c;f0 ") && strstr(t.s, name), "folded:\n%s", t.s);
+	pe_selection_free(sel);
+	sel = NULL;
+	/* a time range reads the kept blocks: samples at 1000 + i, [from, to) */
+	f.from_ns = 1000 + PE_BLOCK_SAMPLES + 7;
+	f.to_ns = 1000 + 3 * PE_BLOCK_SAMPLES + 2;
+	CHECK(pe_select(m, &f, pe_offline_blocks(o), &sel) == 0 &&
+	      pe_fold(m, &f, sel, sum_fold, sum) == 0, "fold a time range");
+	CHECK(sum[0] == 2 * PE_BLOCK_SAMPLES - 5 && sum[1] == 2, "time range: %llu samples, %llu lines",
+	      (unsigned long long)sum[0], (unsigned long long)sum[1]);
+	pe_selection_free(sel);
+out:
+	pe_offline_free(o);
+	/* a hook that fails fails the builder; no hook, no flush */
+	nb = pe_builder_new();
+	if (!nb)
+		return;
+	CHECK(pe_builder_flush(nb) < 0, "flush without a hook");
+	pe_builder_free(nb);
+	nb = pe_builder_new();
+	if (!nb)
+		return;
+	pe_builder_set_flush(nb, failing_hook, NULL);
+	x.stack = 0;
+	for (i = 0, rc = 0; i < PE_BLOCK_SAMPLES && rc == 0; i++)
+		rc = pe_builder_sample(nb, &x, NULL);
+	CHECK(rc < 0 && i == PE_BLOCK_SAMPLES && pe_builder_failed(nb),
+	      "a failing hook fails the full block's sample (%d at %zu)", rc, i);
+	pe_builder_free(nb);
+}
+
 int main(void)
 {
 	test_codec();
 	test_builder();
 	test_damage();
 	test_cache();
+	test_offline();
 	return check_done("engine-blocks");
 }

@@ -1,5 +1,5 @@
 /*
- * engine-many: the engine's answers about many profiles (store/engine/
+ * engine-many: the engine's answers about many profiles (engine/
  * many.h, stats.h and the merged pe_diff), from models built in memory
  * and compared with answers worked out by hand: the per-profile summary
  * series read, series values, merged flame graphs (summed, normalized,
@@ -12,8 +12,8 @@
 #include <math.h>
 
 #include "engine_common.h"
-#include "store/engine/many.h"
-#include "store/engine/stats.h"
+#include "engine/many.h"
+#include "engine/stats.h"
 
 #define CHECK_NEAR(got, want, tol) do { \
 	double g_ = (got), w_ = (want); \

@@ -241,6 +241,34 @@ static void test_threads(pe_model *m)
 	pe_threads_free(th, n);
 }
 
+/* A thread that exec'd: its comms by samples; with as many, the later
+ * name first. */
+static void test_threads_exec(void)
+{
+	mem_profile p;
+	pe_thread *th;
+	pe_model *m;
+	size_t n;
+
+	mem_begin(&p, 0);
+	pe_builder_event(p.b, 0, "cpu-clock", 1, 0, 0, 1, 0, 5);
+	mem_sample(&p, 0, 1, 5, 5, "perf-exec", "f", 1);
+	mem_sample(&p, 0, 2, 5, 5, "perf-exec", "f", 1);
+	mem_sample(&p, 0, 3, 5, 5, "lsattr", "g", 1);
+	mem_sample(&p, 0, 4, 5, 5, "lsattr", "f", 1);
+	mem_sample(&p, 0, 5, 6, 6, "sh", "f", 1);
+	m = mem_end(&p, 4);
+	if (pe_threads(m, &th, &n) == 0) {
+		CHECK(n == 2 && th[0].samples == 4 && th[0].nr_comms == 2 &&
+		      !strcmp(th[0].comms[0], "lsattr") && !strcmp(th[0].comms[1], "perf-exec"),
+		      "tied comms: %s first", n ? th[0].comms[0] : "?");
+		pe_threads_free(th, n);
+	} else {
+		CHECK(0, "threads failed");
+	}
+	mem_free(&p);
+}
+
 int main(void)
 {
 	mem_profile p;
@@ -255,6 +283,7 @@ int main(void)
 	test_timeline(m, &p);
 	test_timeline_sparse();
 	test_threads(m);
+	test_threads_exec();
 	mem_free(&p);
 	return check_done("engine-query");
 }

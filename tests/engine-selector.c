@@ -1,5 +1,5 @@
 /*
- * engine-selector: profile selectors (store/engine/selector.h) - every
+ * engine-selector: profile selectors (engine/selector.h) - every
  * operator against labels worked out by hand (tags, name, hostname, id,
  * absent labels, anchoring, quoting and escapes), every error with the
  * position it must name, and the time bounds (unix seconds, durations,
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "store/engine/selector.h"
+#include "engine/selector.h"
 
 static const char *const keys[] = { "branch", "host", "kind", "dotted.key", "name" };
 static const char *const values[] = { "main", "ci-7", "nightly", "x", "a-tag-named-name" };

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "store/engine/builder.h"
-#include "store/engine/model.h"
-#include "store/engine/query.h"
+#include "engine/builder.h"
+#include "engine/model.h"
+#include "engine/query.h"
 
 /* got is evaluated once */
 #define CHECK_STR(got, want) do { \

@@ -1,6 +1,6 @@
 /*
  * fuzz-selector - libFuzzer target over the profile selector and the time
- * bounds (daemon/store/engine/selector.c), the text every /api/v1/query,
+ * bounds (engine/selector.c), the text every /api/v1/query,
  * /series, /diff and /profiles?q= request hands the daemon: the input is
  * parsed as a selector (and, when it parses, matched against labels, some
  * taken from the input itself) and as a time. A parse either succeeds or
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/engine/selector.h"
+#include "engine/selector.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,10 +1,11 @@
 /*
  * ingest.h - one spooled recording into the store: parse (libperfhub-parse),
- * symbolize, fold into interned stacks, write rows, summarize.
+ * symbolize and intern (the engine's feed, engine/feed.h, into the store
+ * writer's builder), write rows, summarize.
  *
- * Frames are symbolized by parser/symbols.h and named by parser/fold.h's
- * pd_fold_frame_name, the same code `perfhub collapse` uses, so /collapsed
- * answers from the database what `perfhub collapse` prints for the file.
+ * The feed names frames by parser/fold.h's pd_fold_frame_name, the same
+ * code `perfhub collapse` uses, so /collapsed answers from the database
+ * what `perfhub collapse` prints for the file.
  */
 #ifndef PERFHUB_DAEMON_INGEST_H
 #define PERFHUB_DAEMON_INGEST_H

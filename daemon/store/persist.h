@@ -3,7 +3,7 @@
  *
  * A persistence backend keeps profiles, their jobs and their rows, and
  * hands them back; it never folds a stack or walks the stack tree (that is
- * the engine's job, store/engine/). Each backend fills one st_persist_ops
+ * the engine's job, engine/). Each backend fills one st_persist_ops
  * table, like a curl TLS backend or an SQLite VFS: store.c picks the table
  * once, from --db (a path: SQLite, store/sqlite/; "postgresql://" or
  * "postgres://": PostgreSQL), and never asks which one it has.
@@ -21,10 +21,10 @@
 
 #include <jansson.h>
 
-#include "store/engine/block.h"
-#include "store/engine/builder.h"
-#include "store/engine/many.h"
-#include "store/engine/model.h"
+#include "engine/block.h"
+#include "engine/builder.h"
+#include "engine/many.h"
+#include "engine/model.h"
 #include "store/store.h"
 
 typedef struct st_persist st_persist;			/* an opened store */
@@ -123,7 +123,7 @@ typedef struct st_persist_ops {
 
 	/* ---- writing one parse ----
 	 * writer_begin removes whatever an earlier attempt at this profile
-	 * left. Each writer_write stores the rows (store/engine/builder.h
+	 * left. Each writer_write stores the rows (engine/builder.h
 	 * says what each kind holds) and the block, if any, in one short
 	 * transaction: parsing never holds the store's write lock. Nothing is
 	 * visible to readers before writer_finish, which stores the aggregate

@@ -6,7 +6,7 @@
 #ifndef PERFHUB_STORE_INT_H
 #define PERFHUB_STORE_INT_H
 
-#include "store/engine/cache.h"
+#include "engine/cache.h"
 #include "store/persist.h"
 
 #define ST_CACHE_BYTES ((size_t)512 << 20)	/* models of profiles kept in memory */

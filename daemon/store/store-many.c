@@ -2,7 +2,7 @@
  * store-many.c - questions about many profiles: which ready profiles a
  * selector picks (the backend hands out labels, the engine's selector
  * matches them), each one's model from the engine's cache, the engine's
- * merges (store/engine/many.h, the merged pe_diff); series from the
+ * merges (engine/many.h, the merged pe_diff); series from the
  * per-profile summaries the backend keeps, made after every parse (or on
  * first need for profiles stored before there were any).
  */
@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "log.h"
-#include "store/engine/many.h"
+#include "engine/many.h"
 #include "store/store-int.h"
 
 /* ---- picking profiles ------------------------------------------------------------- */

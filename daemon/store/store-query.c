@@ -1,7 +1,7 @@
 /*
  * store-query.c - the store's answers: a ready profile's model comes from
  * the engine's cache or, on a miss, from the backend's read snapshot; the
- * engine answers (store/engine/query.h); this file only joins the two and
+ * engine answers (engine/query.h); this file only joins the two and
  * writes JSON where store.h promises it.
  */
 #include "config.h"
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store/engine/query.h"
+#include "engine/query.h"
 #include "store/store-int.h"
 
 int st_reading_open(st_store *st, int64_t id, st_reading *r)

@@ -2,7 +2,7 @@
  * store.h - perfhubd's profile store: what handlers and workers call.
  *
  * Behind it, two halves (store.c joins them): the profile engine
- * (store/engine/: the in-memory model of a profile and every algorithm
+ * (engine/: the in-memory model of a profile and every algorithm
  * that answers from it, no SQL) and a persistence backend chosen at
  * st_open() from --db (store/persist.h, the seam: SQLite in
  * store/sqlite/). No SQL leaves the backend; no caller knows which
@@ -23,10 +23,10 @@
 
 #include <jansson.h>
 
-#include "store/engine/builder.h"
-#include "store/engine/many.h"
-#include "store/engine/query.h"
-#include "store/engine/selector.h"
+#include "engine/builder.h"
+#include "engine/many.h"
+#include "engine/query.h"
+#include "engine/selector.h"
 
 typedef struct st_store st_store;
 
@@ -93,7 +93,7 @@ int st_counts_get(st_store *st, st_counts *c);
 
 /* ---- folded stacks ------------------------------------------------------ */
 
-/* The filters of a folded-stack question (store/engine/query.h says what
+/* The filters of a folded-stack question (engine/query.h says what
  * each field means): event, comm, pid, tid, from_ns/to_ns, with_pid,
  * with_tid, kernel, any_order (st_fold: lines may come unsorted and a text
  * more than once; the caller adds them up), max_nodes (st_flame only). */
@@ -240,7 +240,7 @@ json_t *st_series_json(st_store *st, const st_series_req *r, st_many_info *info)
 /* The diff of two picks: the tree as st_diff hands it (each side the sum of
  * its profiles' flame graphs; profiles picked on both sides count as the
  * target's only), and in *ranked {"regressions", "improvements",
- * "summary"} (store/engine/many.h, pe_fntab_rank). 0, 1 = an id on either
+ * "summary"} (engine/many.h, pe_fntab_rank). 0, 1 = an id on either
  * side is not a ready profile, -1, -2, -3 as st_query_flame. */
 typedef struct st_rdiff_req {
 	st_pick base, target;
@@ -258,38 +258,11 @@ typedef struct st_writer st_writer;
 /* Removes whatever an earlier attempt left for this profile, then opens a
  * transaction; rows become visible with st_writer_finish() only. */
 st_writer *st_writer_begin(st_store *st, int64_t id);
-/* Interned string ids (comms, symbol and DSO names); 0 = NULL. */
-uint32_t st_writer_string(st_writer *w, const char *s);
-/* Interned frame: `name` is the frame as a folded stack shows it (never
- * NULL: "[libc.so.6]" or "[unknown]" when unresolved); `dso` may be NULL;
- * `resolved` says whether a symbol was found, `kernel` whether --kernel
- * marks it "_[k]". 0 on error. */
-uint32_t st_writer_frame(st_writer *w, const char *name, const char *dso, int resolved,
-			 int kernel);
-/* The stack node for `frame` under `parent` (0 = root), interned. 0 on error. */
-uint32_t st_writer_stack(st_writer *w, uint32_t parent, uint32_t frame);
-
-/* A sample (store/engine/builder.h): event index, time, cpu, pid, tid,
- * period (as stackcollapse-perf weighs it: 1 without PERIOD), weight, the
- * leaf stack node (0 = empty stack) and the string id of the thread's comm
- * then. */
-typedef pe_sample st_sample;
-/* Samples are kept in compressed blocks of a few thousand, and counted per
- * (event, pid, tid, comm, stack) for the aggregate written at the end. */
-int st_writer_sample(st_writer *w, const st_sample *s);
-/* The same; *agg_hint (0 at first) remembers the sample's aggregate row so
- * a caller that knows the next sample has the same (event, pid, tid, comm,
- * stack) saves the lookup. A wrong hint only costs the lookup. */
-int st_writer_sample_hint(st_writer *w, const st_sample *s, uint32_t *agg_hint);
-/* A file offset seen for an unresolved frame (kept for symbolizing later). */
-int st_writer_frame_offset(st_writer *w, uint32_t frame, uint64_t dso_off);
-int st_writer_comm(st_writer *w, uint32_t pid, uint32_t tid, uint64_t time, const char *comm);
-int st_writer_mmap(st_writer *w, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		   const char *filename, const char *build_id_hex, uint64_t time);
-int st_writer_feature(st_writer *w, const char *name, const char *json);
-int st_writer_event(st_writer *w, uint32_t idx, const char *name, uint32_t type, uint64_t config,
-		    uint64_t sample_type, uint64_t period_or_freq, int freq, uint64_t samples);
-int st_writer_record_count(st_writer *w, const char *type, uint64_t count);
+/* The engine's builder the parse is written through (engine/builder.h;
+ * engine/feed.h feeds it from a recording): each full block and the rows
+ * made since the last one go to the backend in one short transaction as
+ * the builder fills up. Owned by w. */
+pe_builder *st_writer_builder(st_writer *w);
 
 typedef struct st_summary {
 	const char *hostname;

@@ -1,0 +1,29 @@
+# engine/: libperfhub-engine, the profile engine (prefix pe_, see README.md):
+# the in-memory model of one profile, its builder, the sample-block codec,
+# the model cache and every answer computed from a model. No SQL, no HTTP,
+# no program's logger (log.h is a hook). perfhubd's store and perfhub's
+# offline commands both link it; feed.c, the one file that knows the parser
+# library, reads a recording into the builder for either.
+noinst_LIBRARIES += engine/libperfhub-engine.a
+engine_libperfhub_engine_a_SOURCES = \
+	engine/log.h engine/log.c \
+	engine/model.h engine/model-int.h engine/model.c \
+	engine/cache.h engine/cache.c \
+	engine/hashmap.h engine/hashmap.c \
+	engine/block.h engine/block.c \
+	engine/builder.h engine/builder.c \
+	engine/query.h engine/query-int.h \
+	engine/select.c engine/fold.c engine/flame.c \
+	engine/top.c engine/timeline.c engine/threads.c \
+	engine/diff.c engine/aggregate.c \
+	engine/selector.h engine/selector.c \
+	engine/many.h engine/summary.c engine/fntab.c engine/tlmerge.c \
+	engine/stats.h engine/stats.c \
+	engine/offline.h engine/offline.c \
+	engine/feed.h engine/feed.c
+ENGINE_CPPFLAGS = -I$(top_srcdir)
+engine_libperfhub_engine_a_CPPFLAGS = $(AM_CPPFLAGS) $(ENGINE_CPPFLAGS)
+engine_libperfhub_engine_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(JANSSON_CFLAGS) $(ELF_CFLAGS)
+# the engine alone; a program using feed.c adds $(PARSER_LIBS) after it
+ENGINE_LIBS = engine/libperfhub-engine.a $(ZSTD_LIBS) -lpthread -lm
+EXTRA_DIST += engine/README.md

@@ -1,0 +1,163 @@
+/* offline.c - a profile built and kept in memory: model rows and blocks. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/offline.h"
+
+typedef struct kept_block {
+	uint32_t nr;
+	uint64_t min_time, max_time;
+	void *data;
+	size_t len;
+} kept_block;
+
+struct pe_offline {
+	pe_builder *b;		/* NULL once finished */
+	pe_model *m;
+	int sealed;
+	kept_block *blocks;
+	size_t nr_blocks, cap_blocks, block_bytes;
+	pe_blocks src;
+};
+
+/* A packed block copied (the builder reuses its bytes). 0 or -1. */
+static int keep_block(pe_offline *o, const pe_packed_block *pb)
+{
+	kept_block *k;
+
+	if (o->nr_blocks == o->cap_blocks) {
+		size_t nc = o->cap_blocks ? 2 * o->cap_blocks : 64;
+		kept_block *nb = realloc(o->blocks, nc * sizeof(*nb));
+
+		if (!nb)
+			return -1;
+		o->blocks = nb;
+		o->cap_blocks = nc;
+	}
+	k = &o->blocks[o->nr_blocks];
+	if (!(k->data = malloc(pb->len ? pb->len : 1)))
+		return -1;
+	memcpy(k->data, pb->data, pb->len);
+	k->len = pb->len;
+	k->nr = pb->nr;
+	k->min_time = pb->min_time;
+	k->max_time = pb->max_time;
+	o->nr_blocks++;
+	o->block_bytes += pb->len;
+	return 0;
+}
+
+/* The builder's flush hook: rows into the model, blocks kept. */
+static int flush_hook(void *ctx, pe_builder *b, int with_block)
+{
+	pe_offline *o = ctx;
+	pe_packed_block pb;
+	const pe_row *rows;
+	size_t n;
+	int rc;
+
+	if (with_block) {
+		rc = pe_builder_pack_block(b, &pb);
+		if (rc < 0 || (rc == 0 && keep_block(o, &pb) < 0))
+			return -1;
+	}
+	rows = pe_builder_rows(b, &n);
+	if (pe_model_load_rows(o->m, rows, n) < 0)
+		return -1;
+	pe_builder_rows_done(b);
+	return 0;
+}
+
+static int read_blocks(void *src, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb, void *ctx)
+{
+	const pe_offline *o = src;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < o->nr_blocks; i++) {
+		const kept_block *k = &o->blocks[i];
+
+		if ((from_ns && k->max_time < from_ns) || (to_ns && k->min_time >= to_ns))
+			continue;
+		if ((rc = cb(ctx, k->nr, k->data, k->len)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+pe_offline *pe_offline_new(void)
+{
+	pe_offline *o = calloc(1, sizeof(*o));
+
+	if (!o)
+		return NULL;
+	o->b = pe_builder_new();
+	o->m = pe_model_new(0, 0);
+	if (!o->b || !o->m) {
+		pe_offline_free(o);
+		return NULL;
+	}
+	pe_builder_set_flush(o->b, flush_hook, o);
+	o->src.read = read_blocks;
+	o->src.src = o;
+	return o;
+}
+
+void pe_offline_free(pe_offline *o)
+{
+	size_t i;
+
+	if (!o)
+		return;
+	pe_builder_free(o->b);
+	pe_model_free(o->m);
+	for (i = 0; i < o->nr_blocks; i++)
+		free(o->blocks[i].data);
+	free(o->blocks);
+	free(o);
+}
+
+pe_builder *pe_offline_builder(pe_offline *o)
+{
+	return o->b;
+}
+
+int pe_offline_finish(pe_offline *o)
+{
+	const pe_agg_row *agg;
+	size_t n, i;
+	int rc = -1;
+
+	if (!o->b || pe_builder_flush(o->b) < 0)
+		goto out;
+	agg = pe_builder_agg(o->b, &n);
+	for (i = 0; i < n; i++)
+		if (pe_model_add_agg(o->m, &agg[i]) < 0)
+			goto out;
+	if (pe_model_seal(o->m) < 0)
+		goto out;
+	o->sealed = 1;
+	rc = 0;
+out:
+	/* its interning tables are not needed for answers */
+	pe_builder_free(o->b);
+	o->b = NULL;
+	return rc;
+}
+
+pe_model *pe_offline_model(pe_offline *o)
+{
+	return o->sealed ? o->m : NULL;
+}
+
+const pe_blocks *pe_offline_blocks(const pe_offline *o)
+{
+	return o->sealed ? &o->src : NULL;
+}
+
+size_t pe_offline_block_bytes(const pe_offline *o)
+{
+	return o->block_bytes;
+}

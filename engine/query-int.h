@@ -1,0 +1,69 @@
+/*
+ * query-int.h - what the engine's query files share (internal to
+ * engine/): the selection's layout and the folded event.
+ */
+#ifndef PERFHUB_ENGINE_QUERY_INT_H
+#define PERFHUB_ENGINE_QUERY_INT_H
+
+#include "engine/hashmap.h"
+#include "engine/model-int.h"
+#include "engine/query.h"
+
+struct pe_selection {
+	/* grouped rows: event 0; pid and tid 0 unless printed */
+	pe_aggmap groups;
+};
+
+/* The event perfhub collapse folds: that of the first sample (in file
+ * order) whose event matches `want` ("cpu-clock" matches "cpu-clock:ppp"),
+ * or of the very first sample. NULL = none. */
+const char *pe_fold_event(const pe_model *m, const char *want);
+/* Which event indexes carry the name `ev` (flags by index, + 1 spare);
+ * NULL out of memory. */
+unsigned char *pe_event_set(const pe_model *m, const char *ev);
+
+static inline int pe_in_set(const pe_model *m, const unsigned char *set, uint32_t event)
+{
+	return event < m->nr_events && set[event];
+}
+
+/* A dying task samples with pid/tid -1; `perfhub collapse` drops those
+ * samples as the perf script | stackcollapse pipeline does, so folded
+ * answers do too (they stay stored and counted). */
+static inline int pe_dying_task(uint32_t pid, uint32_t tid)
+{
+	return pid == UINT32_MAX || tid == UINT32_MAX;
+}
+
+/* Per key, what pe_keysum_add adds up. */
+typedef struct pe_keysum {
+	uint64_t self_samples, self_period, total_samples, total_period;
+} pe_keysum;
+
+#define PE_NO_KEY UINT32_MAX
+
+/* For each selected row of s, its stack walked from the leaf up, each
+ * frame's key key_of[frame] (< nkeys; PE_NO_KEY: not counted): self counts
+ * the row for the first key found, total for each distinct key on the
+ * stack once. sums[nkeys] are added to (zero them first). 0, or -1 out of
+ * memory. What /top and the summary count. */
+int pe_keysum_add(const pe_model *m, const pe_selection *s, const uint32_t *key_of, size_t nkeys,
+	      pe_keysum *sums);
+
+/* The k-th largest of v[0..n) (k from 0, k < n); v is reordered. */
+uint64_t pe_kth_largest(uint64_t *v, size_t n, size_t k);
+
+/* A growing NUL-terminated text. */
+typedef struct pe_sbuf {
+	char *p;
+	size_t len, cap;
+} pe_sbuf;
+
+/* Appends s[0..n); 0 or -1 out of memory. */
+int pe_sbuf_add(pe_sbuf *b, const char *s, size_t n);
+/* The first field of a folded line for row r into b (emptied first): the
+ * comm with spaces as '_', as stackcollapse-perf writes it, then -PID or
+ * -PID/TID when the filter prints them. 0 or -1. */
+int pe_comm_text(pe_sbuf *b, const pe_model *m, const pe_filter *f, const pe_agg_row *r);
+
+#endif
