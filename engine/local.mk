@@ -17,7 +17,7 @@ engine_libperfhub_engine_a_SOURCES = \
 	engine/top.c engine/timeline.c engine/threads.c \
 	engine/diff.c engine/aggregate.c \
 	engine/selector.h engine/selector.c \
-	engine/many.h engine/summary.c engine/fntab.c engine/tlmerge.c \
+	engine/many.h engine/summary.c engine/fntab.c engine/many-json.c engine/tlmerge.c \
 	engine/stats.h engine/stats.c \
 	engine/offline.h engine/offline.c \
 	engine/feed.h engine/feed.c

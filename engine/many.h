@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 #include "engine/model.h"
 #include "engine/query.h"
 
@@ -115,6 +117,11 @@ typedef struct pe_fnsum {
 /* OUT: rows valid until the table is freed. 0 or -1. */
 int pe_fntab_merged(pe_fntab *t, int normalized, const pe_fnsum **rows, size_t *n);
 
+/* {"functions": [{"name", "dso", "self", "total", "self_share",
+ * "total_share"}], "total"}: the first `limit` rows (0: all) as
+ * /api/v1/query/top answers them. NULL out of memory. */
+json_t *pe_fnsum_json(const pe_fnsum *rows, size_t n, size_t limit, double total);
+
 /* The ranked changes between the sides. Shares are the means over a side's
  * profiles of each profile's percentage; deltas in points. A function's
  * per-profile values count 0 in profiles where it has no samples. */
@@ -151,6 +158,12 @@ typedef struct pe_ranked {
  */
 int pe_fntab_rank(pe_fntab *t, double min_share, double alpha, size_t limit, pe_ranked *out);
 void pe_ranked_free(pe_ranked *r);
+
+/* {"regressions": [...], "improvements": [...], "summary": {...}} as
+ * /api/v1/diff and perfhub diff give them (docs/query.md names every
+ * field): numbers to 6 decimals, what could not be worked out null.
+ * NULL out of memory. */
+json_t *pe_ranked_json(const pe_ranked *r, int by_samples, double alpha, double min_share);
 
 /* ---- the merged timeline ---------------------------------------------------------------- */
 

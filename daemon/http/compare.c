@@ -44,7 +44,7 @@ static int arg_double(struct MHD_Connection *conn, const char *name, double min,
 /* The ranked changes (a JSON object's members) go into the tree's root. */
 static int add_ranked(jb_tree *w, json_t *ranked)
 {
-	char *text = json_dumps(ranked, JSON_COMPACT);
+	char *text = json_dumps(ranked, JSON_COMPACT | JSON_REAL_PRECISION(12));
 	size_t n;
 
 	if (!text || !w->b.p || w->b.len < 2 || w->b.p[w->b.len - 1] != '}') {

@@ -533,12 +533,6 @@ out:
 	return rc;
 }
 
-/* A number kept to 6 decimals: shares and means read better so. */
-static double round6(double v)
-{
-	return round(v * 1e6) / 1e6;
-}
-
 json_t *st_query_top_json(st_store *st, const st_pick *pk, const st_fold_filter *f,
 			  int by_samples, int normalize, int64_t rows, st_many_info *info,
 			  int *notfound)
@@ -546,29 +540,18 @@ json_t *st_query_top_json(st_store *st, const st_pick *pk, const st_fold_filter 
 	pick_set s;
 	pe_fntab *t = NULL;
 	const pe_fnsum *r;
-	json_t *arr = NULL, *out = NULL;
-	double total;
-	size_t n, i;
+	json_t *out = NULL;
+	size_t n;
 	int rc = pick(st, pk, ST_MAX_MERGE, 0, NULL, &s, info);
 
 	*notfound = rc == 1;
 	if (rc)
 		return NULL;
-	if (!(t = pe_fntab_new()) || merge_set(st, &s, pk->id > 0, f, by_samples, NULL, 0, t) != 0 ||
-	    pe_fntab_merged(t, normalize, &r, &n) < 0 || !(arr = json_array()))
-		goto out;
-	total = (double)s.n;	/* normalized: each profile weighs one */
-	if (!normalize)
-		total = pe_fntab_total(t, 0);
-	for (i = 0; i < n && (rows <= 0 || (int64_t)i < rows); i++)
-		json_array_append_new(arr, json_pack("{s:s,s:s?,s:f,s:f,s:f,s:f}", "name",
-			r[i].name, "dso", r[i].dso, "self", r[i].self, "total", r[i].total,
-			"self_share", round6(r[i].self_share),
-			"total_share", round6(r[i].total_share)));
-	out = json_pack("{s:o,s:f}", "functions", arr, "total", total);
-	arr = NULL;
-out:
-	json_decref(arr);
+	if ((t = pe_fntab_new()) && merge_set(st, &s, pk->id > 0, f, by_samples, NULL, 0, t) == 0 &&
+	    pe_fntab_merged(t, normalize, &r, &n) == 0)
+		/* normalized: each profile weighs one */
+		out = pe_fnsum_json(r, n, rows > 0 ? (size_t)rows : 0,
+				    normalize ? (double)s.n : pe_fntab_total(t, 0));
 	pe_fntab_free(t);
 	set_free(&s);
 	return out;
@@ -790,76 +773,21 @@ out:
 
 /* ---- the ranked diff --------------------------------------------------------------------- */
 
-/* JSON null for what could not be worked out (our markers: < -1e299, or -1
- * for per-second rates). */
-static json_t *num_or_null(double v, int neg_is_null)
-{
-	if (v < -1e299 || (neg_is_null && v < 0) || isnan(v) || isinf(v))
-		return json_null();
-	return json_real(round6(v));
-}
-
-static json_t *changes_json(const pe_change *c, size_t n)
-{
-	json_t *arr = json_array();
-	size_t i;
-
-	for (i = 0; arr && i < n; i++) {
-		const pe_change *x = &c[i];
-		json_t *o = json_pack("{s:s,s:s?,s:f,s:f,s:f,s:f,s:f,s:f,s:o,s:o,s:f,s:f,s:f,s:f}",
-			"function", x->function, "dso", x->dso,
-			"base_self_share", round6(x->base_self_share),
-			"target_self_share", round6(x->target_self_share),
-			"delta_self", round6(x->delta_self),
-			"base_total_share", round6(x->base_total_share),
-			"target_total_share", round6(x->target_total_share),
-			"delta_total", round6(x->delta_total),
-			"significant", x->significant < 0 ? json_null() : json_boolean(x->significant),
-			"p_value", x->significant < 0 ? json_null() : json_real(x->p_value),
-			"base_self", round6(x->base_self), "target_self", round6(x->target_self),
-			"base_total", round6(x->base_total), "target_total", round6(x->target_total));
-		if (!o)
-			continue;
-		json_object_set_new(o, "self_change_pct", num_or_null(x->self_change_pct, 0));
-		json_object_set_new(o, "base_self_per_s", num_or_null(x->base_self_per_s, 1));
-		json_object_set_new(o, "target_self_per_s", num_or_null(x->target_self_per_s, 1));
-		json_array_append_new(arr, o);
-	}
-	return arr;
-}
-
+/* The ranked changes as the API answers them, with how many profiles
+ * each side matched. */
 static json_t *ranked_json(const pe_ranked *rk, const st_rdiff_req *r, int by_samples,
 			   const st_many_info info[2])
 {
-	json_t *sum = json_pack("{s:s,s:s,s:f,s:f,s:I,s:I,s:I,s:I,s:b,s:b}",
-		"weight", by_samples ? "samples" : "period", "test", pe_test_name(rk->test),
-		"alpha", r->alpha, "min_share", r->min_share,
-		"base_profiles", (json_int_t)info[0].used, "target_profiles", (json_int_t)info[1].used,
-		"base_matched", (json_int_t)info[0].matched,
-		"target_matched", (json_int_t)info[1].matched,
-		"base_capped", info[0].capped, "target_capped", info[1].capped);
-	int s;
+	json_t *o = pe_ranked_json(rk, by_samples, r->alpha, r->min_share);
+	json_t *sum = json_object_get(o, "summary");
 
-	/* the whole run beside the shares: a uniform slowdown shows here */
-	for (s = 0; sum && s < 2; s++) {
-		char k[32];
-		const char *side = s ? "target" : "base";
-		snprintf(k, sizeof(k), "%s_total", side);
-		json_object_set_new(sum, k, json_real(round6(rk->total[s])));
-		snprintf(k, sizeof(k), "%s_samples", side);
-		json_object_set_new(sum, k, json_real(round6(rk->samples[s])));
-		snprintf(k, sizeof(k), "%s_seconds", side);
-		json_object_set_new(sum, k, num_or_null(rk->seconds[s], 1));
-		snprintf(k, sizeof(k), "%s_per_s", side);
-		json_object_set_new(sum, k, num_or_null(rk->per_s[s], 1));
+	if (sum) {
+		json_object_set_new(sum, "base_matched", json_integer((json_int_t)info[0].matched));
+		json_object_set_new(sum, "target_matched", json_integer((json_int_t)info[1].matched));
+		json_object_set_new(sum, "base_capped", json_boolean(info[0].capped));
+		json_object_set_new(sum, "target_capped", json_boolean(info[1].capped));
 	}
-	if (sum)
-		json_object_set_new(sum, "total_change_pct", rk->total[0] > 0 ?
-				    json_real(round6(100 * (rk->total[1] - rk->total[0]) /
-						     rk->total[0])) : json_null());
-	return json_pack("{s:o,s:o,s:o}", "regressions",
-			 changes_json(rk->regressions, rk->nr_regressions), "improvements",
-			 changes_json(rk->improvements, rk->nr_improvements), "summary", sum);
+	return o;
 }
 
 int st_rdiff(st_store *st, const st_rdiff_req *r, const st_fold_filter *f, int by_samples,
