@@ -335,6 +335,22 @@ static int parse_args(int argc, char **argv, rc_args *a, lb_set *labels)
 		else if ((v = args_value(argc, argv, &i, "--tag"))) {
 			if (lb_add_tag(labels, v, "record") < 0)
 				return 2;
+		} else if ((v = args_value(argc, argv, &i, "--base"))) {
+			a->base = v;
+		} else if ((v = args_value(argc, argv, &i, "--base-last"))) {
+			a->base_last = strtoll(v, NULL, 10);
+			if (a->base_last <= 0) {
+				fprintf(stderr, "perfhub record: --base-last wants a positive number\n");
+				return 2;
+			}
+		} else if ((v = args_value(argc, argv, &i, "--fail-over"))) {
+			char *end;
+			a->gate.fail_over = strtod(v, &end);
+			if (end == v || *end || !(a->gate.fail_over >= 0 && a->gate.fail_over <= 100)) {
+				fprintf(stderr, "perfhub record: --fail-over wants points from 0 to 100\n");
+				return 2;
+			}
+			a->gated = 1;
 		} else if (!strcmp(argv[i], "--no-ci-labels"))
 			a->ci = 0;
 		else if (!strcmp(argv[i], "--no-debuginfo"))

@@ -3,7 +3,6 @@ the workload with a known regression (tests/progs/regress), recorded at
 test time several times per build, uploaded with labels, and the
 single-profile answers the merged ones must add up to."""
 import os
-import subprocess
 import sys
 import urllib.parse
 
@@ -81,12 +80,3 @@ def root(d, pid, weight="samples"):
     st, fg = d.json("GET", "/api/v1/profiles/%d/flamegraph?weight=%s" % (pid, weight))
     check(st == 200, "flamegraph %d: %s" % (pid, st))
     return fg
-
-
-def perfhub(args, env_extra=None, timeout=300):
-    env = dict(os.environ)
-    env.pop("PERFHUB_TOKEN", None)
-    env.pop("PERFHUB_TOKEN_FILE", None)
-    env.update(env_extra or {})
-    return subprocess.run([os.path.join(builddir(), "cli", "perfhub")] + list(args),
-                          capture_output=True, text=True, timeout=timeout, env=env)
