@@ -52,6 +52,11 @@ def test_selectors(d, ids):
     check(len(got) == 4, "since 7d")
     got, _ = ids_of(d, '{build="fast"}', "&until=2001-01-01T00:00:00Z")
     check(got == [], "until in the past")
+    # limit stays the page size there (0: just the total)
+    st, r = d.json("GET", "/api/v1/profiles?limit=0&q=" + q('{build="fast"}'))
+    check(st == 200 and r["profiles"] == [] and r["total"] == 4, "limit=0 %s %r" % (st, r))
+    st, r = d.json("GET", "/api/v1/profiles?limit=0")
+    check(st == 200 and r["total"] == len(ids), "limit=0 without q")
     # the old single tag still works, alone and with q
     st, r = d.json("GET", "/api/v1/profiles?tag=build=slow")
     check(sorted(p["id"] for p in r["profiles"]) == slow, "tag=")

@@ -9,3 +9,7 @@ EXTRA_DIST += tests/many_common.py
 MANY_TESTS = tests/many-api.py tests/many-cli.py
 TESTS += $(MANY_TESTS)
 EXTRA_DIST += $(MANY_TESTS)
+
+# make bench: the benchmark of questions about many recordings (prints figures)
+BENCHES += tests/bench-many
+EXTRA_DIST += tests/bench-many tests/bench_many.py

@@ -143,15 +143,18 @@ int http_reply_kept(api *a, struct MHD_Connection *conn, const char *key, const 
 
 /* The profiles a question about many is about: PREFIXq (a selector),
  * PREFIXsince, PREFIXuntil (RFC 3339, a duration back from now, unix
- * seconds), PREFIXlimit (the newest N) and, with_id, PREFIX-less-"_" id
- * ("base" for "base_"). */
+ * seconds), PREFIXlimit (the newest N; not with HTTP_PICK_NO_LIMIT, where
+ * limit means something else) and, with HTTP_PICK_ID, the id PREFIX names
+ * without its "_" ("base" for "base_"). */
+#define HTTP_PICK_ID 1
+#define HTTP_PICK_NO_LIMIT 2
 typedef struct http_pick {
 	st_pick pick;
 	pe_sel *sel;		/* owned */
 	int given;		/* the selector or the id was there */
 } http_pick;
 /* 0, or -1 when a 400 answer was queued (naming the selector's position). */
-int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int with_id,
+int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int flags,
 		    http_pick *hp, MHD_Result_t *ret);
 void http_pick_free(http_pick *hp);
 /* The answer to a failed st_query_* or st_rdiff (its return value). */

@@ -21,7 +21,7 @@
 
 #define PICK_BAD(...) do { *ret = http_reply_error(a, conn, 400, __VA_ARGS__); goto fail; } while (0)
 
-int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int with_id,
+int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int flags,
 		    http_pick *hp, MHD_Result_t *ret)
 {
 	char name[32];
@@ -45,7 +45,7 @@ int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int
 		hp->given = 1;
 	}
 	hp->pick.sel = hp->sel;
-	if (with_id) {
+	if (flags & HTTP_PICK_ID) {
 		snprintf(name, sizeof(name), "%s", prefix);
 		name[strlen(name) ? strlen(name) - 1 : 0] = 0;	/* "base_" -> "base" */
 		if (http_arg_i64(conn, name, 1, INT64_MAX, &hp->pick.id) < 0)
@@ -61,7 +61,8 @@ int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int
 	if ((v = http_arg(conn, name)) && pe_sel_time(v, now, &hp->pick.until, &err) < 0)
 		PICK_BAD("bad parameter '%s' %s", name, err.msg);
 	snprintf(name, sizeof(name), "%slimit", prefix);
-	if (http_arg_i64(conn, name, 1, INT32_MAX, &hp->pick.limit) < 0)
+	if (!(flags & HTTP_PICK_NO_LIMIT) &&
+	    http_arg_i64(conn, name, 1, INT32_MAX, &hp->pick.limit) < 0)
 		PICK_BAD("bad parameter '%s' (the newest N profiles: 1..%d)", name, INT32_MAX);
 	return 0;
 fail:

@@ -191,7 +191,7 @@ MHD_Result_t http_profiles_list(api *a, struct MHD_Connection *conn)
 				   "bad parameter 'status' (queued, parsing, ready, failed)");
 	/* q, and since/until as RFC 3339, a duration back from now or unix
 	 * seconds (limit stays the page size) */
-	if (http_pick_parse(a, conn, "", 0, &hp, &ret) < 0)
+	if (http_pick_parse(a, conn, "", HTTP_PICK_NO_LIMIT, &hp, &ret) < 0)
 		return ret;
 	f.since = hp.pick.since;
 	f.until = hp.pick.until;
