@@ -13,3 +13,4 @@ EXTRA_DIST += $(MANY_TESTS)
 # make bench: the benchmark of questions about many recordings (prints figures)
 BENCHES += tests/bench-many
 EXTRA_DIST += tests/bench-many tests/bench_many.py
+dist_doc_DATA += docs/many.md
