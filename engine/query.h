@@ -162,6 +162,11 @@ typedef struct pe_norm_cb {
 /* The tree with the normalized values (pe_diff_normalize): each side's
  * root is its number of graphs. */
 int pe_diff_walk_norm(const pe_diff *d, const pe_norm_cb *cb, void *ctx);
+/* The folded lines of one side of the tree (before any pe_diff_prune): a
+ * line per node whose own value (its value less its children's) is not 0,
+ * sorted bytewise, with that value as both counts - a merged /collapsed.
+ * 0 or -1. */
+int pe_diff_fold(const pe_diff *d, int side, pe_fold_cb cb, void *ctx);
 
 /* ---- across profiles ------------------------------------------------------------------ */
 

@@ -155,32 +155,37 @@ static void tree_value(merged_tree *t, const char *num, int root)
 	jb_add(&t->w.b, ",\"children\":[", 13);
 }
 
+/* A node: its name and DSO, its value (JSON text) and, on the root, how
+ * many profiles went in. */
+static int mt_node(merged_tree *t, const char *name, size_t len, const char *dso,
+		   const char *value)
+{
+	int root = !t->w.b.len;
+
+	jb_node_open(&t->w, name, len, dso);
+	jb_add(&t->w.b, ",\"value\":", 9);
+	tree_value(t, value, root);
+	return t->w.b.oom ? -1 : 0;
+}
+
 static int mt_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value,
 		    uint64_t unused)
 {
-	merged_tree *t = ctx;
-	char num[48];
-	int root = !t->w.b.len;
+	char num[32];
 
 	(void)unused;
-	jb_node_open(&t->w, name, len, dso);
-	snprintf(num, sizeof(num), ",\"value\":%llu", (unsigned long long)value);
-	tree_value(t, num, root);
-	return t->w.b.oom ? -1 : 0;
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)value);
+	return mt_node(ctx, name, len, dso, num);
 }
 
 static int mt_enter_norm(void *ctx, const char *name, size_t len, const char *dso, double value,
 			 double unused)
 {
-	merged_tree *t = ctx;
-	char num[64];
-	int root = !t->w.b.len;
+	char num[48];
 
 	(void)unused;
-	jb_node_open(&t->w, name, len, dso);
-	snprintf(num, sizeof(num), ",\"value\":%.10g", value);
-	tree_value(t, num, root);
-	return t->w.b.oom ? -1 : 0;
+	snprintf(num, sizeof(num), "%.10g", value);
+	return mt_node(ctx, name, len, dso, num);
 }
 
 MHD_Result_t http_query_flamegraph(api *a, struct MHD_Connection *conn)

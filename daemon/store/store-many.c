@@ -215,7 +215,8 @@ json_t *st_list_selected(st_store *st, const st_list_filter *f)
 
 	memset(&s, 0, sizeof(s));
 	s.sel = f->sel;
-	s.max = f->offset + f->limit > f->offset ? (size_t)(f->offset + f->limit) : SIZE_MAX;
+	/* the newest offset + limit kept; the page is the last limit of them */
+	s.max = f->offset < INT64_MAX - f->limit ? (size_t)(f->offset + f->limit) : SIZE_MAX;
 	if (pick_query(st, &q, &s) < 0)
 		return NULL;
 	if (!(ids = malloc((s.n + 1) * sizeof(*ids))))
@@ -346,14 +347,16 @@ static int merge_set(st_store *st, const pick_set *s, int by_id, const pe_filter
 
 /* ---- merged flame graphs, folded stacks, /top, timelines ------------------------------------ */
 
-int st_query_flame(st_store *st, const st_pick *pk, const st_fold_filter *f, int by_samples,
-		   int normalize, st_many_info *info, const st_diff_cb *cb,
-		   const pe_norm_cb *ncb, void *ctx)
+/* The flame graphs of the profiles pk picks merged into *out (the caller
+ * frees it). Returns as st_query_flame. */
+static int merged(st_store *st, const st_pick *pk, const pe_filter *f, int by_samples,
+		  int normalize, st_many_info *info, pe_diff **out)
 {
 	pick_set s;
 	pe_diff *d = NULL;
 	int rc = pick(st, pk, ST_MAX_MERGE, 0, NULL, &s, info);
 
+	*out = NULL;
 	if (rc)
 		return rc;
 	if (!(d = pe_diff_new())) {
@@ -362,174 +365,42 @@ int st_query_flame(st_store *st, const st_pick *pk, const st_fold_filter *f, int
 	}
 	if (normalize)
 		pe_diff_normalize(d);
-	if ((rc = merge_set(st, &s, pk->id > 0, f, by_samples, d, 0, NULL)) != 0)
-		goto out;
-	if (pe_diff_prune(d, f->max_nodes) < 0) {
-		rc = -2;
-		goto out;
-	}
-	rc = normalize ? pe_diff_walk_norm(d, ncb, ctx) : pe_diff_walk(d, cb, ctx);
+	rc = merge_set(st, &s, pk->id > 0, f, by_samples, d, 0, NULL);
 out:
-	pe_diff_free(d);
 	set_free(&s);
+	if (rc)
+		pe_diff_free(d);
+	else
+		*out = d;
 	return rc;
 }
 
-#define FOLD_MAX_DEPTH 8200	/* nodes on a path of the merged tree, and more */
-
-/* A growing text. */
-typedef struct text_buf {
-	char *p;
-	size_t len, cap;
-} text_buf;
-
-static int text_add(text_buf *b, const char *s, size_t n)
+int st_query_flame(st_store *st, const st_pick *pk, const st_fold_filter *f, int by_samples,
+		   int normalize, st_many_info *info, const st_diff_cb *cb,
+		   const pe_norm_cb *ncb, void *ctx)
 {
-	if (b->len + n + 1 > b->cap) {
-		size_t ncap = b->cap ? 2 * b->cap : 1024;
-		char *p;
-		while (ncap < b->len + n + 1)
-			ncap *= 2;
-		if (!(p = realloc(b->p, ncap)))
-			return -1;
-		b->p = p;
-		b->cap = ncap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
-	return 0;
-}
+	pe_diff *d = NULL;
+	int rc = merged(st, pk, f, by_samples, normalize, info, &d);
 
-/* Folded lines from the merged tree: each node's own value (its value less
- * its children's) is the count of the line that ends there. */
-typedef struct fold_walk {
-	text_buf path;
-	size_t *mark;		/* path length before each open node */
-	uint64_t *value, *kids;	/* each open node's value, its children's sum */
-	size_t sp;
-	char **lines;
-	uint64_t *counts;
-	size_t n, cap;
-	int oom;
-} fold_walk;
-
-static int fw_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value,
-		    uint64_t unused)
-{
-	fold_walk *w = ctx;
-
-	(void)dso;
-	(void)unused;
-	if (w->sp >= FOLD_MAX_DEPTH)
-		return -1;
-	w->mark[w->sp] = w->path.len;
-	w->value[w->sp] = value;
-	w->kids[w->sp] = 0;
-	if (w->sp)
-		w->kids[w->sp - 1] += value;
-	/* the root is not part of the text; the comm starts it */
-	if (w->sp && ((w->sp > 1 && text_add(&w->path, ";", 1) < 0) ||
-		      text_add(&w->path, name, len) < 0)) {
-		w->oom = 1;
-		return -1;
-	}
-	w->sp++;
-	return 0;
-}
-
-static int fw_leave(void *ctx)
-{
-	fold_walk *w = ctx;
-	uint64_t own;
-
-	if (!w->sp)
-		return -1;
-	w->sp--;
-	own = w->value[w->sp] - (w->kids[w->sp] < w->value[w->sp] ? w->kids[w->sp] :
-				 w->value[w->sp]);
-	if (w->sp && own) {
-		if (w->n == w->cap) {
-			size_t ncap = w->cap ? 2 * w->cap : 4096;
-			char **l = realloc(w->lines, ncap * sizeof(*l));
-			uint64_t *c = l ? realloc(w->counts, ncap * sizeof(*c)) : NULL;
-			if (l)
-				w->lines = l;
-			if (!l || !c) {
-				w->oom = 1;
-				return -1;
-			}
-			w->counts = c;
-			w->cap = ncap;
-		}
-		if (!(w->lines[w->n] = strdup(w->path.p ? w->path.p : ""))) {
-			w->oom = 1;
-			return -1;
-		}
-		w->counts[w->n++] = own;
-	}
-	w->path.len = w->mark[w->sp];
-	if (w->path.p)
-		w->path.p[w->path.len] = 0;
-	return 0;
-}
-
-typedef struct line_ref {
-	const char *text;
-	uint64_t count;
-} line_ref;
-
-static int cmp_line_ref(const void *a, const void *b)
-{
-	return strcmp(((const line_ref *)a)->text, ((const line_ref *)b)->text);
+	if (rc)
+		return rc;
+	if (pe_diff_prune(d, f->max_nodes) < 0)
+		rc = -2;
+	else
+		rc = normalize ? pe_diff_walk_norm(d, ncb, ctx) : pe_diff_walk(d, cb, ctx);
+	pe_diff_free(d);
+	return rc;
 }
 
 int st_query_fold(st_store *st, const st_pick *pk, const st_fold_filter *f, int by_samples,
 		  st_many_info *info, st_fold_cb cb, void *ctx)
 {
-	static const st_diff_cb walk_cb = { fw_enter, fw_leave };
-	pe_filter pf = *f;
-	fold_walk w;
-	line_ref *refs = NULL;
-	size_t i;
-	int rc;
+	pe_diff *d = NULL;
+	int rc = merged(st, pk, f, by_samples, 0, info, &d);
 
-	memset(&w, 0, sizeof(w));
-	pf.max_nodes = 0;
-	w.mark = malloc(FOLD_MAX_DEPTH * sizeof(*w.mark));
-	w.value = malloc(FOLD_MAX_DEPTH * sizeof(*w.value));
-	w.kids = malloc(FOLD_MAX_DEPTH * sizeof(*w.kids));
-	if (!w.mark || !w.value || !w.kids) {
-		rc = -2;
-		goto out;
-	}
-	rc = st_query_flame(st, pk, &pf, by_samples, 0, info, &walk_cb, NULL, &w);
-	if (rc == 0 && w.oom)
-		rc = -2;
-	if (rc)
-		goto out;
-	/* stackcollapse-perf's order: the lines' bytes */
-	if (!(refs = malloc((w.n + 1) * sizeof(*refs)))) {
-		rc = -2;
-		goto out;
-	}
-	for (i = 0; i < w.n; i++)
-		refs[i] = (line_ref){ w.lines[i], w.counts[i] };
-	qsort(refs, w.n, sizeof(*refs), cmp_line_ref);
-	for (i = 0; i < w.n && rc == 0; i++)
-		rc = cb(ctx, refs[i].text, refs[i].count, refs[i].count);
-	if (rc > 0)
-		rc = 0;
-out:
-	for (i = 0; i < w.n; i++)
-		free(w.lines[i]);
-	free(w.lines);
-	free(w.counts);
-	free(w.mark);
-	free(w.value);
-	free(w.kids);
-	free(w.path.p);
-	free(refs);
+	if (rc == 0)
+		rc = pe_diff_fold(d, 0, cb, ctx) < 0 ? -2 : 0;
+	pe_diff_free(d);
 	return rc;
 }
 

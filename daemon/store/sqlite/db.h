@@ -64,6 +64,10 @@ int sq_ready_profiles(st_persist *p, const st_agg_filter *f, st_ready_profile **
 		      size_t *n);
 
 json_t *sq_profiles_rows_json(st_persist *p, const int64_t *ids, size_t n);
+/* The filter of a profile list into ?1..?6: status (-1 any), hostname,
+ * tag key and value (NULL: any), since, until (0: open). */
+void sq_bind_filter(sqlite3_stmt *s, int status, const char *hostname, const char *tag_key,
+		    const char *tag_value, int64_t since, int64_t until);
 
 /* ---- many.c ---- */
 /* Creates its tables when missing (at every open). */

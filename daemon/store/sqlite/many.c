@@ -86,12 +86,7 @@ int sq_profiles_labels(st_persist *p, const st_label_query *q, st_labels_cb cb, 
 		goto out;
 	if (!(s = sq_prep(db, sql)))
 		goto out;
-	sqlite3_bind_int(s, 1, q->status);
-	sqlite3_bind_text(s, 2, q->hostname, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, q->tag_key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, q->tag_value, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 5, q->since);
-	sqlite3_bind_int64(s, 6, q->until);
+	sq_bind_filter(s, q->status, q->hostname, q->tag_key, q->tag_value, q->since, q->until);
 	sqlite3_bind_int64(s, 7, q->id);
 	/* one row per tag: a profile's rows come together (ordered by id) */
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
