@@ -13,7 +13,9 @@ import sqlite3
 import sys
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
+sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests", "stress"))
 from perfhubd_harness import SKIP, Daemon, check, have_perf_record, tmpdir  # noqa: E402
+from stress_lib import with_hostname  # noqa: E402
 from many_common import (collapsed, flat, q, record_runs, root, top_rows,  # noqa: E402
                          upload_runs)
 
@@ -277,6 +279,22 @@ def test_bad(d, ids):
     check(st == 405, "POST series: %s" % st)
 
 
+def test_odd_labels(d, paths):
+    """A tag value that is not UTF-8 (JSON cannot carry it) does not break
+    a list, a series or its grouping."""
+    with open(paths["fast1"], "rb") as f:
+        data = with_hostname(f.read(), "odd-host")
+    st, r = d.upload(data, "?name=odd&tag=g=%FF%FE")
+    check(st == 202 and d.wait(r["id"])["status"] == "ready", "odd upload")
+    st, ls = d.json("GET", "/api/v1/profiles?q=" + q('{name="odd"}'))
+    check(st == 200 and ls["total"] == 1, "list with an odd tag: %s" % st)
+    st, s = d.json("GET", "/api/v1/series?function=hash_rows&group_by=g&q=" + q('{name="odd"}'))
+    check(st == 200 and s["series"][0]["label"] == "(not UTF-8)" and
+          s["series"][0]["points"][0]["id"] == r["id"], "series grouped by it: %s %r" % (st, s))
+    st, s = d.json("GET", "/api/v1/series?function=hash_rows&group_by=hostname")
+    check(st == 200 and "odd-host" in [x["label"] for x in s["series"]], "by hostname")
+
+
 def main():
     if not have_perf_record():
         print("perf record does not work here")
@@ -290,6 +308,7 @@ def main():
         test_series(d, ids, os.path.join(d.state, "perfhub.db"))
         test_diff(d, ids)
         test_bad(d, ids)
+        test_odd_labels(d, paths)
     print("ok")
     return 0
 

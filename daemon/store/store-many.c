@@ -537,17 +537,28 @@ static void rfc3339(int64_t t, char out[32])
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* A point; a name or tag that is not UTF-8 (JSON cannot carry it) is left
+ * out rather than the point. */
 static json_t *point_json(const picked *p, double value)
 {
-	json_t *tags = json_object();
+	json_t *o = json_object(), *tags = json_object();
 	char when[32];
 	size_t i;
 
-	for (i = 0; tags && i < p->nr_tags; i++)
+	if (!o || !tags) {
+		json_decref(o);
+		json_decref(tags);
+		return NULL;
+	}
+	for (i = 0; i < p->nr_tags; i++)
 		json_object_set_new(tags, p->keys[i], json_string(p->values[i]));
 	rfc3339(p->uploaded_at, when);
-	return json_pack("{s:I,s:s?,s:s,s:o*,s:f}", "id", (json_int_t)p->id, "name", p->name,
-			 "uploaded_at", when, "tags", tags, "value", value);
+	json_object_set_new(o, "id", json_integer((json_int_t)p->id));
+	json_object_set_new(o, "name", p->name ? json_string(p->name) : json_null());
+	json_object_set_new(o, "uploaded_at", json_string(when));
+	json_object_set_new(o, "tags", tags);
+	json_object_set_new(o, "value", json_real(value));
+	return o;
 }
 
 /* Points oldest first, split by the group_by label's value (first seen,
@@ -573,12 +584,23 @@ static json_t *series_answer(const st_series_req *r, const pick_set *s, const se
 					 (const char *const *)p->keys,
 					 (const char *const *)p->values };
 			const char *g = pe_sel_label(&lb, r->group_by, idbuf);
-			if (!(arr = json_object_get(groups, g))) {
-				arr = json_array();
-				json_object_set_new(groups, g, arr);
-				json_array_append_new(series, json_pack("{s:s,s:O}", "label", g,
-									"points", arr));
+			json_t *label = json_string(g);
+			/* a value JSON cannot carry (not UTF-8) groups as one */
+			if (!label) {
+				g = "(not UTF-8)";
+				label = json_string(g);
 			}
+			if (!(arr = json_object_get(groups, g))) {
+				json_t *one = json_pack("{s:O,s:[]}", "label", label, "points");
+				arr = json_object_get(one, "points");
+				if (!one || json_object_set(groups, g, arr) < 0 ||
+				    json_array_append_new(series, one) < 0) {
+					json_decref(label);
+					json_decref(pt);
+					goto fail;
+				}
+			}
+			json_decref(label);
 		}
 		json_array_append_new(arr, pt);
 	}
