@@ -5,8 +5,8 @@
 check_PROGRAMS += tests/progs/regress
 tests_progs_regress_SOURCES = tests/progs/regress.c
 tests_progs_regress_CFLAGS = $(PROGS_CFLAGS)
-EXTRA_DIST += tests/many_common.py
-MANY_TESTS = tests/many-api.py tests/many-cli.py
+EXTRA_DIST += tests/many_common.py tests/many-svg.js
+MANY_TESTS = tests/many-api.py tests/many-cli.py tests/many-svg.sh
 TESTS += $(MANY_TESTS)
 EXTRA_DIST += $(MANY_TESTS)
 
