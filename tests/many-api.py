@@ -160,6 +160,12 @@ def test_series(d, ids, db_path):
     st, s = d.json("GET", "/api/v1/series?comm=regress&metric=samples")
     check([p["value"] for p in s["points"]] ==
           [root(d, pid)["value"] for pid in order], "comm samples")
+    st, e = d.json("GET", "/api/v1/series?function=hash_rows&event=cpu-clock")
+    st2, a = d.json("GET", "/api/v1/series?function=hash_rows")
+    check(st == 200 and [p["value"] for p in e["points"]] == [p["value"] for p in a["points"]],
+          "event=cpu-clock is the default event")
+    st, e = d.json("GET", "/api/v1/series?function=hash_rows&event=sched:sched_switch")
+    check(st == 200 and e["points"] == [], "an event no profile has: no points")
     st, s = d.json("GET", "/api/v1/series?metric=samples&limit=3")
     check([p["id"] for p in s["points"]] == order[-3:], "limit: newest 3, oldest first")
     st, g = d.json("GET", "/api/v1/series?function=hash_rows&group_by=build")
