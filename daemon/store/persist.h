@@ -45,8 +45,7 @@ typedef struct st_profile_labels {
 	const char *name, *hostname;	/* NULL when none */
 	int status;
 	int64_t uploaded_at;		/* unix seconds */
-	int64_t generation;		/* of its parse */
-	int has_summary;		/* summary_put was done for this generation */
+	int has_summary;		/* summary_put was done for its current parse */
 	uint64_t first_ns, last_ns;	/* its samples' span (0 when unknown) */
 	size_t nr_tags;
 	const char *const *tag_keys, *const *tag_values;

@@ -4,7 +4,10 @@
  * summaries series read (tables created beside the migrated schema, like
  * the debuginfo index, so no schema version is spent on them).
  *
- *   summary_state   profile_id -> the parse generation its summary is of
+ *   summary_state   profile_id -> the parse generation its summary is of;
+ *                   a row is there only while that parse is the profile's
+ *                   (a new parse deletes it with the profile's other rows,
+ *                   and a summary of an older parse is never stored)
  *   summary_events  per profile and event: its order and totals
  *   summary_keys    per (kind, key, profile, event): self and total counts;
  *                   keyed so a series finds one key in every profile fast
@@ -66,8 +69,10 @@ static char *text_col(sqlite3_stmt *s, int col)
 int sq_profiles_labels(st_persist *p, const st_label_query *q, st_labels_cb cb, void *ctx)
 {
 	static const char sql[] =
-		"SELECT p.id, p.name, p.hostname, p.status, p.uploaded_at, p.generation,"
-		" coalesce(s.generation = p.generation, 0), coalesce(p.first_ns, 0),"
+		/* no column after header: those are read through its overflow
+		 * pages (generation, added last, is one) */
+		"SELECT p.id, p.name, p.hostname, p.status, p.uploaded_at,"
+		" s.profile_id IS NOT NULL, coalesce(p.first_ns, 0),"
 		" coalesce(p.last_ns, 0), t.key, t.value"
 		" FROM profiles p LEFT JOIN summary_state s ON s.profile_id = p.id"
 		" LEFT JOIN tags t ON t.profile_id = p.id"
@@ -105,17 +110,16 @@ int sq_profiles_labels(st_persist *p, const st_label_query *q, st_labels_cb cb, 
 			x->l.hostname = x->hostname = text_col(s, 2);
 			x->l.status = sqlite3_column_int(s, 3);
 			x->l.uploaded_at = sqlite3_column_int64(s, 4);
-			x->l.generation = sqlite3_column_int64(s, 5);
-			x->l.has_summary = sqlite3_column_int(s, 6);
-			x->l.first_ns = (uint64_t)sqlite3_column_int64(s, 7);
-			x->l.last_ns = (uint64_t)sqlite3_column_int64(s, 8);
+			x->l.has_summary = sqlite3_column_int(s, 5);
+			x->l.first_ns = (uint64_t)sqlite3_column_int64(s, 6);
+			x->l.last_ns = (uint64_t)sqlite3_column_int64(s, 7);
 			x->l.tag_keys = (const char *const *)x->keys;
 			x->l.tag_values = (const char *const *)x->values;
 		}
-		if (sqlite3_column_type(s, 9) != SQLITE_NULL && x->l.nr_tags < SQ_MAX_TAGS) {
+		if (sqlite3_column_type(s, 8) != SQLITE_NULL && x->l.nr_tags < SQ_MAX_TAGS) {
 			size_t k = x->l.nr_tags;
-			x->keys[k] = text_col(s, 9);
-			x->values[k] = text_col(s, 10);
+			x->keys[k] = text_col(s, 8);
+			x->values[k] = text_col(s, 9);
 			if (!x->keys[k] || !x->values[k]) {
 				free(x->keys[k]);
 				free(x->values[k]);
