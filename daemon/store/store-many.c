@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,27 +283,26 @@ static double seconds_of(const picked *p, const pe_filter *f)
 }
 
 /*
- * One profile into a merge: its flame graph into side `side` of d and its
- * /top rows into t (either may be NULL). The filter's max_nodes is for the
- * merged tree, not each. 0, 1 = not ready (deleted or parsed again since
- * it was picked), -1.
+ * One profile, open in r (its model and snapshot), into a merge: its flame
+ * graph into side `side` of d and its /top rows into t (either may be
+ * NULL). The filter's max_nodes is for the merged tree, not each. r is
+ * closed. 0 or -1.
  */
-static int merge_one(st_store *st, const picked *p, const pe_filter *f, int by_samples,
+static int merge_one(st_reading *r, const picked *p, const pe_filter *f, int by_samples,
 		     pe_diff *d, int side, pe_fntab *t)
 {
+	pe_blocks blocks = { st_reading_blocks, r };
 	pe_filter pf = *f;
-	pe_selection *sel;
-	st_reading r;
+	pe_selection *sel = NULL;
 	int rc;
 
 	pf.max_nodes = 0;
 	pf.any_order = 0;
-	if ((rc = st_reading_select(st, p->id, &pf, &r, &sel)) != 0)
-		return rc;
-	if (d) {
+	rc = pe_select(r->m, &pf, &blocks, &sel);
+	st_reading_end(r);	/* nothing after selecting reads stored data */
+	if (rc == 0 && d) {
 		pe_diff_side(d, side);
-		if (pe_flame(r.m, &pf, sel, by_samples, &pe_diff_tree_cb, d) < 0)
-			rc = -1;
+		rc = pe_flame(r->m, &pf, sel, by_samples, &pe_diff_tree_cb, d);
 	}
 	if (t && rc == 0) {
 		pe_filter tf = pf;
@@ -313,15 +312,63 @@ static int merge_one(st_store *st, const picked *p, const pe_filter *f, int by_s
 
 		tf.with_pid = tf.with_tid = 0;
 		pe_selection_totals(sel, &samples, &period);
-		rc = pe_top(r.m, &tf, sel, by_samples, &rows, &n);
+		rc = pe_top(r->m, &tf, sel, by_samples, &rows, &n);
 		if (rc == 0)
 			rc = pe_fntab_add(t, side, rows, n, by_samples ? samples : period, samples,
 					  seconds_of(p, f));
 		pe_top_free(rows, n);
 	}
 	pe_selection_free(sel);
-	st_reading_close(&r);
-	return rc;
+	st_reading_close(r);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * Models are opened ahead of the merge by ST_MERGE_READERS threads, each on
+ * a connection of its own (a cold model is read from the backend: most of
+ * a cold merge's time), at most ST_MERGE_AHEAD of them waiting, so memory
+ * stays that of a few models; the merge itself takes them in order.
+ */
+#define ST_MERGE_READERS 2
+#define ST_MERGE_AHEAD 8
+#define ST_MERGE_THREADED 4	/* profiles from which readers are worth starting */
+
+typedef struct opener {
+	st_store *st;
+	const pick_set *s;	/* opened oldest first: order k is v[n - 1 - k] */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t next, taken;	/* the next order to open; those the merge took */
+	st_reading *r;
+	int *rc;
+	unsigned char *ready;
+	int stop;
+} opener;
+
+static void *opener_main(void *arg)
+{
+	opener *o = arg;
+
+	for (;;) {
+		size_t k;
+		int rc;
+
+		pthread_mutex_lock(&o->lock);
+		while (!o->stop && o->next < o->s->n && o->next >= o->taken + ST_MERGE_AHEAD)
+			pthread_cond_wait(&o->cond, &o->lock);
+		if (o->stop || o->next >= o->s->n) {
+			pthread_mutex_unlock(&o->lock);
+			return NULL;
+		}
+		k = o->next++;
+		pthread_mutex_unlock(&o->lock);
+		rc = st_reading_open(o->st, o->s->v[o->s->n - 1 - k].id, &o->r[k]);
+		pthread_mutex_lock(&o->lock);
+		o->rc[k] = rc;
+		o->ready[k] = 1;
+		pthread_cond_broadcast(&o->cond);
+		pthread_mutex_unlock(&o->lock);
+	}
 }
 
 /* Every picked profile, oldest first (a node's DSO is its earliest
@@ -330,19 +377,68 @@ static int merge_one(st_store *st, const picked *p, const pe_filter *f, int by_s
 static int merge_set(st_store *st, const pick_set *s, int by_id, const pe_filter *f,
 		     int by_samples, pe_diff *d, int side, pe_fntab *t)
 {
-	size_t i;
-	int rc;
+	opener o;
+	pthread_t th[ST_MERGE_READERS];
+	size_t k, nth = 0;
+	int rc = 0;
 
-	for (i = s->n; i-- > 0;) {
-		rc = merge_one(st, &s->v[i], f, by_samples, d, side, t);
-		if (d && pe_diff_failed(d))
-			return pe_diff_failed(d) == 2 ? -3 : -2;
-		if (rc == 1 && !by_id)
-			continue;	/* gone since it was picked: the others still answer */
-		if (rc)
-			return rc;
+	memset(&o, 0, sizeof(o));
+	o.st = st;
+	o.s = s;
+	o.r = calloc(s->n + 1, sizeof(*o.r));
+	o.rc = calloc(s->n + 1, sizeof(*o.rc));
+	o.ready = calloc(s->n + 1, 1);
+	if (!o.r || !o.rc || !o.ready) {
+		rc = -2;
+		goto out;
 	}
-	return 0;
+	pthread_mutex_init(&o.lock, NULL);
+	pthread_cond_init(&o.cond, NULL);
+	if (s->n >= ST_MERGE_THREADED)
+		while (nth < ST_MERGE_READERS && pthread_create(&th[nth], NULL, opener_main, &o) == 0)
+			nth++;
+	for (k = 0; k < s->n && rc == 0; k++) {
+		int orc;
+
+		if (nth) {
+			pthread_mutex_lock(&o.lock);
+			while (!o.ready[k])
+				pthread_cond_wait(&o.cond, &o.lock);
+			pthread_mutex_unlock(&o.lock);
+			orc = o.rc[k];
+		} else {
+			orc = st_reading_open(st, s->v[s->n - 1 - k].id, &o.r[k]);
+		}
+		if (orc == 0) {
+			rc = merge_one(&o.r[k], &s->v[s->n - 1 - k], f, by_samples, d, side, t);
+			if (d && pe_diff_failed(d))
+				rc = pe_diff_failed(d) == 2 ? -3 : -2;
+		} else if (orc < 0 || by_id) {
+			rc = orc;	/* 1: the one asked for went */
+		}
+		/* else gone since it was picked: the others still answer */
+		pthread_mutex_lock(&o.lock);
+		o.taken = k + 1;
+		pthread_cond_broadcast(&o.cond);
+		pthread_mutex_unlock(&o.lock);
+	}
+	pthread_mutex_lock(&o.lock);
+	o.stop = 1;
+	pthread_cond_broadcast(&o.cond);
+	pthread_mutex_unlock(&o.lock);
+	while (nth)
+		pthread_join(th[--nth], NULL);
+	/* what was opened ahead of an error */
+	for (; k < s->n; k++)
+		if (o.ready[k] && o.rc[k] == 0)
+			st_reading_close(&o.r[k]);
+	pthread_cond_destroy(&o.cond);
+	pthread_mutex_destroy(&o.lock);
+out:
+	free(o.r);
+	free(o.rc);
+	free(o.ready);
+	return rc;
 }
 
 /* ---- merged flame graphs, folded stacks, /top, timelines ------------------------------------ */
