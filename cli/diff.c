@@ -67,7 +67,7 @@ static json_t *files_ranked(const qo_spec s[2], const qo_opts *qo, const df_opts
 		if (!(p[i] = qo_load(s[i].text, "diff")) || add_file(t, i, p[i], qo, by_samples) < 0)
 			goto out;
 	if (t && pe_fntab_rank(t, o->min_share, o->alpha, 0, &rk) == 0)
-		out = pe_ranked_json(&rk, by_samples, o->alpha, o->min_share);
+		out = pe_ranked_json(&rk, by_samples ? "samples" : "period", o->alpha, o->min_share);
 	if (!out)
 		fprintf(stderr, "perfhub diff: out of memory\n");
 out:

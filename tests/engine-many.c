@@ -436,7 +436,8 @@ static void test_stats(void)
 
 static void test_timeline(void)
 {
-	pe_bucket b1[] = { { 1000, 2, 20 }, { 1020, 1, 10 } }, b2[] = { { 5000, 3, 30 }, { 5010, 1, 1 } };
+	pe_bucket b1[] = { { 1000, 2, 20, 0 }, { 1020, 1, 10, 0 } };
+	pe_bucket b2[] = { { 5000, 3, 30, 0 }, { 5010, 1, 1, 0 } };
 	pe_timeline t1 = { "cpu-clock", 1000, 10, b1, 2 }, t2 = { "cpu-clock", 5000, 10, b2, 2 };
 	pe_tlmerge *m = pe_tlmerge_new(10);
 	const pe_tlbucket *b;

@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "http/http.h"
-#include "http/jsonbuf.h"
+#include "jsonbuf.h"
 
 #define API_MAX_ROWS 100000
 #define API_MAX_MERGED_BUCKETS 100000
@@ -301,7 +301,7 @@ MHD_Result_t http_query_top(api *a, struct MHD_Connection *conn)
 	http_pick_free(&hp);
 	if (!o)
 		return http_many_error(a, conn, notfound ? 1 : -1);
-	json_object_set_new(o, "weight", json_string(fa.by_samples ? "samples" : "period"));
+	json_object_set_new(o, "weight", json_string(pe_weight_name(fa.by_samples, fa.f.measure)));
 	json_object_set_new(o, "normalize", json_string(normalize ? "profile" : "none"));
 	return reply_many(a, conn, o, &info);
 }

@@ -288,10 +288,10 @@ static double seconds_of(const picked *p, const pe_filter *f)
  * NULL). The filter's max_nodes is for the merged tree, not each. r is
  * closed. 0 or -1.
  */
-static int merge_one(st_reading *r, const picked *p, const pe_filter *f, int by_samples,
+static int merge_one(stq_reading *r, const picked *p, const pe_filter *f, int by_samples,
 		     pe_diff *d, int side, pe_fntab *t)
 {
-	pe_blocks blocks = { st_reading_blocks, r };
+	pe_blocks blocks = { stq_read_blocks, r };
 	pe_filter pf = *f;
 	pe_selection *sel = NULL;
 	int rc;
@@ -299,7 +299,7 @@ static int merge_one(st_reading *r, const picked *p, const pe_filter *f, int by_
 	pf.max_nodes = 0;
 	pf.any_order = 0;
 	rc = pe_select(r->m, &pf, &blocks, &sel);
-	st_reading_end(r);	/* nothing after selecting reads stored data */
+	stq_end_snapshot(r);	/* nothing after selecting reads stored data */
 	if (rc == 0 && d) {
 		pe_diff_side(d, side);
 		rc = pe_flame(r->m, &pf, sel, by_samples, &pe_diff_tree_cb, d);
@@ -319,7 +319,7 @@ static int merge_one(st_reading *r, const picked *p, const pe_filter *f, int by_
 		pe_top_free(rows, n);
 	}
 	pe_selection_free(sel);
-	st_reading_close(r);
+	stq_close(r);
 	return rc < 0 ? -1 : 0;
 }
 
@@ -339,7 +339,7 @@ typedef struct opener {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	size_t next, taken;	/* the next order to open; those the merge took */
-	st_reading *r;
+	stq_reading *r;
 	int *rc;
 	unsigned char *ready;
 	int stop;
@@ -362,7 +362,7 @@ static void *opener_main(void *arg)
 		}
 		k = o->next++;
 		pthread_mutex_unlock(&o->lock);
-		rc = st_reading_open(o->st, o->s->v[o->s->n - 1 - k].id, &o->r[k]);
+		rc = stq_open(o->st, o->s->v[o->s->n - 1 - k].id, &o->r[k]);
 		pthread_mutex_lock(&o->lock);
 		o->rc[k] = rc;
 		o->ready[k] = 1;
@@ -407,7 +407,7 @@ static int merge_set(st_store *st, const pick_set *s, int by_id, const pe_filter
 			pthread_mutex_unlock(&o.lock);
 			orc = o.rc[k];
 		} else {
-			orc = st_reading_open(st, s->v[s->n - 1 - k].id, &o.r[k]);
+			orc = stq_open(st, s->v[s->n - 1 - k].id, &o.r[k]);
 		}
 		if (orc == 0) {
 			rc = merge_one(&o.r[k], &s->v[s->n - 1 - k], f, by_samples, d, side, t);
@@ -431,7 +431,7 @@ static int merge_set(st_store *st, const pick_set *s, int by_id, const pe_filter
 	/* what was opened ahead of an error */
 	for (; k < s->n; k++)
 		if (o.ready[k] && o.rc[k] == 0)
-			st_reading_close(&o.r[k]);
+			stq_close(&o.r[k]);
 	pthread_cond_destroy(&o.cond);
 	pthread_mutex_destroy(&o.lock);
 out:
@@ -524,6 +524,31 @@ json_t *st_query_top_json(st_store *st, const st_pick *pk, const st_fold_filter 
 	return out;
 }
 
+#define ST_MAX_EVENT_NAME 512	/* an event's name, as a merged timeline keeps it */
+
+/* A profile's timeline (free with pe_timeline_free), its event's name
+ * copied into ev (the model's text goes with the model). 0, 1 = not
+ * ready, -1. */
+static int timeline_of(st_store *st, int64_t id, const char *event, uint64_t bucket_ns,
+		       pe_timeline *t, char *ev, size_t evlen)
+{
+	pe_blocks blocks;
+	stq_reading r;
+	int rc = stq_open(st, id, &r);
+
+	if (rc)
+		return rc;
+	blocks.read = stq_read_blocks;
+	blocks.src = &r;
+	rc = pe_timeline_make(r.m, event, bucket_ns, &blocks, t);
+	if (rc == 0 && t->event) {
+		snprintf(ev, evlen, "%s", t->event);
+		t->event = ev;
+	}
+	stq_close(&r);
+	return rc;
+}
+
 json_t *st_query_timeline_json(st_store *st, const st_pick *pk, const char *event,
 			       uint64_t bucket_ns, size_t max_buckets, st_many_info *info,
 			       int *too_many)
@@ -541,7 +566,7 @@ json_t *st_query_timeline_json(st_store *st, const st_pick *pk, const char *even
 		goto out;
 	for (i = s.n; i-- > 0;) {
 		pe_timeline t;
-		rc = st_timeline_make(st, s.v[i].id, event, bucket_ns, &t, ev, sizeof(ev));
+		rc = timeline_of(st, s.v[i].id, event, bucket_ns, &t, ev, sizeof(ev));
 		if (rc == 1)
 			continue;
 		if (rc < 0)
@@ -575,20 +600,20 @@ out:
 int st_summary_make(st_store *st, int64_t id)
 {
 	pe_summary s;
-	st_reading r;
-	int rc = st_reading_open(st, id, &r);
+	stq_reading r;
+	int rc = stq_open(st, id, &r);
 
 	if (rc)
 		return rc;
-	st_reading_end(&r);
+	stq_end_snapshot(&r);
 	if (pe_summary_make(r.m, &s) < 0) {
 		log_warn("msg=\"out of memory\" what=\"summary\" profile=%lld", (long long)id);
-		st_reading_close(&r);
+		stq_close(&r);
 		return -1;
 	}
 	rc = st->ops->summary_put(st->p, id, pe_model_gen(r.m), &s);
 	pe_summary_free(&s);
-	st_reading_close(&r);
+	stq_close(&r);
 	return rc;
 }
 
@@ -765,9 +790,9 @@ out:
 /* The ranked changes as the API answers them, with how many profiles
  * each side matched. */
 static json_t *ranked_json(const pe_ranked *rk, const st_rdiff_req *r, int by_samples,
-			   const st_many_info info[2])
+			   int measure, const st_many_info info[2])
 {
-	json_t *o = pe_ranked_json(rk, by_samples, r->alpha, r->min_share);
+	json_t *o = pe_ranked_json(rk, pe_weight_name(by_samples, measure), r->alpha, r->min_share);
 	json_t *sum = json_object_get(o, "summary");
 
 	if (sum) {
@@ -801,7 +826,7 @@ int st_rdiff(st_store *st, const st_rdiff_req *r, const st_fold_filter *f, int b
 	    (rc = merge_set(st, &sg, r->target.id > 0, f, by_samples, d, 1, t)) != 0)
 		goto out;
 	if (pe_fntab_rank(t, r->min_share, r->alpha, r->rows, &rk) < 0 ||
-	    !(*ranked = ranked_json(&rk, r, by_samples, info))) {
+	    !(*ranked = ranked_json(&rk, r, by_samples, f->measure, info))) {
 		rc = -2;
 		goto out;
 	}
