@@ -202,10 +202,16 @@ def main():
             db.execute("DELETE FROM " + t)
         db.commit()
         db.close()
+        t0 = time.perf_counter()
         cl = Client(d.start().port)
-        first, _ = cl.timed(series)
-        row("series, every summary made first (%d profiles)" % N_SERIES, first, None,
-            "once, after an upgrade")
+        first, ans = cl.timed(series)
+        row("series, summaries missing (%d pending then)" % ans["pending"], first, None,
+            "after an upgrade")
+        while ans["pending"]:
+            time.sleep(0.2)
+            _, ans = cl.timed(series)
+        print("(the idle workers made the missing summaries in %.1f s)" %
+              (time.perf_counter() - t0))
 
         print()
         print("%-52s %10s %10s" % ("the same, one request per profile (ms)", "", "warm"))

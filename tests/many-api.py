@@ -11,6 +11,7 @@ bad parameters."""
 import os
 import sqlite3
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests", "stress"))
@@ -145,7 +146,8 @@ def test_merged(d, ids):
 def test_series(d, ids, db_path):
     order = sorted(ids.values())
     st, s = d.json("GET", "/api/v1/series?function=hash_rows")
-    check(st == 200 and [p["id"] for p in s["points"]] == order, "series oldest first")
+    check(st == 200 and [p["id"] for p in s["points"]] == order and s["pending"] == 0,
+          "series oldest first")
     for p in s["points"]:
         t = top_rows(d, p["id"])["hash_rows"]
         want = 100.0 * t["self"] / root(d, p["id"])["value"]
@@ -189,7 +191,32 @@ def test_series(d, ids, db_path):
                    (ids["fast2"],)).fetchone()[0]
     check(n == 1, "summary stored on first need")
     db.close()
-    check('msg="summaries made" profiles=1' in d.read_log(), "logged")
+    check('msg="summaries made" profiles=1 reason="first series"' in d.read_log(), "logged")
+
+
+def test_backfill(d, ids, db_path):
+    """Summaries missing when perfhubd starts (a store from before them):
+    the idle workers make them all, and say so once."""
+    d.stop()
+    db = sqlite3.connect(db_path, timeout=30)
+    gone = [ids[n] for n in ("fast3", "slow1", "uniform1")]
+    for t in ("summary_state", "summary_events", "summary_keys"):
+        db.executemany("DELETE FROM %s WHERE profile_id = ?" % t, [(i,) for i in gone])
+    db.commit()
+    d.start()
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        n = db.execute("SELECT count(*) FROM summary_state").fetchone()[0]
+        if n == len(ids):
+            break
+        time.sleep(0.2)
+    check(n == len(ids), "the workers made the missing summaries: %d of %d" % (n, len(ids)))
+    time.sleep(0.5)
+    check('msg="summaries made" profiles=3 reason="stored before summaries"' in d.read_log(),
+          "logged once")
+    db.close()
+    st, s = d.json("GET", "/api/v1/series?function=hash_rows")
+    check(len(s["points"]) == len(ids) and s["pending"] == 0, "every point back")
 
 
 def change(rows, fn):
@@ -312,6 +339,7 @@ def main():
         test_selectors(d, ids)
         test_merged(d, ids)
         test_series(d, ids, os.path.join(d.state, "perfhub.db"))
+        test_backfill(d, ids, os.path.join(d.state, "perfhub.db"))
         test_diff(d, ids)
         test_bad(d, ids)
         test_odd_labels(d, paths)

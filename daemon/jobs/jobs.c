@@ -118,6 +118,11 @@ static void *worker(void *arg)
 			if (rc == 0)
 				continue;
 		}
+		/* nothing queued: the summary of a profile stored before there
+		 * were any (series read them), one at a time */
+		if (rc == 1 && !atomic_load(&j->draining) && !atomic_load(&j->stop) &&
+		    st_summary_backfill(j->st) == 0)
+			continue;
 		/* nothing queued (or the store is busy): sleep until notified */
 		pthread_mutex_lock(&j->lock);
 		if (!j->pending && !atomic_load(&j->stop)) {

@@ -58,6 +58,7 @@ typedef int (*st_labels_cb)(void *ctx, const st_profile_labels *l);
  * narrow its search (the selector itself is matched above the seam). */
 typedef struct st_label_query {
 	int64_t id;			/* > 0: this profile only */
+	int64_t below_id;		/* > 0: only profiles with a smaller id */
 	int status;			/* -1 = any */
 	const char *hostname;		/* NULL = any */
 	const char *tag_key, *tag_value;	/* a tag it must carry (NULL = none) */

@@ -6,6 +6,8 @@
 #ifndef PERFHUB_STORE_INT_H
 #define PERFHUB_STORE_INT_H
 
+#include <stdatomic.h>
+
 #include "engine/cache.h"
 #include "store/persist.h"
 
@@ -15,6 +17,10 @@ struct st_store {
 	const st_persist_ops *ops;	/* the backend, chosen once by st_open */
 	st_persist *p;
 	pe_cache *cache;
+	/* st_summary_backfill: one at a time, newest first from below_id (0:
+	 * the top), done once a pass found nothing left */
+	atomic_int backfilling, backfill_done;
+	atomic_llong backfill_below, backfill_made;
 };
 
 /* A ready profile, open for reading (store-query.c): its model, and the

@@ -748,7 +748,7 @@ json_t *st_series_json(st_store *st, const st_series_req *r, st_many_info *info)
 	int64_t *ids = NULL;
 	json_t *out = NULL;
 	pick_set s;
-	size_t i, made = 0;
+	size_t i, made = 0, pending = 0;
 
 	if (pick(st, &r->pick, ST_MAX_SERIES, 1, NULL, &s, info) != 0)
 		return NULL;
@@ -757,32 +757,86 @@ json_t *st_series_json(st_store *st, const st_series_req *r, st_many_info *info)
 	rd.have = calloc(s.n + 1, 1);
 	if (!ids || !rd.v || !rd.have)
 		goto out;
+	/* stored before summaries were made: a few made now, the newest first
+	 * (the idle workers make the others) */
 	for (i = 0; i < s.n; i++) {
-		picked *p = &s.v[s.n - 1 - i];
-		/* stored before summaries were made: made now, once */
-		if (!p->has_summary) {
-			int rc = st_summary_make(st, p->id);
-			if (rc < 0)
-				goto out;
-			made += rc == 0;
+		picked *p = &s.v[i];
+		int rc;
+		if (p->has_summary)
+			continue;
+		if (made == ST_SERIES_MAKE) {
+			pending++;
+			continue;
 		}
-		ids[i] = p->id;
+		if ((rc = st_summary_make(st, p->id)) < 0)
+			goto out;
+		made++;
+		p->has_summary = rc == 0;
+		pending += rc != 0;
 	}
 	if (made)
-		log_info("msg=\"summaries made\" profiles=%zu reason=\"first series\"", made);
+		log_info("msg=\"summaries made\" profiles=%zu reason=\"first series\" pending=%zu",
+			 made, pending);
+	for (i = 0; i < s.n; i++)
+		ids[i] = s.v[s.n - 1 - i].id;
 	rd.ids = ids;
 	rd.n = s.n;
 	rd.event = r->event;
 	if (st->ops->summary_read(st->p, ids, s.n, r->kind, r->kind < 0 ? NULL : r->key,
 				  series_point, &rd) < 0)
 		goto out;
-	out = series_answer(r, &s, &rd);
+	if ((out = series_answer(r, &s, &rd)))
+		json_object_set_new(out, "pending", json_integer((json_int_t)pending));
 out:
 	free(ids);
 	free(rd.v);
 	free(rd.have);
 	set_free(&s);
 	return out;
+}
+
+/* The first profile (newest first) without a summary stops the walk. */
+typedef struct missing {
+	int64_t id;
+} missing;
+
+static int first_missing(void *ctx, const st_profile_labels *l)
+{
+	missing *m = ctx;
+
+	if (l->has_summary)
+		return 0;
+	m->id = l->id;
+	return 1;
+}
+
+int st_summary_backfill(st_store *st)
+{
+	st_label_query q = { .status = ST_READY };
+	missing m = { 0 };
+	int rc, idle = 0;
+
+	if (atomic_load(&st->backfill_done) ||
+	    !atomic_compare_exchange_strong(&st->backfilling, &idle, 1))
+		return 1;
+	q.below_id = atomic_load(&st->backfill_below);
+	rc = st->ops->profiles_labels(st->p, &q, first_missing, &m);
+	if (rc == 0) {
+		/* none left: no more passes (new parses make their own) */
+		atomic_store(&st->backfill_done, 1);
+		if (atomic_load(&st->backfill_made))
+			log_info("msg=\"summaries made\" profiles=%lld reason=\"stored before "
+				 "summaries\"", (long long)atomic_load(&st->backfill_made));
+		rc = 1;
+	} else if (rc > 0) {
+		/* the next pass starts below it, whatever becomes of it */
+		atomic_store(&st->backfill_below, m.id);
+		rc = st_summary_make(st, m.id) < 0 ? -1 : 0;
+		if (rc == 0)
+			atomic_fetch_add(&st->backfill_made, 1);
+	}
+	atomic_store(&st->backfilling, 0);
+	return rc;
 }
 
 /* ---- the ranked diff --------------------------------------------------------------------- */

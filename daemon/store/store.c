@@ -37,6 +37,10 @@ st_store *st_open(const char *where, char *err, size_t errlen)
 		return NULL;
 	}
 	st->ops = ops;
+	atomic_init(&st->backfilling, 0);
+	atomic_init(&st->backfill_done, 0);
+	atomic_init(&st->backfill_below, 0);
+	atomic_init(&st->backfill_made, 0);
 	if (!(st->p = ops->open(where, err, errlen))) {
 		st_close(st);
 		return NULL;

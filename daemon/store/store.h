@@ -248,6 +248,8 @@ json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad);
 #define ST_MAX_MERGE 500
 /* Points one series answers at most (the newest profiles). */
 #define ST_MAX_SERIES 10000
+/* Summaries one series makes at most for profiles that have none. */
+#define ST_SERIES_MAKE 32
 
 /* Which ready profiles a question is about. */
 typedef struct st_pick {
@@ -306,8 +308,11 @@ typedef struct st_series_req {
 	const char *group_by;	/* a label: one series per value; NULL = one */
 } st_series_req;
 /* {"metric", "event", "points": [{"id", "name", "uploaded_at", "tags",
- * "value"}]} or, with group_by, {"group_by", "series": [{"label", "points"}]}.
- * NULL on a storage error. */
+ * "value"}], "pending"} or, with group_by, {"group_by", "series": [{"label",
+ * "points"}], "pending"}. A profile without a summary has one made, at most
+ * ST_SERIES_MAKE per question (the idle workers make the rest,
+ * st_summary_backfill); those beyond have no point yet and are counted in
+ * "pending". NULL on a storage error. */
 json_t *st_series_json(st_store *st, const st_series_req *r, st_many_info *info);
 
 /* The diff of two picks: the tree as st_diff hands it (each side the sum of
@@ -323,6 +328,12 @@ typedef struct st_rdiff_req {
 } st_rdiff_req;
 int st_rdiff(st_store *st, const st_rdiff_req *r, const st_fold_filter *f, int by_samples,
 	     const st_diff_cb *cb, void *ctx, json_t **ranked, st_many_info info[2]);
+
+/* The summary of one ready profile that has none (stored before summaries
+ * existed, or its making failed), the newest first: what idle workers do
+ * until none is left, so series never wait for many of them. One caller
+ * at a time (others get 1). 0 made one, 1 nothing to do, -1 error. */
+int st_summary_backfill(st_store *st);
 
 /* ---- writing a parsed profile ------------------------------------------ */
 

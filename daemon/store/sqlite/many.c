@@ -80,7 +80,7 @@ int sq_profiles_labels(st_persist *p, const st_label_query *q, st_labels_cb cb, 
 		" AND (?3 IS NULL OR EXISTS (SELECT 1 FROM tags t2 WHERE t2.profile_id = p.id"
 		" AND t2.key = ?3 AND t2.value = ?4))"
 		" AND (?5 = 0 OR p.uploaded_at >= ?5) AND (?6 = 0 OR p.uploaded_at < ?6)"
-		" AND (?7 = 0 OR p.id = ?7)"
+		" AND (?7 = 0 OR p.id = ?7) AND (?8 = 0 OR p.id < ?8)"
 		" ORDER BY p.id DESC";
 	sqlite3 *db = sq_conn_get(p);
 	sqlite3_stmt *s = NULL;
@@ -93,6 +93,7 @@ int sq_profiles_labels(st_persist *p, const st_label_query *q, st_labels_cb cb, 
 		goto out;
 	sq_bind_filter(s, q->status, q->hostname, q->tag_key, q->tag_value, q->since, q->until);
 	sqlite3_bind_int64(s, 7, q->id);
+	sqlite3_bind_int64(s, 8, q->below_id);
 	/* one row per tag: a profile's rows come together (ordered by id) */
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(s, 0);
