@@ -89,6 +89,11 @@ static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 	j->stats.parse_seconds += secs;
 	j->stats.parse_hist[b]++;
 	pthread_mutex_unlock(&j->lock);
+	/* the summary series read, once the parse is wholly written, from the
+	 * model the next question would load anyway (it stays in the cache);
+	 * a series or an idle worker makes it later if this fails */
+	if (res.ok && st_summary_make(j->st, id) < 0)
+		log_warn("msg=\"summary not stored\" id=%lld", (long long)id);
 }
 
 static void *worker(void *arg)

@@ -50,9 +50,5 @@ json_t *st_list_selected(st_store *st, const st_list_filter *f);
 /* The ready profiles an aggregate with a selector covers, as the backend's
  * ready_profiles hands them (oldest first). 0 or -1 (*out freed). */
 int st_pick_ready(st_store *st, const st_agg_filter *f, st_ready_profile **out, size_t *n);
-/* The summary series read, made from the profile's model and stored
- * (store-many.c): after every parse, and for profiles stored before
- * summaries existed when a series first needs them. 0, 1 = not ready, -1. */
-int st_summary_make(st_store *st, int64_t id);
 
 #endif

@@ -329,6 +329,10 @@ typedef struct st_rdiff_req {
 int st_rdiff(st_store *st, const st_rdiff_req *r, const st_fold_filter *f, int by_samples,
 	     const st_diff_cb *cb, void *ctx, json_t **ranked, st_many_info info[2]);
 
+/* Makes and stores the per-profile summary series read (after each
+ * parse: jobs.c). 0, 1 = not ready, -1. */
+int st_summary_make(st_store *st, int64_t id);
+
 /* The summary of one ready profile that has none (stored before summaries
  * existed, or its making failed), the newest first: what idle workers do
  * until none is left, so series never wait for many of them. One caller
@@ -364,9 +368,8 @@ typedef struct st_write_times {
 	uint64_t compress_ns, lock_ns, insert_ns, commit_ns, agg_ns;
 	uint64_t blocks, commits;
 } st_write_times;
-/* Writes the summary, marks the profile ready and commits; then stores
- * the per-profile summary series read. Frees w. When `times` is not NULL
- * it gets the writer's times, the finish's included. */
+/* Writes the summary, marks the profile ready and commits. Frees w. When
+ * `times` is not NULL it gets the writer's times, the finish's included. */
 int st_writer_finish(st_writer *w, const st_summary *s, st_write_times *times);
 /* Rolls back and frees w. */
 void st_writer_abort(st_writer *w);
