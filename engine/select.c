@@ -145,12 +145,7 @@ unsigned char *pe_event_plan(const pe_model *m, const pe_filter *f, int *none)
  * or 0 when the profile has none. */
 static uint32_t string_id(const pe_model *m, const char *text)
 {
-	size_t i;
-
-	for (i = 1; i < m->nr_strs; i++)
-		if (m->strs[i] && !strcmp(m->strs[i], text))
-			return (uint32_t)i;
-	return 0;
+	return pe_model_string_id(m, text);
 }
 
 uint64_t pe_function_key(const pe_model *m, const pe_filter *f, const char *function)
