@@ -19,6 +19,9 @@ engine_libperfhub_engine_a_SOURCES = \
 	engine/offcpu.h engine/offcpu.c \
 	engine/top.c engine/timeline.c engine/threads.c \
 	engine/diff.c engine/aggregate.c \
+	engine/selector.h engine/selector.c \
+	engine/many.h engine/summary.c engine/fntab.c engine/many-json.c engine/tlmerge.c \
+	engine/stats.h engine/stats.c \
 	engine/export.h engine/pprof.c engine/speedscope.c \
 	engine/offline.h engine/offline.c \
 	engine/feed.h engine/feed.c
@@ -30,7 +33,7 @@ engine_libperfhub_engine_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(JANSSON_CFLAGS
 # exports need protobuf-c and zlib (pprof) and lib/'s jsonbuf (speedscope):
 # only jsonbuf's object comes out of libperfhub-common.
 ENGINE_LIBS = engine/libperfhub-engine.a lib/libperfhub-common.a $(PROTOBUF_C_LIBS) \
-	$(ZLIB_LIBS) $(ZSTD_LIBS) -lpthread
+	$(ZLIB_LIBS) $(ZSTD_LIBS) -lpthread -lm
 
 # pprof's profile.proto, as written out in engine/pprof.proto, compiled by
 # protoc-c into the build tree (engine/pprof.pb-c.{c,h})

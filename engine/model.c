@@ -96,6 +96,16 @@ int pe_model_add_event(pe_model *m, uint32_t idx, const char *name)
 	return set_text(&m->event_names, &m->nr_events, &m->cap_events, idx, name);
 }
 
+uint32_t pe_model_string_id(const pe_model *m, const char *text)
+{
+	size_t i;
+
+	for (i = 1; i < m->nr_strs; i++)
+		if (m->strs[i] && !strcmp(m->strs[i], text))
+			return (uint32_t)i;
+	return 0;
+}
+
 int pe_model_add_build_id(pe_model *m, uint32_t dso, const char *hex)
 {
 	if (!dso || !hex || !*hex)

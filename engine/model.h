@@ -47,6 +47,9 @@ int pe_model_add_agg(pe_model *m, const pe_agg_row *r);
 /* The build-id (hex) of the DSO whose path is string `dso` (a mapping
  * of the recording named it); a DSO mapped with several keeps the last. */
 int pe_model_add_build_id(pe_model *m, uint32_t dso, const char *hex);
+/* The id of the string `text` among those added (strings are interned: at
+ * most one), 0 when there is none. */
+uint32_t pe_model_string_id(const pe_model *m, const char *text);
 /* Ends loading: the aggregate is put in file order (first_seq) and the
  * model's size reckoned. 0 or -1. */
 int pe_model_seal(pe_model *m);

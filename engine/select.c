@@ -208,12 +208,7 @@ unsigned char *pe_event_plan(const pe_model *m, const pe_filter *f, int *none)
  * or 0 when the profile has none. */
 static uint32_t string_id(const pe_model *m, const char *text)
 {
-	size_t i;
-
-	for (i = 1; i < m->nr_strs; i++)
-		if (m->strs[i] && !strcmp(m->strs[i], text))
-			return (uint32_t)i;
-	return 0;
+	return pe_model_string_id(m, text);
 }
 
 uint64_t pe_function_key(const pe_model *m, const pe_filter *f, const char *function)
@@ -390,6 +385,17 @@ void pe_selection_free(pe_selection *s)
 		return;
 	pe_aggmap_free(&s->groups);
 	free(s);
+}
+
+void pe_selection_totals(const pe_selection *s, uint64_t *samples, uint64_t *period)
+{
+	size_t i;
+
+	*samples = *period = 0;
+	for (i = 0; s && i < s->groups.n; i++) {
+		*samples += s->groups.rows[i].samples;
+		*period += s->groups.rows[i].period;
+	}
 }
 
 int pe_sbuf_add(pe_sbuf *b, const char *s, size_t n)

@@ -190,7 +190,7 @@ static int cmp_tchild(const void *x, const void *y, void *arg)
 
 /* The k-th largest of v[0..n) (k from 0, k < n); v is reordered. A
  * three-way quickselect with pseudo-random pivots. */
-static uint64_t kth_largest(uint64_t *v, size_t n, size_t k)
+uint64_t pe_kth_largest(uint64_t *v, size_t n, size_t k)
 {
 	size_t lo = 0, hi = n;	/* the answer is in v[lo..hi) */
 	uint64_t seed = 0x9e3779b97f4a7c15ULL, x;
@@ -240,7 +240,7 @@ static unsigned char *keep_largest(const pe_ttree *t, size_t max)
 	}
 	for (i = 0; i < t->nr; i++)
 		v[i] = t->n[i].value;
-	cut = kth_largest(v, t->nr, max - 1);
+	cut = pe_kth_largest(v, t->nr, max - 1);
 	free(v);
 	left = max;
 	for (i = 0; i < t->nr; i++)

@@ -150,6 +150,19 @@ static inline pe_model *mem_end(mem_profile *p, int64_t id)
 	return p->m;
 }
 
+/* The base of the several-profile tests: two comms, three functions of two
+ * DSOs, 4 samples, period 13. */
+static inline pe_model *mem_base_profile(mem_profile *p)
+{
+	mem_begin(p, 0);
+	pe_builder_event(p->b, 0, "cpu-clock", 1, 0, 0, 1, 0, 4);
+	mem_sample(p, 0, 1, 1, 1, "app", "main@/bin/app;alpha@/bin/app", 5);
+	mem_sample(p, 0, 2, 1, 1, "app", "main@/bin/app;alpha@/bin/app", 5);
+	mem_sample(p, 0, 3, 1, 1, "app", "main@/bin/app;common@/lib/libc.so.6", 2);
+	mem_sample(p, 0, 4, 2, 2, "sh", "run@/bin/sh", 1);
+	return mem_end(p, 1);
+}
+
 static inline void mem_free(mem_profile *p)
 {
 	size_t i;

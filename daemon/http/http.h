@@ -11,6 +11,7 @@
  *   openapi.c    /api/v1/openapi.json
  *   views.c      /sandwich (callers and callees), /annotate of one profile
  *   compare.c    /api/v1/diff, /api/v1/aggregate
+ *   many.c       /api/v1/query/..., /api/v1/series; the selector parameters
  *   health.c     /healthz, /metrics
  *   static.c     the web page's files
  *   debuginfo.c  /api/v1/debuginfo/..., /api/v1/profiles/{id}/resymbolize
@@ -180,6 +181,10 @@ MHD_Result_t http_reply_json_keep(api *a, struct MHD_Connection *conn, json_t *j
 MHD_Result_t http_reply_empty(api *a, struct MHD_Connection *conn, unsigned status);
 /* 503 with Retry-After: --max-queries heavy queries are running. */
 MHD_Result_t http_reply_busy(api *a, struct MHD_Connection *conn);
+/* http_reply with n more headers. Takes body. */
+MHD_Result_t http_reply_headers(api *a, struct MHD_Connection *conn, unsigned status, char *body,
+				size_t len, const char *type, const char *const *names,
+				const char *const *values, size_t n);
 /* A 200 answer streamed from an open regular file of `size` bytes, with
  * a Content-Disposition unless NULL (static.c). Takes fd. */
 MHD_Result_t http_reply_fd(api *a, struct MHD_Connection *conn, int fd, uint64_t size,
@@ -232,6 +237,25 @@ int http_answer_key(api *a, const char *endpoint, int64_t id, const http_fold_ar
 int http_reply_kept(api *a, struct MHD_Connection *conn, const char *key, const char *type,
 		    MHD_Result_t *ret, int *claimed);
 
+/* The profiles a question about many is about: PREFIXq (a selector),
+ * PREFIXsince, PREFIXuntil (RFC 3339, a duration back from now, unix
+ * seconds), PREFIXlimit (the newest N; not with HTTP_PICK_NO_LIMIT, where
+ * limit means something else) and, with HTTP_PICK_ID, the id PREFIX names
+ * without its "_" ("base" for "base_"). */
+#define HTTP_PICK_ID 1
+#define HTTP_PICK_NO_LIMIT 2
+typedef struct http_pick {
+	st_pick pick;
+	pe_sel *sel;		/* owned */
+	int given;		/* the selector or the id was there */
+} http_pick;
+/* 0, or -1 when a 400 answer was queued (naming the selector's position). */
+int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int flags,
+		    http_pick *hp, MHD_Result_t *ret);
+void http_pick_free(http_pick *hp);
+/* The answer to a failed st_query_* or st_rdiff (its return value). */
+MHD_Result_t http_many_error(api *a, struct MHD_Connection *conn, int rc);
+
 /* ---- handlers --------------------------------------------------------------- */
 
 /* profiles.c: an upload's three steps, as MHD calls the access handler */
@@ -267,6 +291,13 @@ MHD_Result_t http_get_annotate(api *a, struct MHD_Connection *conn, int64_t id);
 /* compare.c */
 MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn);
 MHD_Result_t http_get_aggregate(api *a, struct MHD_Connection *conn);
+
+/* many.c */
+MHD_Result_t http_query_flamegraph(api *a, struct MHD_Connection *conn);
+MHD_Result_t http_query_collapsed(api *a, struct MHD_Connection *conn);
+MHD_Result_t http_query_top(api *a, struct MHD_Connection *conn);
+MHD_Result_t http_query_timeline(api *a, struct MHD_Connection *conn);
+MHD_Result_t http_get_series(api *a, struct MHD_Connection *conn);
 
 /* health.c */
 MHD_Result_t http_get_healthz(api *a, struct MHD_Connection *conn);

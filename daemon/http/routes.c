@@ -10,8 +10,10 @@
 /* The query parameters each route takes (a typo such as wieght=samples
  * would otherwise give the default answer without a word). */
 static const char *const none[] = { NULL };
+/* a selector and its time bounds (http_pick_parse) */
+#define PICK_PARAMS "q", "since", "until", "limit"
 static const char *const list_params[] = { "limit", "offset", "status", "hostname", "tag",
-					   "since", "until", NULL };
+					   "since", "until", "q", NULL };
 static const char *const upload_params[] = { "name", "tag", NULL };
 static const char *const collapsed_params[] = { HTTP_FOLD_PARAMS, NULL };
 static const char *const flamegraph_params[] = { HTTP_FOLD_PARAMS, "max_nodes", NULL };
@@ -21,10 +23,21 @@ static const char *const sandwich_params[] = { "function", HTTP_FOLD_PARAMS, "ma
 static const char *const annotate_params[] = { "function", "event", "weight", "dso", NULL };
 static const char *const pprof_params[] = { HTTP_FILTER_PARAMS, NULL };
 static const char *const speedscope_params[] = { HTTP_FILTER_PARAMS, "group", NULL };
-static const char *const diff_params[] = { "base", "target", HTTP_FOLD_PARAMS, "max_nodes",
-					     NULL };
+static const char *const diff_params[] = { "base", "base_q", "base_since", "base_until",
+					   "base_limit", "target", "target_q", "target_since",
+					   "target_until", "target_limit", HTTP_FOLD_PARAMS,
+					   "max_nodes", "min_share", "alpha", "rows", NULL };
 static const char *const aggregate_params[] = { "group_by", "hostname", "tag", "since", "until",
-						"limit", NULL };
+						"limit", "q", NULL };
+static const char *const series_params[] = { PICK_PARAMS, "function", "dso", "comm", "metric",
+					     "event", "group_by", NULL };
+static const char *const query_flamegraph_params[] = { PICK_PARAMS, HTTP_FOLD_PARAMS, "max_nodes",
+						       "normalize", NULL };
+static const char *const query_collapsed_params[] = { PICK_PARAMS, HTTP_FOLD_PARAMS,
+						      "normalize", NULL };
+static const char *const query_top_params[] = { PICK_PARAMS, HTTP_FILTER_PARAMS, "rows",
+						"normalize", NULL };
+static const char *const query_timeline_params[] = { PICK_PARAMS, "event", "bucket_ms", NULL };
 
 /* Every route. The OpenAPI description (docs/openapi.json) describes
  * each of them and its query parameters; tests/http-routes prints this
@@ -77,6 +90,16 @@ const http_route http_routes[] = {
 	  diff_params },
 	{ "GET", "/api/v1/aggregate", ROUTE_PLAIN, http_get_aggregate, NULL, NULL, RUN_HEAVY,
 	  aggregate_params },
+	{ "GET", "/api/v1/series", ROUTE_PLAIN, http_get_series, NULL, NULL, RUN_HEAVY,
+	  series_params },
+	{ "GET", "/api/v1/query/flamegraph", ROUTE_PLAIN, http_query_flamegraph, NULL, NULL, RUN_HEAVY,
+	  query_flamegraph_params },
+	{ "GET", "/api/v1/query/collapsed", ROUTE_PLAIN, http_query_collapsed, NULL, NULL, RUN_HEAVY,
+	  query_collapsed_params },
+	{ "GET", "/api/v1/query/top", ROUTE_PLAIN, http_query_top, NULL, NULL, RUN_HEAVY,
+	  query_top_params },
+	{ "GET", "/api/v1/query/timeline", ROUTE_PLAIN, http_query_timeline, NULL, NULL, RUN_HEAVY,
+	  query_timeline_params },
 	{ "POST", "/api/v1/debuginfo/missing", ROUTE_DEBUGINFO, NULL, NULL, NULL, RUN_LIGHT,
 	  none },
 	{ "POST", "/api/v1/debuginfo/archive", ROUTE_DEBUGINFO, NULL, NULL, NULL, RUN_HEAVY,

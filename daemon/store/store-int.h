@@ -1,10 +1,12 @@
 /*
  * store-int.h - the facade's state, shared by store.c (the store, its
- * profiles and jobs), store-query.c (answers) and store-writer.c (writing
- * a parse). Internal to store/.
+ * profiles and jobs), store-query.c (answers), store-many.c (answers about
+ * many profiles) and store-writer.c (writing a parse). Internal to store/.
  */
 #ifndef PERFHUB_STORE_INT_H
 #define PERFHUB_STORE_INT_H
+
+#include <stdatomic.h>
 
 #include "engine/cache.h"
 #include "store/persist.h"
@@ -15,6 +17,10 @@ struct st_store {
 	const st_persist_ops *ops;	/* the backend, chosen once by st_open */
 	st_persist *p;
 	pe_cache *cache;
+	/* st_summary_backfill: one at a time, newest first from below_id (0:
+	 * the top), done once a pass found nothing left */
+	atomic_int backfilling, backfill_done;
+	atomic_llong backfill_below, backfill_made;
 };
 
 /* A ready profile, open for reading (store-query.c): its model, and the
@@ -38,5 +44,11 @@ int stq_read_blocks(void *src, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb,
  * (nothing after selecting reads stored data). 0, 1 = not ready, -1. */
 int stq_open_selected(st_store *st, int64_t id, const pe_filter *pf, stq_reading *r,
 		      pe_selection **sel);
+
+/* st_profile_list_json for a filter with a selector (store-many.c). */
+json_t *st_list_selected(st_store *st, const st_list_filter *f);
+/* The ready profiles an aggregate with a selector covers, as the backend's
+ * ready_profiles hands them (oldest first). 0 or -1 (*out freed). */
+int st_pick_ready(st_store *st, const st_agg_filter *f, st_ready_profile **out, size_t *n);
 
 #endif

@@ -276,7 +276,8 @@ json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad)
 	if (!a)
 		return NULL;
 	/* the profiles, then each one's aggregate (from memory when cached) */
-	if (st->ops->ready_profiles(st->p, f, &ids, &nr_ids) < 0)
+	if ((f->sel ? st_pick_ready(st, f, &ids, &nr_ids) :
+		      st->ops->ready_profiles(st->p, f, &ids, &nr_ids)) < 0)
 		goto out;
 	for (i = 0; i < nr_ids; i++) {
 		stq_reading r;

@@ -37,6 +37,10 @@ st_store *st_open(const char *where, char *err, size_t errlen)
 		return NULL;
 	}
 	st->ops = ops;
+	atomic_init(&st->backfilling, 0);
+	atomic_init(&st->backfill_done, 0);
+	atomic_init(&st->backfill_below, 0);
+	atomic_init(&st->backfill_made, 0);
 	if (!(st->p = ops->open(where, err, errlen))) {
 		st_close(st);
 		return NULL;
@@ -140,6 +144,9 @@ json_t *st_profile_json(st_store *st, int64_t id, int *notfound)
 
 json_t *st_profile_list_json(st_store *st, const st_list_filter *f)
 {
+	/* a selector is matched above the seam */
+	if (f->sel)
+		return st_list_selected(st, f);
 	return st->ops->profile_list_json(st->p, f);
 }
 

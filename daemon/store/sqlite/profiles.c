@@ -404,6 +404,17 @@ json_t *sq_profile_json(st_persist *p, int64_t id, int *notfound)
 	return o;
 }
 
+void sq_bind_filter(sqlite3_stmt *s, int status, const char *hostname, const char *tag_key,
+		    const char *tag_value, int64_t since, int64_t until)
+{
+	sqlite3_bind_int(s, 1, status);
+	sqlite3_bind_text(s, 2, hostname, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, tag_key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, tag_value, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 5, since);
+	sqlite3_bind_int64(s, 6, until);
+}
+
 json_t *sq_profile_list_json(st_persist *p, const st_list_filter *f)
 {
 	static const char where[] =
@@ -430,12 +441,8 @@ json_t *sq_profile_list_json(st_persist *p, const st_list_filter *f)
 		s = sq_prep(db, sql);
 		if (!s)
 			goto out;
-		sqlite3_bind_int(s, 1, f->status);
-		sqlite3_bind_text(s, 2, f->hostname, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 3, f->tag_key, -1, SQLITE_STATIC);
-		sqlite3_bind_text(s, 4, f->tag_value, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s, 5, f->since);
-		sqlite3_bind_int64(s, 6, f->until);
+		sq_bind_filter(s, f->status, f->hostname, f->tag_key, f->tag_value, f->since,
+			       f->until);
 		if (pass == 0) {
 			if (sqlite3_step(s) == SQLITE_ROW)
 				total = sqlite3_column_int64(s, 0);
@@ -453,6 +460,33 @@ out:
 	json_decref(arr);
 	sq_conn_put(p, db);
 	return out;
+}
+
+json_t *sq_profiles_rows_json(st_persist *p, const int64_t *ids, size_t n)
+{
+	sqlite3 *db = sq_conn_get(p);
+	sqlite3_stmt *s = NULL;
+	json_t *arr = NULL;
+	size_t i;
+
+	if (!db)
+		return NULL;
+	/* one snapshot, the statement reused */
+	if (!(s = sq_prep(db, "SELECT " PROFILE_COLS " FROM profiles WHERE id = ?")) ||
+	    sq_exec(db, "BEGIN") < 0)
+		goto out;
+	arr = json_array();
+	for (i = 0; arr && i < n; i++) {
+		sqlite3_bind_int64(s, 1, ids[i]);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			json_array_append_new(arr, profile_row(db, s, 0));
+		sqlite3_reset(s);
+	}
+	sq_exec(db, "COMMIT");
+out:
+	sqlite3_finalize(s);
+	sq_conn_put(p, db);
+	return arr;
 }
 
 int sq_counts(st_persist *p, st_counts *c)

@@ -108,29 +108,28 @@ static int load(sqlite3 *db, const char *sql, int64_t id, int what, pe_model *m)
 	return rc;
 }
 
-/* The build-ids of the profile's DSOs (by the string id of their paths):
- * what the parse noted in profile_dsos, from the recording's build-id
- * section, its build-id records and its MMAP2 records. That table comes
- * with the debuginfo index (st_debuginfo_init): a store without it has
- * none to give. */
-static int load_build_ids(sqlite3 *db, int64_t profile, int64_t key, pe_model *m)
+/* The build-ids of the profile's DSOs (by the string id of their paths,
+ * among the model's strings, loaded before: a join on the strings' text
+ * in SQL scans them once per DSO): what the parse noted in profile_dsos,
+ * from the recording's build-id section, its build-id records and its
+ * MMAP2 records. That table comes with the debuginfo index
+ * (st_debuginfo_init): a store without it has none to give. */
+static int load_build_ids(sqlite3 *db, int64_t profile, pe_model *m)
 {
 	sqlite3_stmt *s = NULL;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(db, "SELECT s.id, d.build_id FROM profile_dsos d JOIN strings s"
-			       " ON s.profile_id = ?2 AND s.text = d.path"
-			       " WHERE d.profile_id = ?1", -1, &s, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(db, "SELECT path, build_id FROM profile_dsos WHERE profile_id = ?",
+			       -1, &s, NULL) != SQLITE_OK) {
 		sqlite3_finalize(s);
 		return 0;
 	}
 	sqlite3_bind_int64(s, 1, profile);
-	sqlite3_bind_int64(s, 2, key);
 	while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
-		int64_t k = sqlite3_column_int64(s, 0);
-		if (k > 0 && k < (int64_t)PE_MAX_NODES)
-			rc = pe_model_add_build_id(m, (uint32_t)k,
-						   (const char *)sqlite3_column_text(s, 1));
+		const char *path = (const char *)sqlite3_column_text(s, 0);
+		uint32_t k = path ? pe_model_string_id(m, path) : 0;
+		if (k)
+			rc = pe_model_add_build_id(m, k, (const char *)sqlite3_column_text(s, 1));
 	}
 	sqlite3_finalize(s);
 	return rc;
@@ -149,10 +148,12 @@ int sq_read_model(st_persist_read *rd, pe_model *m)
 		 L_STACK, m) < 0 ||
 	    load(rd->db, "SELECT idx, name FROM events WHERE profile_id = ?", rd->id, L_EVENT,
 		 m) < 0 ||
-	    load_build_ids(rd->db, rd->profile, rd->id, m) < 0)
+	    load_build_ids(rd->db, rd->profile, m) < 0)
 		return -1;
+	/* in key order: pe_model_seal puts them in file order, faster than
+	 * SQLite's sorter */
 	s = sq_prep(rd->db, "SELECT event, pid, tid, comm, stack, samples, period, first_seq,"
-			    " offcpu FROM sample_agg WHERE profile_id = ? ORDER BY first_seq");
+			    " offcpu FROM sample_agg WHERE profile_id = ?");
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, rd->id);
