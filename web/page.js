@@ -1,0 +1,150 @@
+/* page.js: what every view of the page shares - DOM and number helpers,
+ * the JSON API client and the router. Every view is a URL fragment
+ * (#/ the list, #/profile/ID?..., #/compare?..., ...), all state in the
+ * URL so that any view can be pasted into a chat. A view module registers
+ * itself in PerfhubUI.views under its name: {init(), show(state, prev),
+ * leave(), redraw(), searchBox}; app.js starts them. It talks only to the
+ * JSON API of perfhubd (README, perfhubd(8)); the model lives in flame.js. */
+(function () {
+  'use strict';
+  const F = window.PerfhubFlame;
+  const API = 'api/v1/';
+
+  /* ---- small helpers ----------------------------------------------------- */
+
+  const $ = (sel) => document.querySelector(sel);
+
+  /* el('td', {class: 'num'}, 'text', child...) */
+  function el(tag, attrs) {
+    const e = document.createElement(tag);
+    if (attrs) {
+      for (const k of Object.keys(attrs)) {
+        const v = attrs[k];
+        if (v === undefined || v === null || v === false) continue;
+        if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+        else if (k === 'text') e.textContent = v;
+        else e.setAttribute(k, v === true ? '' : String(v));
+      }
+    }
+    for (let i = 2; i < arguments.length; i++) {
+      const c = arguments[i];
+      if (c === undefined || c === null) continue;
+      e.append(c instanceof Node ? c : String(c));
+    }
+    return e;
+  }
+
+  function token() {
+    try { return localStorage.getItem('perfhub.token') || ''; } catch (e) { return ''; }
+  }
+
+  function headers() {
+    const t = token();
+    return t ? { Authorization: 'Bearer ' + t } : {};
+  }
+
+  function qs(params) {
+    const u = new URLSearchParams();
+    for (const k of Object.keys(params)) {
+      const v = params[k];
+      if (v === undefined || v === null || v === '') continue;
+      if (Array.isArray(v)) v.forEach((x) => u.append(k, x));
+      else u.set(k, v);
+    }
+    const s = u.toString();
+    return s ? '?' + s : '';
+  }
+
+  /* JSON from the API; a failure throws an Error carrying the server's
+   * {"error"} text and the HTTP status. */
+  async function api(path, opts) {
+    const o = Object.assign({ headers: headers() }, opts || {});
+    const r = await fetch(path.startsWith('/') || path.startsWith('healthz') ? path : API + path, o);
+    if (r.status === 204) return null;
+    const type = r.headers.get('Content-Type') || '';
+    const body = type.includes('json') ? await r.json().catch(() => null) : await r.text();
+    if (!r.ok) {
+      const msg = body && body.error ? body.error : 'HTTP ' + r.status;
+      const err = new Error(msg);
+      err.status = r.status;
+      throw err;
+    }
+    return body;
+  }
+
+  function showMessage(text, info) {
+    const m = $('#message');
+    if (!text) { m.hidden = true; return; }
+    m.textContent = text;
+    m.className = 'message' + (info ? ' info' : '');
+    m.hidden = false;
+  }
+
+  function fmtTime(v) {
+    if (v === undefined || v === null || v === '') return '-';
+    const d = typeof v === 'number' ? new Date(v < 1e11 ? v * 1000 : v) : new Date(v);
+    return isNaN(d) ? String(v) : d.toLocaleString();
+  }
+
+  function firstArray(j, keys) {
+    if (Array.isArray(j)) return j;
+    for (const k of keys) if (j && Array.isArray(j[k])) return j[k];
+    return [];
+  }
+
+  function profileSamples(p) {
+    if (typeof p.samples === 'number') return p.samples;
+    if (p.samples_per_event && typeof p.samples_per_event === 'object') {
+      return Object.values(p.samples_per_event).reduce((a, b) => a + (+b || 0), 0);
+    }
+    return undefined;
+  }
+
+  function tagList(tags) {
+    if (!tags) return [];
+    if (Array.isArray(tags)) return tags.map(String);
+    return Object.keys(tags).map((k) => k + '=' + tags[k]);
+  }
+
+  function escapeRe(s) { return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'); }
+
+  /* ---- routing ------------------------------------------------------------ */
+
+  const U = {
+    API, $, el, token, headers, qs, api, showMessage, fmtTime, firstArray, profileSamples, tagList, escapeRe,
+    POLL_MS: 1500,
+    views: {},
+    /* the URL state being shown: {view, id, params}; replaced by route() */
+    state: { view: null, id: null, params: {} },
+    go, setParams, route,
+  };
+
+  function go(state, replace) {
+    const h = F.formatHash(state);
+    if (h === location.hash) return;
+    if (replace) history.replaceState(null, '', h);
+    else history.pushState(null, '', h);
+    route();
+  }
+
+  /* Updates some URL parameters of the current view. */
+  function setParams(changes, replace) {
+    const p = Object.assign({}, U.state.params, changes);
+    go({ view: U.state.view, id: U.state.id, params: p }, replace);
+  }
+
+  function route() {
+    const s = F.parseHash(location.hash);
+    const prev = U.state;
+    U.state = s;
+    for (const v of Object.keys(U.views)) {
+      $('#view-' + v).hidden = v !== s.view;
+      if (v !== s.view && U.views[v].leave) U.views[v].leave();
+    }
+    for (const a of document.querySelectorAll('.bar nav a[data-view]')) a.toggleAttribute('aria-current', a.dataset.view === s.view);
+    showMessage('');
+    U.views[s.view].show(s, prev);
+  }
+
+  window.PerfhubUI = U;
+})();
