@@ -9,6 +9,13 @@ cli_perfhub_SOURCES = \
 	cli/args.c cli/args.h
 # offline commands (inspect, collapse)
 CLI_OFFLINE_SOURCES = cli/inspect.c cli/collapse.c
+# questions about profiles - one, a selector's, or a local file's (through
+# the profile engine): top, flamegraph (with the SVG writer), diff
+CLI_QUESTION_SOURCES = \
+	cli/qopts.c cli/qopts.h \
+	cli/query.c \
+	cli/diff.c cli/diff.h \
+	cli/svg.c cli/svg.h
 # API client commands: the HTTP plumbing (api-client), uploads and the
 # debuginfo they send, CI labels, the profile summary, ls/show/rm
 CLI_CLIENT_SOURCES = \
@@ -19,7 +26,7 @@ CLI_CLIENT_SOURCES = \
 	cli/labels.c cli/labels.h \
 	cli/summary.c cli/summary.h \
 	cli/profiles.c
-cli_perfhub_SOURCES += $(CLI_OFFLINE_SOURCES) $(CLI_CLIENT_SOURCES)
+cli_perfhub_SOURCES += $(CLI_OFFLINE_SOURCES) $(CLI_QUESTION_SOURCES) $(CLI_CLIENT_SOURCES)
 cli_perfhub_CPPFLAGS = $(AM_CPPFLAGS) $(COMMON_CPPFLAGS) $(ENGINE_CPPFLAGS)
 cli_perfhub_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(ELF_CFLAGS)
 cli_perfhub_LDADD = $(COMMON_LIBS) $(ENGINE_LIBS) $(PARSER_LIBS) $(CURL_LIBS)

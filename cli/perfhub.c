@@ -16,9 +16,12 @@ static const struct command commands[] = {
 	{"collapse", cmd_collapse, "collapse FILE [options]          print folded stacks"},
 	{"upload", cmd_upload, "upload PATH|- [options]          send a recording to a server"},
 	{"record", cmd_record, "record [options] -- COMMAND...   record COMMAND with perf, streamed to a server"},
-	{"ls", cmd_ls, "ls [--tag K=V] [--name N]        list profiles on a server"},
+	{"ls", cmd_ls, "ls [SELECTOR] [--since T] [...]   list profiles on a server"},
 	{"show", cmd_show, "show ID                          one profile's details"},
 	{"rm", cmd_rm, "rm ID                            delete a profile"},
+	{"top", cmd_top, "top ID|SELECTOR|FILE [options]   functions by self and total share"},
+	{"flamegraph", cmd_flamegraph, "flamegraph ID|SELECTOR|FILE [--svg] a flame graph (JSON, or SVG for CI)"},
+	{"diff", cmd_diff, "diff BASE TARGET [--fail-over P] ranked regressions; exit 1 on one"},
 };
 
 static void usage(FILE *out)

@@ -14,14 +14,18 @@
 
 #define LS_PAGE 1000		/* the server's largest page */
 #define LS_DEFAULT_LIMIT 1000
-#define LS_MAX_QUERY 4096
+#define LS_MAX_QUERY 16384	/* a selector of 4096 bytes, escaped */
 
 static const char ls_usage[] =
-	"usage: perfhub ls [--status STATUS] [--tag KEY=VALUE]... [--name NAME]\n"
-	"                  [--limit N] [--json] [--server URL] [--token-file FILE]\n";
+	"usage: perfhub ls [SELECTOR] [--since T] [--until T] [--status STATUS]\n"
+	"                  [--tag KEY=VALUE]... [--name NAME]\n"
+	"                  [--limit N] [--json] [--server URL] [--token-file FILE]\n"
+	"  SELECTOR: {label=\"value\", label=~\"regex\", label!=\"v\", label!~\"regex\"}\n"
+	"  over tags, name, hostname, id; T: RFC 3339, 7d, 36h, or unix seconds\n";
 
 typedef struct ls_filter {
 	const char *status, *name;
+	const char *selector, *since, *until;	/* the server's q, since, until */
 	lb_set *tags;
 	long long limit;
 } ls_filter;
@@ -77,6 +81,12 @@ static int list(ac_client *c, const ls_filter *f, json_t *out)
 		ac_query_add(q, sizeof(q), "offset", offs);
 		if (f->status)
 			ac_query_add(q, sizeof(q), "status", f->status);
+		if ((f->selector && ac_query_add(q, sizeof(q), "q", f->selector) < 0) ||
+		    (f->since && ac_query_add(q, sizeof(q), "since", f->since) < 0) ||
+		    (f->until && ac_query_add(q, sizeof(q), "until", f->until) < 0)) {
+			fprintf(stderr, "perfhub ls: the selector is too long\n");
+			return -1;
+		}
 		if (lb_count(f->tags)) {
 			snprintf(kv, sizeof(kv), "%s=%s", lb_key(f->tags, 0), lb_value(f->tags, 0));
 			if (ac_query_add(q, sizeof(q), "tag", kv) < 0)
@@ -119,6 +129,12 @@ int cmd_ls(int argc, char **argv)
 			f.status = v;
 		else if ((v = args_value(argc, argv, &a, "--name")))
 			f.name = v;
+		else if ((v = args_value(argc, argv, &a, "--since")))
+			f.since = v;
+		else if ((v = args_value(argc, argv, &a, "--until")))
+			f.until = v;
+		else if (!f.selector && argv[a][strspn(argv[a], " \t")] == '{')
+			f.selector = argv[a];
 		else if ((v = args_value(argc, argv, &a, "--tag"))) {
 			if (lb_add_tag(f.tags, v, "ls") < 0)
 				goto out;

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "diff.h"
 #include "summary.h"
 #include "upload.h"
 
@@ -42,8 +43,12 @@
 static const char record_usage[] =
 	"usage: perfhub record [--name NAME] [--tag KEY=VALUE]... [--no-ci-labels]\n"
 	"                      [--no-debuginfo] [--list-debuginfo] [--json]\n"
+	"                      [--fail-over POINTS --base SELECTOR [--base-last N]]\n"
 	"                      [--server URL] [--token-file FILE]\n"
-	"                      [perf record options] -- COMMAND [ARG]...\n";
+	"                      [perf record options] -- COMMAND [ARG]...\n"
+	"  --fail-over/--base: once the recording is ready, diff it against the\n"
+	"  profiles SELECTOR picks (perfhub diff); exit 1 when a function's share\n"
+	"  grew by more than POINTS.\n";
 
 /* sh -c SHIM sh COMMAND...: restore stdout and stderr, say "started", run */
 static const char shim[] =
@@ -298,6 +303,10 @@ typedef struct rc_args {
 	up_opts o;
 	args_server srv;
 	int json, ci;
+	const char *base;	/* --base: the gate's selector */
+	long long base_last;	/* --base-last: its newest N */
+	df_opts gate;		/* --fail-over ... */
+	int gated;
 	char **perf_argv;	/* perf record -g --buildid-mmap -o - [...] -- sh -c SHIM sh CMD... */
 	char **cmd;		/* COMMAND... inside perf_argv */
 } rc_args;
@@ -326,6 +335,22 @@ static int parse_args(int argc, char **argv, rc_args *a, lb_set *labels)
 		else if ((v = args_value(argc, argv, &i, "--tag"))) {
 			if (lb_add_tag(labels, v, "record") < 0)
 				return 2;
+		} else if ((v = args_value(argc, argv, &i, "--base"))) {
+			a->base = v;
+		} else if ((v = args_value(argc, argv, &i, "--base-last"))) {
+			a->base_last = strtoll(v, NULL, 10);
+			if (a->base_last <= 0) {
+				fprintf(stderr, "perfhub record: --base-last wants a positive number\n");
+				return 2;
+			}
+		} else if ((v = args_value(argc, argv, &i, "--fail-over"))) {
+			char *end;
+			a->gate.fail_over = strtod(v, &end);
+			if (end == v || *end || !(a->gate.fail_over >= 0 && a->gate.fail_over <= 100)) {
+				fprintf(stderr, "perfhub record: --fail-over wants points from 0 to 100\n");
+				return 2;
+			}
+			a->gated = 1;
 		} else if (!strcmp(argv[i], "--no-ci-labels"))
 			a->ci = 0;
 		else if (!strcmp(argv[i], "--no-debuginfo"))
@@ -349,6 +374,12 @@ static int parse_args(int argc, char **argv, rc_args *a, lb_set *labels)
 			record_usage);
 		return 2;
 	}
+	if (a->gated && !a->base) {
+		fprintf(stderr, "perfhub record: --fail-over needs --base SELECTOR (the runs to "
+			"compare with)\n");
+		return 2;
+	}
+	a->gated |= a->base != NULL;
 	for (k = 0; k < nt; k++)
 		a->perf_argv[n++] = (char *)tail[k];
 	a->cmd = a->perf_argv + n;
@@ -378,10 +409,10 @@ static int server_check(ac_client *c)
 }
 
 /* The exit status: COMMAND's when it failed; else 125 when perfhub could
- * not do its part, else 0. */
-static int final_status(int command, int ours_failed)
+ * not do its part, else 1 when the gate found a regression, else 0. */
+static int final_status(int command, int ours_failed, int regressed)
 {
-	return command ? command : ours_failed ? RC_NOT_RUN : 0;
+	return command ? command : ours_failed ? RC_NOT_RUN : regressed ? 1 : 0;
 }
 
 int cmd_record(int argc, char **argv)
@@ -396,10 +427,11 @@ int cmd_record(int argc, char **argv)
 	json_t *final = NULL;
 	pthread_t relay_th;
 	char name[RC_MAX_NAME + 1];
-	int status = RC_NOT_RUN, rc, wst = 0, relaying = 0, uploaded, command = 0;
+	int status = RC_NOT_RUN, rc, wst = 0, relaying = 0, uploaded, command = 0, gate = 0;
 
 	if (!labels)
 		goto out;
+	df_opts_init(&a.gate);
 	a.o.labels = labels;
 	if ((rc = parse_args(argc, argv, &a, labels))) {
 		status = rc < 0 ? 0 : rc;
@@ -437,13 +469,20 @@ int cmd_record(int argc, char **argv)
 	command = WIFEXITED(wst) ? WEXITSTATUS(wst) : 128 + WTERMSIG(wst);
 	if (!uploaded) {
 		fprintf(stderr, "perfhub record: the recording did not reach the server\n");
-		status = final_status(command, 1);
+		status = final_status(command, 1, 0);
 		goto out;
 	}
 	rc = up_report(c, &a.o, &res, 1, a.json, &final);
 	if (command)
 		fprintf(stderr, "perfhub record: %s exited with status %d\n", a.cmd[0], command);
-	status = final_status(command, rc != 0);
+	/* the gate: the new profile against the base's runs (the table on
+	 * stderr when stdout carries --json) */
+	if (a.gated && rc == 0) {
+		gate = df_gate(c, a.base, a.base_last, res.id, &a.gate, a.json ? stderr : stdout);
+		if (gate == 2)
+			rc = 1;
+	}
+	status = final_status(command, rc != 0, gate == 1);
 out:
 	catch_signals(0);
 	if (perf.data >= 0)

@@ -15,6 +15,7 @@ typedef struct dnode {
 	size_t len;
 	char *dso;
 	uint64_t base, target;
+	double nbase, ntarget;	/* shares of each flame graph's root, summed (normalized) */
 	uint32_t first_child, next;
 } dnode;
 
@@ -26,7 +27,10 @@ struct pe_diff {
 	int side;		/* 0 base, 1 target */
 	size_t sp;		/* open nodes */
 	uint32_t open[DIFF_MAX_DEPTH], cursor[DIFF_MAX_DEPTH];	/* cursor: last child, 0 = none */
-	int oom;
+	int oom;		/* 1 out of memory or too deep, 2 beyond PE_DIFF_MAX_NODES */
+	int normalize;
+	double scale;		/* 1 / the root of the flame graph being added */
+	unsigned char *kept;	/* after pe_diff_prune: the nodes walked */
 };
 
 static int name_cmp(const char *a, size_t la, const char *b, size_t lb)
@@ -43,6 +47,10 @@ static int diff_new(pe_diff *t, const char *name, size_t len, const char *dso, u
 {
 	dnode *x;
 
+	if (t->nr >= PE_DIFF_MAX_NODES) {
+		t->oom = 2;
+		return -1;
+	}
 	if (t->nr == t->cap) {
 		size_t ncap = t->cap ? 2 * t->cap : 4096;
 		dnode *p = t->nr < UINT32_MAX ? realloc(t->n, ncap * sizeof(*p)) : NULL;
@@ -74,6 +82,7 @@ static int diff_enter(void *ctx, const char *name, size_t len, const char *dso, 
 
 	if (t->sp == 0) {
 		node = 0;	/* the root, made before the first profile */
+		t->scale = value ? 1.0 / (double)value : 0;
 	} else {
 		if (t->sp >= DIFF_MAX_DEPTH)
 			return -1;
@@ -89,7 +98,8 @@ static int diff_enter(void *ctx, const char *name, size_t len, const char *dso, 
 			node = c;
 		} else {
 			if (diff_new(t, name, len, dso, &node) < 0) {
-				t->oom = 1;
+				if (!t->oom)
+					t->oom = 1;
 				return -1;
 			}
 			t->n[node].next = c;
@@ -104,10 +114,13 @@ static int diff_enter(void *ctx, const char *name, size_t len, const char *dso, 
 			return -1;
 		}
 	}
-	if (t->side)
+	if (t->side) {
 		t->n[node].target += value;
-	else
+		t->n[node].ntarget += t->normalize ? (double)value * t->scale : 0;
+	} else {
 		t->n[node].base += value;
+		t->n[node].nbase += t->normalize ? (double)value * t->scale : 0;
+	}
 	t->open[t->sp] = node;
 	t->cursor[t->sp] = 0;
 	t->sp++;
@@ -135,6 +148,7 @@ void pe_diff_free(pe_diff *t)
 		free(t->n[i].dso);
 	}
 	free(t->n);
+	free(t->kept);
 	free(t);
 }
 
@@ -164,30 +178,97 @@ int pe_diff_failed(const pe_diff *t)
 	return t->oom;
 }
 
-int pe_diff_walk(const pe_diff *t, const pe_diff_cb *cb, void *ctx)
+void pe_diff_normalize(pe_diff *t)
+{
+	t->normalize = 1;
+}
+
+size_t pe_diff_nodes(const pe_diff *t)
+{
+	return t->nr;
+}
+
+/* A node's size for pruning: both sides' values (normalized: shares), as
+ * bits that order as the doubles do (they are not negative). */
+static uint64_t node_size(const pe_diff *t, const dnode *x)
+{
+	double v = t->normalize ? x->nbase + x->ntarget : (double)x->base + (double)x->target;
+	uint64_t bits;
+
+	memcpy(&bits, &v, sizeof(bits));
+	return bits;
+}
+
+int pe_diff_prune(pe_diff *t, size_t max_nodes)
+{
+	uint64_t *v, cut;
+	size_t i, left;
+
+	free(t->kept);
+	t->kept = NULL;
+	if (!max_nodes || t->nr <= max_nodes)
+		return 0;
+	v = malloc(t->nr * sizeof(*v));
+	t->kept = calloc(t->nr, 1);
+	if (!v || !t->kept) {
+		free(v);
+		free(t->kept);
+		t->kept = NULL;
+		return -1;
+	}
+	for (i = 0; i < t->nr; i++)
+		v[i] = node_size(t, &t->n[i]);
+	cut = pe_kth_largest(v, t->nr, max_nodes - 1);
+	free(v);
+	/* a child is never larger than its parent and is made after it: ties
+	 * keep the earlier node, so what is kept is a tree */
+	left = max_nodes;
+	for (i = 0; i < t->nr; i++)
+		if (node_size(t, &t->n[i]) > cut) {
+			t->kept[i] = 1;
+			left--;
+		}
+	for (i = 0; i < t->nr && left; i++)
+		if (!t->kept[i] && node_size(t, &t->n[i]) == cut) {
+			t->kept[i] = 1;
+			left--;
+		}
+	t->kept[0] = 1;
+	return 0;
+}
+
+/* The next child or sibling the walk goes to from c (0 = none). */
+static uint32_t walked(const pe_diff *t, uint32_t c)
+{
+	while (c && t->kept && !t->kept[c])
+		c = t->n[c].next;
+	return c;
+}
+
+/* Depth first, children in name order, the nodes pe_diff_prune kept. */
+static int walk(const pe_diff *t, int (*enter)(void *ctx, const dnode *x), int (*leave)(void *ctx),
+		void *ctx)
 {
 	uint32_t *stack = malloc(DIFF_MAX_DEPTH * sizeof(*stack));
 	size_t sp = 0;
-	uint32_t node = 0;
+	uint32_t node = 0, c;
 	int rc = 0;
 
 	if (!stack)
 		return -1;
 	for (;;) {
-		const dnode *x = &t->n[node];
-
-		if ((rc = cb->enter(ctx, x->name, x->len, x->dso, x->base, x->target)) != 0)
+		if ((rc = enter(ctx, &t->n[node])) != 0)
 			goto out;
-		if (x->first_child && sp < DIFF_MAX_DEPTH) {
+		if ((c = walked(t, t->n[node].first_child)) && sp < DIFF_MAX_DEPTH) {
 			stack[sp++] = node;
-			node = x->first_child;
+			node = c;
 			continue;
 		}
 		for (;;) {
-			if ((rc = cb->leave(ctx)) != 0 || !sp)
+			if ((rc = leave(ctx)) != 0 || !sp)
 				goto out;
-			if (t->n[node].next) {
-				node = t->n[node].next;
+			if ((c = walked(t, t->n[node].next))) {
+				node = c;
 				break;
 			}
 			node = stack[--sp];
@@ -196,4 +277,52 @@ int pe_diff_walk(const pe_diff *t, const pe_diff_cb *cb, void *ctx)
 out:
 	free(stack);
 	return rc > 0 ? 0 : rc;
+}
+
+typedef struct walk_ctx {
+	const pe_diff_cb *cb;
+	const pe_norm_cb *ncb;
+	void *ctx;
+} walk_ctx;
+
+static int enter_values(void *ctx, const dnode *x)
+{
+	walk_ctx *w = ctx;
+
+	return w->cb->enter(w->ctx, x->name, x->len, x->dso, x->base, x->target);
+}
+
+static int leave_values(void *ctx)
+{
+	walk_ctx *w = ctx;
+
+	return w->cb->leave(w->ctx);
+}
+
+static int enter_norm(void *ctx, const dnode *x)
+{
+	walk_ctx *w = ctx;
+
+	return w->ncb->enter(w->ctx, x->name, x->len, x->dso, x->nbase, x->ntarget);
+}
+
+static int leave_norm(void *ctx)
+{
+	walk_ctx *w = ctx;
+
+	return w->ncb->leave(w->ctx);
+}
+
+int pe_diff_walk(const pe_diff *t, const pe_diff_cb *cb, void *ctx)
+{
+	walk_ctx w = { cb, NULL, ctx };
+
+	return walk(t, enter_values, leave_values, &w);
+}
+
+int pe_diff_walk_norm(const pe_diff *t, const pe_norm_cb *cb, void *ctx)
+{
+	walk_ctx w = { NULL, cb, ctx };
+
+	return walk(t, enter_norm, leave_norm, &w);
 }

@@ -152,9 +152,8 @@ static int cmp_tchild(const void *x, const void *y, void *arg)
 	return la < lb ? -1 : la > lb;
 }
 
-/* The k-th largest of v[0..n) (k from 0, k < n); v is reordered. A
- * three-way quickselect with pseudo-random pivots. */
-static uint64_t kth_largest(uint64_t *v, size_t n, size_t k)
+/* A three-way quickselect with pseudo-random pivots. */
+uint64_t pe_kth_largest(uint64_t *v, size_t n, size_t k)
 {
 	size_t lo = 0, hi = n;	/* the answer is in v[lo..hi) */
 	uint64_t seed = 0x9e3779b97f4a7c15ULL, x;
@@ -204,7 +203,7 @@ static unsigned char *keep_largest(const ttree *t, size_t max)
 	}
 	for (i = 0; i < t->nr; i++)
 		v[i] = t->n[i].value;
-	cut = kth_largest(v, t->nr, max - 1);
+	cut = pe_kth_largest(v, t->nr, max - 1);
 	free(v);
 	left = max;
 	for (i = 0; i < t->nr; i++)

@@ -16,11 +16,14 @@ engine_libperfhub_engine_a_SOURCES = \
 	engine/select.c engine/fold.c engine/flame.c \
 	engine/top.c engine/timeline.c engine/threads.c \
 	engine/diff.c engine/aggregate.c \
+	engine/selector.h engine/selector.c \
+	engine/many.h engine/summary.c engine/fntab.c engine/many-json.c engine/tlmerge.c \
+	engine/stats.h engine/stats.c \
 	engine/offline.h engine/offline.c \
 	engine/feed.h engine/feed.c
 ENGINE_CPPFLAGS = -I$(top_srcdir)
 engine_libperfhub_engine_a_CPPFLAGS = $(AM_CPPFLAGS) $(ENGINE_CPPFLAGS)
 engine_libperfhub_engine_a_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(JANSSON_CFLAGS) $(ELF_CFLAGS)
 # the engine alone; a program using feed.c adds $(PARSER_LIBS) after it
-ENGINE_LIBS = engine/libperfhub-engine.a $(ZSTD_LIBS) -lpthread
+ENGINE_LIBS = engine/libperfhub-engine.a $(ZSTD_LIBS) -lpthread -lm
 EXTRA_DIST += engine/README.md

@@ -35,6 +35,24 @@ static inline int pe_dying_task(uint32_t pid, uint32_t tid)
 	return pid == UINT32_MAX || tid == UINT32_MAX;
 }
 
+/* Per key, what pe_keysum_add adds up. */
+typedef struct pe_keysum {
+	uint64_t self_samples, self_period, total_samples, total_period;
+} pe_keysum;
+
+#define PE_NO_KEY UINT32_MAX
+
+/* For each selected row of s, its stack walked from the leaf up, each
+ * frame's key key_of[frame] (< nkeys; PE_NO_KEY: not counted): self counts
+ * the row for the first key found, total for each distinct key on the
+ * stack once. sums[nkeys] are added to (zero them first). 0, or -1 out of
+ * memory. What /top and the summary count. */
+int pe_keysum_add(const pe_model *m, const pe_selection *s, const uint32_t *key_of, size_t nkeys,
+	      pe_keysum *sums);
+
+/* The k-th largest of v[0..n) (k from 0, k < n); v is reordered. */
+uint64_t pe_kth_largest(uint64_t *v, size_t n, size_t k);
+
 /* A growing NUL-terminated text. */
 typedef struct pe_sbuf {
 	char *p;

@@ -53,6 +53,8 @@ typedef struct pe_selection pe_selection;
 int pe_select(const pe_model *m, const pe_filter *f, const pe_blocks *blocks,
 	      pe_selection **out);
 void pe_selection_free(pe_selection *s);
+/* The samples and period a selection holds (a flame graph's root). */
+void pe_selection_totals(const pe_selection *s, uint64_t *samples, uint64_t *period);
 
 /* ---- folded stacks, the flame graph, top ------------------------------------------- */
 
@@ -128,7 +130,8 @@ void pe_diff_free(pe_diff *d);
  * lists. */
 void pe_diff_side(pe_diff *d, int side);
 extern const pe_tree_cb pe_diff_tree_cb;
-/* 1 when out of memory or the trees were too deep. */
+/* 1 when out of memory or the trees were too deep, 2 when the merged tree
+ * would pass PE_DIFF_MAX_NODES. */
 int pe_diff_failed(const pe_diff *d);
 
 typedef struct pe_diff_cb {
@@ -138,6 +141,27 @@ typedef struct pe_diff_cb {
 } pe_diff_cb;
 /* The merged tree, depth first, children in bytewise name order. */
 int pe_diff_walk(const pe_diff *d, const pe_diff_cb *cb, void *ctx);
+
+/* ---- merged flame graphs: the same tree, any number of graphs per side ---------------- */
+
+#define PE_DIFF_MAX_NODES (1u << 22)	/* nodes of one merged tree, at most */
+
+/* Before adding: every flame graph added from now on also counts, in each
+ * node, its value divided by its own root (so each weighs one). */
+void pe_diff_normalize(pe_diff *d);
+size_t pe_diff_nodes(const pe_diff *d);
+/* From now on walks hand out only the max_nodes largest nodes (by both
+ * sides' values, or shares when normalized; the root always), still a
+ * tree. 0 (max_nodes 0: all), -1 out of memory. */
+int pe_diff_prune(pe_diff *d, size_t max_nodes);
+typedef struct pe_norm_cb {
+	int (*enter)(void *ctx, const char *name, size_t len, const char *dso, double base,
+		     double target);
+	int (*leave)(void *ctx);
+} pe_norm_cb;
+/* The tree with the normalized values (pe_diff_normalize): each side's
+ * root is its number of graphs. */
+int pe_diff_walk_norm(const pe_diff *d, const pe_norm_cb *cb, void *ctx);
 
 /* ---- across profiles ------------------------------------------------------------------ */
 

@@ -188,6 +188,17 @@ void pe_selection_free(pe_selection *s)
 	free(s);
 }
 
+void pe_selection_totals(const pe_selection *s, uint64_t *samples, uint64_t *period)
+{
+	size_t i;
+
+	*samples = *period = 0;
+	for (i = 0; s && i < s->groups.n; i++) {
+		*samples += s->groups.rows[i].samples;
+		*period += s->groups.rows[i].period;
+	}
+}
+
 int pe_sbuf_add(pe_sbuf *b, const char *s, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {

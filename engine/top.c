@@ -16,12 +16,50 @@ void pe_top_free(pe_top_row *rows, size_t n)
 	free(rows);
 }
 
+int pe_keysum_add(const pe_model *m, const pe_selection *s, const uint32_t *key_of, size_t nkeys,
+	      pe_keysum *sums)
+{
+	const pe_aggmap *groups = &s->groups;
+	uint64_t *seen = calloc(nkeys + 1, sizeof(*seen));	/* the row that last counted it, + 1 */
+	size_t i;
+
+	if (!seen)
+		return -1;
+	for (i = 0; i < groups->n; i++) {
+		const pe_agg_row *r = &groups->rows[i];
+		uint32_t node = r->stack;
+		size_t depth = 0, leaf = SIZE_MAX;
+		while (node && node < m->nr_stacks && depth < PE_MAX_DEPTH) {
+			uint32_t fr = m->stack_frame[node];
+			size_t key = fr < m->nr_frames ? key_of[fr] : PE_NO_KEY;
+			if (key < nkeys) {
+				if (leaf == SIZE_MAX)
+					leaf = key;
+				if (seen[key] != i + 1) {
+					seen[key] = i + 1;
+					sums[key].total_samples += r->samples;
+					sums[key].total_period += r->period;
+				}
+			}
+			depth++;
+			if (m->stack_parent[node] >= node)
+				break;
+			node = m->stack_parent[node];
+		}
+		if (leaf != SIZE_MAX) {
+			sums[leaf].self_samples += r->samples;
+			sums[leaf].self_period += r->period;
+		}
+	}
+	free(seen);
+	return 0;
+}
+
 int pe_top(const pe_model *m, const pe_filter *f, const pe_selection *s, int by_samples,
 	   pe_top_row **rows, size_t *n)
 {
-	const pe_aggmap *groups = &s->groups;
-	uint64_t *self = NULL, *total = NULL, *seen = NULL;
-	uint32_t *dso = NULL;
+	pe_keysum *sums = NULL;
+	uint32_t *dso = NULL, *key_of = NULL;
 	pe_top_row *out = NULL;
 	size_t nkeys, i, nr = 0;
 	int rc = -1;
@@ -30,47 +68,24 @@ int pe_top(const pe_model *m, const pe_filter *f, const pe_selection *s, int by_
 	*n = 0;
 	/* key = name string id * 2 + kernel mark */
 	nkeys = 2 * (m->nr_strs + 1);
-	self = calloc(nkeys, sizeof(*self));
-	total = calloc(nkeys, sizeof(*total));
-	seen = calloc(nkeys, sizeof(*seen));	/* the row that last counted it, + 1 */
+	sums = calloc(nkeys, sizeof(*sums));
 	dso = calloc(nkeys, sizeof(*dso));
-	if (!self || !total || !seen || !dso)
+	key_of = malloc((m->nr_frames + 1) * sizeof(*key_of));
+	if (!sums || !dso || !key_of)
 		goto out;
 	/* a function's DSO: that of its first frame */
 	for (i = m->nr_frames; i-- > 1;) {
 		uint32_t nm = m->frame_name[i];
 		int mark = f->kernel && m->frame_kernel[i];
+		key_of[i] = nm < m->nr_strs ? 2 * nm + (uint32_t)mark : PE_NO_KEY;
 		if (nm < m->nr_strs && m->frame_dso[i])
 			dso[2 * (size_t)nm + (size_t)mark] = m->frame_dso[i];
 	}
-	for (i = 0; i < groups->n; i++) {
-		const pe_agg_row *r = &groups->rows[i];
-		uint64_t v = by_samples ? r->samples : r->period;
-		uint32_t node = r->stack;
-		size_t depth = 0, leaf = SIZE_MAX;
-		while (node && node < m->nr_stacks && depth < PE_MAX_DEPTH) {
-			uint32_t fr = m->stack_frame[node];
-			size_t key;
-			if (fr < m->nr_frames && m->frame_name[fr] < m->nr_strs) {
-				key = 2 * (size_t)m->frame_name[fr] +
-				      (size_t)(f->kernel && m->frame_kernel[fr]);
-				if (leaf == SIZE_MAX)
-					leaf = key;
-				if (seen[key] != i + 1) {
-					seen[key] = i + 1;
-					total[key] += v;
-				}
-			}
-			depth++;
-			if (m->stack_parent[node] >= node)
-				break;
-			node = m->stack_parent[node];
-		}
-		if (leaf != SIZE_MAX)
-			self[leaf] += v;
-	}
+	key_of[0] = PE_NO_KEY;
+	if (pe_keysum_add(m, s, key_of, nkeys, sums) < 0)
+		goto out;
 	for (i = 0; i < nkeys; i++)
-		nr += (total[i] || self[i]) && pe_str(m, (uint32_t)(i / 2));
+		nr += (sums[i].total_samples || sums[i].self_samples) && pe_str(m, (uint32_t)(i / 2));
 	if (!(out = calloc(nr + 1, sizeof(*out))))
 		goto out;
 	nr = 0;
@@ -79,7 +94,7 @@ int pe_top(const pe_model *m, const pe_filter *f, const pe_selection *s, int by_
 		char *copy;
 		size_t l;
 
-		if ((!total[i] && !self[i]) || !name)
+		if ((!sums[i].total_samples && !sums[i].self_samples) || !name)
 			continue;
 		l = strlen(name);
 		/* kernel frames under --kernel: "name_[k]" */
@@ -91,8 +106,8 @@ int pe_top(const pe_model *m, const pe_filter *f, const pe_selection *s, int by_
 			copy[l] = 0;
 		out[nr].name = copy;
 		out[nr].dso = dso[i] ? pe_str(m, dso[i]) : NULL;
-		out[nr].self = self[i];
-		out[nr++].total = total[i];
+		out[nr].self = by_samples ? sums[i].self_samples : sums[i].self_period;
+		out[nr++].total = by_samples ? sums[i].total_samples : sums[i].total_period;
 	}
 	*rows = out;
 	*n = nr;
@@ -100,9 +115,8 @@ int pe_top(const pe_model *m, const pe_filter *f, const pe_selection *s, int by_
 	rc = 0;
 out:
 	pe_top_free(out, nr);
-	free(self);
-	free(total);
-	free(seen);
+	free(sums);
 	free(dso);
+	free(key_of);
 	return rc;
 }

@@ -2,7 +2,8 @@
 # models built in memory with the engine's builder, no database; every
 # answer compared with one worked out by hand.
 EXTRA_DIST += tests/engine_common.h tests/check.h
-ENGINE_TESTS = tests/engine-query tests/engine-blocks tests/engine-compare
+ENGINE_TESTS = tests/engine-query tests/engine-blocks tests/engine-compare \
+	tests/engine-selector tests/engine-many
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 tests_engine_query_SOURCES = tests/engine-query.c tests/engine_common.h
@@ -28,3 +29,27 @@ tests_engine_fold_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 tests_engine_fold_LDADD = $(ENGINE_LIBS) $(PARSER_LIBS)
 TESTS += tests/engine-offline.py
 EXTRA_DIST += tests/engine-offline.py
+tests_engine_selector_SOURCES = tests/engine-selector.c
+tests_engine_selector_CPPFLAGS = $(AM_CPPFLAGS) $(ENGINE_CPPFLAGS)
+tests_engine_selector_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+tests_engine_selector_LDADD = $(ENGINE_LIBS)
+tests_engine_many_SOURCES = tests/engine-many.c tests/engine_common.h
+tests_engine_many_CPPFLAGS = $(AM_CPPFLAGS) $(ENGINE_CPPFLAGS)
+tests_engine_many_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+tests_engine_many_LDADD = $(ENGINE_LIBS)
+
+# the selector's fuzz target, replayed over tests/fuzz-selector/ in make check
+check_PROGRAMS += tests/fuzz-selector-replay
+tests_fuzz_selector_replay_SOURCES = tests/fuzz-replay.c tests/fuzz-selector.c
+tests_fuzz_selector_replay_CPPFLAGS = $(AM_CPPFLAGS) $(ENGINE_CPPFLAGS)
+tests_fuzz_selector_replay_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+tests_fuzz_selector_replay_LDADD = $(ENGINE_LIBS)
+TESTS += tests/fuzz-selector.sh
+EXTRA_DIST += tests/fuzz-selector tests/fuzz-selector.sh
+if ENABLE_FUZZING
+noinst_PROGRAMS += tests/fuzz-selector
+tests_fuzz_selector_SOURCES = tests/fuzz-selector.c engine/selector.c
+tests_fuzz_selector_CPPFLAGS = $(AM_CPPFLAGS) $(ENGINE_CPPFLAGS)
+tests_fuzz_selector_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS)
+tests_fuzz_selector_LDFLAGS = -fsanitize=fuzzer,address,undefined
+endif

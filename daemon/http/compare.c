@@ -24,28 +24,90 @@ static int diff_enter(void *ctx, const char *name, size_t len, const char *dso, 
 	return w->b.oom ? -1 : 0;
 }
 
+/* A number parameter in [min, max]; 0 ok (absent leaves *out), -1 bad. */
+static int arg_double(struct MHD_Connection *conn, const char *name, double min, double max,
+		      double *out)
+{
+	const char *v = http_arg(conn, name);
+	char *end;
+	double x;
+
+	if (!v)
+		return 0;
+	x = strtod(v, &end);
+	if (end == v || *end || !(x >= min && x <= max))
+		return -1;
+	*out = x;
+	return 0;
+}
+
+/* The ranked changes (a JSON object's members) go into the tree's root. */
+static int add_ranked(jb_tree *w, json_t *ranked)
+{
+	char *text = json_dumps(ranked, JSON_COMPACT | JSON_REAL_PRECISION(12));
+	size_t n;
+
+	if (!text || !w->b.p || w->b.len < 2 || w->b.p[w->b.len - 1] != '}') {
+		free(text);
+		return -1;
+	}
+	n = strlen(text);
+	w->b.len--;	/* the root's '}' */
+	jb_add(&w->b, ",", 1);
+	jb_add(&w->b, text + 1, n - 1);	/* without the object's '{' */
+	free(text);
+	return w->b.oom ? -1 : 0;
+}
+
 MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 {
 	static const st_diff_cb cb = { diff_enter, jb_node_close };
 	http_fold_args fa;
+	http_pick base, target;
+	st_rdiff_req r = { .alpha = 0.01, .rows = 50 };
+	st_many_info info[2];
+	json_t *ranked = NULL;
+	int64_t rows = 50;
 	jb_tree w;
 	MHD_Result_t ret;
-	int64_t base = 0, target = 0;
 	int rc;
 
-	if (http_arg_i64(conn, "base", 1, INT64_MAX, &base) < 0 || !base)
-		return http_reply_error(a, conn, 400, "bad or missing parameter 'base' (a profile id)");
-	if (http_arg_i64(conn, "target", 1, INT64_MAX, &target) < 0 || !target)
-		return http_reply_error(a, conn, 400, "bad or missing parameter 'target' (a profile id)");
 	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0)
 		return ret;
+	if (arg_double(conn, "min_share", 0, 100, &r.min_share) < 0)
+		return http_reply_error(a, conn, 400, "bad parameter 'min_share' (percent, 0..100)");
+	if (arg_double(conn, "alpha", 0, 1, &r.alpha) < 0)
+		return http_reply_error(a, conn, 400, "bad parameter 'alpha' (0..1)");
+	if (http_arg_i64(conn, "rows", 0, 100000, &rows) < 0)
+		return http_reply_error(a, conn, 400, "bad parameter 'rows' (0..100000; 0: all)");
+	r.rows = (size_t)rows;
+	if (http_pick_parse(a, conn, "base_", 1, &base, &ret) < 0)
+		return ret;
+	if (http_pick_parse(a, conn, "target_", 1, &target, &ret) < 0) {
+		http_pick_free(&base);
+		return ret;
+	}
+	if (!base.given || !target.given) {
+		http_pick_free(&base);
+		http_pick_free(&target);
+		return http_reply_error(a, conn, 400, "missing parameter '%s' (a profile id) or '%s_q' "
+					"(a selector)", base.given ? "target" : "base",
+					base.given ? "target" : "base");
+	}
+	r.base = base.pick;
+	r.target = target.pick;
 	memset(&w, 0, sizeof(w));
-	rc = st_diff(a->st, base, target, &fa.f, fa.by_samples, &cb, &w);
-	if (rc != 0 || w.b.oom || !w.b.p) {
+	rc = st_rdiff(a->st, &r, &fa.f, fa.by_samples, &cb, &w, &ranked, info);
+	http_pick_free(&base);
+	http_pick_free(&target);
+	if (rc == 0 && (w.b.oom || add_ranked(&w, ranked) < 0))
+		rc = -2;
+	json_decref(ranked);
+	if (rc != 0) {
 		free(w.b.p);
 		if (rc == 1)
 			return http_reply_error(a, conn, 404, "base or target is not a ready profile");
-		return http_reply_error(a, conn, 500, rc == -1 ? "storage error" : "out of memory");
+		return http_many_error(a, conn, rc);
 	}
 	return http_reply(a, conn, 200, w.b.p, w.b.len, "application/json");
 }
@@ -54,6 +116,8 @@ MHD_Result_t http_get_aggregate(api *a, struct MHD_Connection *conn)
 {
 	st_agg_filter f = { .limit = 100 };
 	http_tags tags = { 0 };
+	http_pick hp;
+	MHD_Result_t ret;
 	json_t *o;
 	int bad = 0;
 
@@ -63,13 +127,16 @@ MHD_Result_t http_get_aggregate(api *a, struct MHD_Connection *conn)
 	f.hostname = http_arg(conn, "hostname");
 	if (http_arg_i64(conn, "limit", 1, 100000, &f.limit) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'limit' (1..100000)");
-	if (http_arg_i64(conn, "since", 0, INT64_MAX, &f.since) < 0)
-		return http_reply_error(a, conn, 400, "bad parameter 'since' (unix seconds)");
-	if (http_arg_i64(conn, "until", 0, INT64_MAX, &f.until) < 0)
-		return http_reply_error(a, conn, 400, "bad parameter 'until' (unix seconds)");
+	/* q, and since/until as every selector takes them (limit is the rows') */
+	if (http_pick_parse(a, conn, "", 0, &hp, &ret) < 0)
+		return ret;
+	f.since = hp.pick.since;
+	f.until = hp.pick.until;
+	f.sel = hp.sel;
 	http_tags_get(conn, &tags);
 	if (tags.bad || tags.n > 1) {
 		http_tags_free(&tags);
+		http_pick_free(&hp);
 		return http_reply_error(a, conn, 400, "bad parameter 'tag' (one tag=KEY=VALUE)");
 	}
 	if (tags.n) {
@@ -78,6 +145,7 @@ MHD_Result_t http_get_aggregate(api *a, struct MHD_Connection *conn)
 	}
 	o = st_aggregate_json(a->st, &f, &bad);
 	http_tags_free(&tags);
+	http_pick_free(&hp);
 	if (bad)
 		return http_reply_error(a, conn, 400,
 				   "bad parameter 'group_by' (comm, dso, symbol, hostname, event)");

@@ -7,6 +7,7 @@
  *   profiles.c   POST/GET /api/v1/profiles, GET/DELETE /api/v1/profiles/{id}
  *   queries.c    /collapsed, /flamegraph, /top, /timeline, /threads of one profile
  *   compare.c    /api/v1/diff, /api/v1/aggregate
+ *   many.c       /api/v1/query/..., /api/v1/series; the selector parameters
  *   health.c     /healthz, /metrics
  *   static.c     the web page's files
  *   debuginfo.c  /api/v1/debuginfo/..., /api/v1/profiles/{id}/resymbolize
@@ -98,6 +99,10 @@ MHD_Result_t http_reply_json(api *a, struct MHD_Connection *conn, unsigned statu
 MHD_Result_t http_reply_json_keep(api *a, struct MHD_Connection *conn, json_t *j,
 				  const char *key);
 MHD_Result_t http_reply_empty(api *a, struct MHD_Connection *conn, unsigned status);
+/* http_reply with n more headers. Takes body. */
+MHD_Result_t http_reply_headers(api *a, struct MHD_Connection *conn, unsigned status, char *body,
+				size_t len, const char *type, const char *const *names,
+				const char *const *values, size_t n);
 
 /* ---- query parameters (respond.c) --------------------------------------------- */
 
@@ -136,6 +141,22 @@ int http_answer_key(api *a, const char *endpoint, int64_t id, const http_fold_ar
 int http_reply_kept(api *a, struct MHD_Connection *conn, const char *key, const char *type,
 		    MHD_Result_t *ret, int *claimed);
 
+/* The profiles a question about many is about: PREFIXq (a selector),
+ * PREFIXsince, PREFIXuntil (RFC 3339, a duration back from now, unix
+ * seconds), PREFIXlimit (the newest N) and, with_id, PREFIX-less-"_" id
+ * ("base" for "base_"). */
+typedef struct http_pick {
+	st_pick pick;
+	pe_sel *sel;		/* owned */
+	int given;		/* the selector or the id was there */
+} http_pick;
+/* 0, or -1 when a 400 answer was queued (naming the selector's position). */
+int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int with_id,
+		    http_pick *hp, MHD_Result_t *ret);
+void http_pick_free(http_pick *hp);
+/* The answer to a failed st_query_* or st_rdiff (its return value). */
+MHD_Result_t http_many_error(api *a, struct MHD_Connection *conn, int rc);
+
 /* ---- handlers --------------------------------------------------------------- */
 
 /* profiles.c: an upload's three steps, as MHD calls the access handler */
@@ -159,6 +180,13 @@ MHD_Result_t http_get_threads(api *a, struct MHD_Connection *conn, int64_t id);
 /* compare.c */
 MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn);
 MHD_Result_t http_get_aggregate(api *a, struct MHD_Connection *conn);
+
+/* many.c */
+MHD_Result_t http_query_flamegraph(api *a, struct MHD_Connection *conn);
+MHD_Result_t http_query_collapsed(api *a, struct MHD_Connection *conn);
+MHD_Result_t http_query_top(api *a, struct MHD_Connection *conn);
+MHD_Result_t http_query_timeline(api *a, struct MHD_Connection *conn);
+MHD_Result_t http_get_series(api *a, struct MHD_Connection *conn);
 
 /* health.c */
 MHD_Result_t http_get_healthz(api *a, struct MHD_Connection *conn);

@@ -7,6 +7,7 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/http/profiles.c \
 	daemon/http/queries.c \
 	daemon/http/compare.c \
+	daemon/http/many.c \
 	daemon/http/health.c \
 	daemon/http/static.c \
 	daemon/http/debuginfo.c daemon/http/debuginfo.h \

@@ -177,6 +177,8 @@ MHD_Result_t http_profiles_list(api *a, struct MHD_Connection *conn)
 {
 	st_list_filter f = { .limit = 100, .offset = 0, .status = -1 };
 	http_tags tags = { 0 };
+	http_pick hp;
+	MHD_Result_t ret;
 	const char *s;
 	json_t *out;
 
@@ -184,17 +186,21 @@ MHD_Result_t http_profiles_list(api *a, struct MHD_Connection *conn)
 		return http_reply_error(a, conn, 400, "bad parameter 'limit' (0..%d)", API_MAX_LIST);
 	if (http_arg_i64(conn, "offset", 0, INT64_MAX, &f.offset) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'offset'");
-	if (http_arg_i64(conn, "since", 0, INT64_MAX, &f.since) < 0)
-		return http_reply_error(a, conn, 400, "bad parameter 'since' (unix seconds)");
-	if (http_arg_i64(conn, "until", 0, INT64_MAX, &f.until) < 0)
-		return http_reply_error(a, conn, 400, "bad parameter 'until' (unix seconds)");
 	if ((s = http_arg(conn, "status")) && (f.status = st_status_parse(s)) < 0)
 		return http_reply_error(a, conn, 400,
 				   "bad parameter 'status' (queued, parsing, ready, failed)");
+	/* q, and since/until as RFC 3339, a duration back from now or unix
+	 * seconds (limit stays the page size) */
+	if (http_pick_parse(a, conn, "", 0, &hp, &ret) < 0)
+		return ret;
+	f.since = hp.pick.since;
+	f.until = hp.pick.until;
+	f.sel = hp.sel;
 	f.hostname = http_arg(conn, "hostname");
 	http_tags_get(conn, &tags);
 	if (tags.bad || tags.n > 1) {
 		http_tags_free(&tags);
+		http_pick_free(&hp);
 		return http_reply_error(a, conn, 400, "bad parameter 'tag' (one tag=KEY=VALUE)");
 	}
 	if (tags.n) {
@@ -203,6 +209,7 @@ MHD_Result_t http_profiles_list(api *a, struct MHD_Connection *conn)
 	}
 	out = st_profile_list_json(a->st, &f);
 	http_tags_free(&tags);
+	http_pick_free(&hp);
 	if (!out)
 		return http_reply_error(a, conn, 500, "storage error");
 	return http_reply_json(a, conn, 200, out);

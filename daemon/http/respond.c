@@ -63,11 +63,13 @@ static void answer_released(void *cls)
 
 /* Queues a shared answer: its zstd or gzip form when the client takes one
  * and the body is large enough to gain, else the plain bytes; no copy
- * either way.
+ * either way; with nh more headers.
  * Takes the caller's reference to ans. */
-MHD_Result_t http_reply_answer(api *a, struct MHD_Connection *conn, unsigned status,
-				 qc_answer *ans, const char *type)
+static MHD_Result_t reply_answer(api *a, struct MHD_Connection *conn, unsigned status,
+				 qc_answer *ans, const char *type, const char *const *names,
+				 const char *const *values, size_t nh)
 {
+	size_t i;
 	struct MHD_Response *r;
 	const char *body = NULL;
 	size_t len = 0, plain_len;
@@ -102,10 +104,29 @@ MHD_Result_t http_reply_answer(api *a, struct MHD_Connection *conn, unsigned sta
 		MHD_add_response_header(r, "Vary", "Accept-Encoding");
 	if (coding)
 		MHD_add_response_header(r, "Content-Encoding", coding);
+	for (i = 0; i < nh; i++)
+		MHD_add_response_header(r, names[i], values[i]);
 	http_count_status(a, status);
 	rc = MHD_queue_response(conn, status, r);
 	MHD_destroy_response(r);
 	return rc;
+}
+
+MHD_Result_t http_reply_answer(api *a, struct MHD_Connection *conn, unsigned status,
+				 qc_answer *ans, const char *type)
+{
+	return reply_answer(a, conn, status, ans, type, NULL, NULL, 0);
+}
+
+MHD_Result_t http_reply_headers(api *a, struct MHD_Connection *conn, unsigned status, char *body,
+				size_t len, const char *type, const char *const *names,
+				const char *const *values, size_t n)
+{
+	qc_answer *ans = qc_answer_new(body, len);
+
+	if (!ans)
+		return http_reply_error(a, conn, 500, "out of memory");
+	return reply_answer(a, conn, status, ans, type, names, values, n);
 }
 
 /* Takes body (malloc'ed). Large bodies go out compressed to clients that

@@ -75,6 +75,22 @@ static MHD_Result_t route(api *a, struct MHD_Connection *conn, const char *url,
 		return get ? http_get_diff(a, conn) : http_reply_error(a, conn, 405, "use GET");
 	if (!strcmp(url, "/api/v1/aggregate"))
 		return get ? http_get_aggregate(a, conn) : http_reply_error(a, conn, 405, "use GET");
+	if (!strcmp(url, "/api/v1/series"))
+		return get ? http_get_series(a, conn) : http_reply_error(a, conn, 405, "use GET");
+	if (!strncmp(url, "/api/v1/query/", 14)) {
+		const char *q = url + 14;
+		if (!get && (!strcmp(q, "flamegraph") || !strcmp(q, "collapsed") ||
+			     !strcmp(q, "top") || !strcmp(q, "timeline")))
+			return http_reply_error(a, conn, 405, "use GET");
+		if (!strcmp(q, "flamegraph"))
+			return http_query_flamegraph(a, conn);
+		if (!strcmp(q, "collapsed"))
+			return http_query_collapsed(a, conn);
+		if (!strcmp(q, "top"))
+			return http_query_top(a, conn);
+		if (!strcmp(q, "timeline"))
+			return http_query_timeline(a, conn);
+	}
 	if (!strncmp(url, "/api/", 5))
 		return http_reply_error(a, conn, 404, "no such endpoint");
 	if (get)

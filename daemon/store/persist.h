@@ -23,6 +23,7 @@
 
 #include "engine/block.h"
 #include "engine/builder.h"
+#include "engine/many.h"
 #include "engine/model.h"
 #include "store/store.h"
 
@@ -35,6 +36,43 @@ typedef struct st_ready_profile {
 	int64_t id;
 	char *hostname;		/* NULL when the recording has none */
 } st_ready_profile;
+
+/* A profile as a question about many profiles sees it: its labels (what a
+ * selector matches) and what the answer needs of it. Valid during the
+ * callback only. */
+typedef struct st_profile_labels {
+	int64_t id;
+	const char *name, *hostname;	/* NULL when none */
+	int status;
+	int64_t uploaded_at;		/* unix seconds */
+	int64_t generation;		/* of its parse */
+	int has_summary;		/* summary_put was done for this generation */
+	uint64_t first_ns, last_ns;	/* its samples' span (0 when unknown) */
+	size_t nr_tags;
+	const char *const *tag_keys, *const *tag_values;
+} st_profile_labels;
+/* A non-zero return stops the walk and is returned. */
+typedef int (*st_labels_cb)(void *ctx, const st_profile_labels *l);
+
+/* Which profiles profiles_labels hands out: a backend may use these to
+ * narrow its search (the selector itself is matched above the seam). */
+typedef struct st_label_query {
+	int64_t id;			/* > 0: this profile only */
+	int status;			/* -1 = any */
+	const char *hostname;		/* NULL = any */
+	const char *tag_key, *tag_value;	/* a tag it must carry (NULL = none) */
+	int64_t since, until;		/* uploaded_at, unix seconds; 0 = open */
+} st_label_query;
+
+/* One event of one profile's stored summary, with the values of the key
+ * asked for (zeros when the profile has none of it). */
+typedef struct st_summary_point {
+	int64_t id;
+	uint32_t ord;			/* 0: the event folded by default */
+	const char *event;
+	pe_sum_value v;
+} st_summary_point;
+typedef int (*st_summary_cb)(void *ctx, const st_summary_point *pt);
 
 typedef struct st_persist_ops {
 	const char *name;	/* "sqlite", "postgresql" */
@@ -65,6 +103,23 @@ typedef struct st_persist_ops {
 	 * malloc'ed array (free each hostname). */
 	int (*ready_profiles)(st_persist *p, const st_agg_filter *f, st_ready_profile **out,
 			      size_t *n);
+
+	/* ---- profiles by their labels (selectors), and their summaries ----
+	 * profiles_labels hands every profile q selects to cb with its tags,
+	 * newest (highest id) first. profiles_rows_json answers the rows
+	 * profile_list_json would list for these ids, in their order (ids no
+	 * longer there left out). summary_put stores the summary of profile
+	 * id as parsed in generation gen, replacing an earlier one, in one
+	 * transaction; a profile parsed again or deleted meanwhile is left
+	 * alone. summary_read hands cb, for each of ids that has a stored
+	 * summary and each of its events, the event's totals and the values
+	 * of (kind, key) - key NULL: the event's totals as the values. */
+	int (*profiles_labels)(st_persist *p, const st_label_query *q, st_labels_cb cb,
+			       void *ctx);
+	json_t *(*profiles_rows_json)(st_persist *p, const int64_t *ids, size_t n);
+	int (*summary_put)(st_persist *p, int64_t id, int64_t gen, const pe_summary *s);
+	int (*summary_read)(st_persist *p, const int64_t *ids, size_t n, int kind,
+			    const char *key, st_summary_cb cb, void *ctx);
 
 	/* ---- writing one parse ----
 	 * writer_begin removes whatever an earlier attempt at this profile

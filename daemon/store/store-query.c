@@ -6,22 +6,14 @@
  */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/query.h"
 #include "store/store-int.h"
 
-/* A ready profile, open for reading: its model, and the backend's snapshot
- * its blocks are read in (NULL once closed). */
-typedef struct reading {
-	st_store *st;
-	st_persist_read *rd;
-	pe_model *m;
-} reading;
-
-/* 0 and r filled, 1 = not ready, -1 = storage error. */
-static int open_profile(st_store *st, int64_t id, reading *r)
+int st_reading_open(st_store *st, int64_t id, st_reading *r)
 {
 	int64_t gen = 0;
 	int rc;
@@ -47,43 +39,40 @@ static int open_profile(st_store *st, int64_t id, reading *r)
 	return 0;
 }
 
-/* Ends the snapshot (the model stays). */
-static void end_snapshot(reading *r)
+void st_reading_end(st_reading *r)
 {
 	if (r->rd)
 		r->st->ops->read_end(r->rd);
 	r->rd = NULL;
 }
 
-static void close_profile(reading *r)
+void st_reading_close(st_reading *r)
 {
-	end_snapshot(r);
+	st_reading_end(r);
 	pe_cache_release(r->st->cache, r->m);
 	r->m = NULL;
 }
 
-static int read_blocks(void *src, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb, void *ctx)
+int st_reading_blocks(void *src, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb, void *ctx)
 {
-	reading *r = src;
+	st_reading *r = src;
 
 	return r->rd ? r->st->ops->read_blocks(r->rd, from_ns, to_ns, cb, ctx) : -1;
 }
 
-/* Opens profile id and selects what pf asks for; the snapshot is ended
- * (nothing after selecting reads stored data). 0, 1 = not ready, -1. */
-static int open_selected(st_store *st, int64_t id, const pe_filter *pf, reading *r,
-			 pe_selection **sel)
+int st_reading_select(st_store *st, int64_t id, const pe_filter *pf, st_reading *r,
+		      pe_selection **sel)
 {
-	pe_blocks blocks = { read_blocks, r };
-	int rc = open_profile(st, id, r);
+	pe_blocks blocks = { st_reading_blocks, r };
+	int rc = st_reading_open(st, id, r);
 
 	*sel = NULL;
 	if (rc)
 		return rc;
 	rc = pe_select(r->m, pf, &blocks, sel);
-	end_snapshot(r);
+	st_reading_end(r);
 	if (rc < 0) {
-		close_profile(r);
+		st_reading_close(r);
 		return -1;
 	}
 	return 0;
@@ -102,14 +91,14 @@ int st_profile_generation(st_store *st, int64_t id, int64_t *gen)
 int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx)
 {
 	pe_selection *sel;
-	reading r;
+	st_reading r;
 	int rc;
 
-	if ((rc = open_selected(st, id, f, &r, &sel)) != 0)
+	if ((rc = st_reading_select(st, id, f, &r, &sel)) != 0)
 		return rc;
 	rc = pe_fold(r.m, f, sel, cb, ctx);
 	pe_selection_free(sel);
-	close_profile(&r);
+	st_reading_close(&r);
 	return rc;
 }
 
@@ -117,14 +106,14 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	     const st_tree_cb *cb, void *ctx)
 {
 	pe_selection *sel;
-	reading r;
+	st_reading r;
 	int rc;
 
-	if ((rc = open_selected(st, id, f, &r, &sel)) != 0)
+	if ((rc = st_reading_select(st, id, f, &r, &sel)) != 0)
 		return rc;
 	rc = pe_flame(r.m, f, sel, by_samples, cb, ctx);
 	pe_selection_free(sel);
-	close_profile(&r);
+	st_reading_close(&r);
 	return rc;
 }
 
@@ -153,12 +142,12 @@ json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_sa
 	pe_selection *sel;
 	pe_top_row *rows = NULL;
 	json_t *arr = NULL;
-	reading r;
+	st_reading r;
 	size_t n = 0, i;
 	int rc;
 
 	pf.with_pid = pf.with_tid = 0;
-	rc = open_selected(st, id, &pf, &r, &sel);
+	rc = st_reading_select(st, id, &pf, &r, &sel);
 	*notfound = rc == 1;
 	if (rc)
 		return NULL;
@@ -170,7 +159,7 @@ json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_sa
 							     "total", (json_int_t)rows[i].total));
 	pe_top_free(rows, n);
 	pe_selection_free(sel);
-	close_profile(&r);
+	st_reading_close(&r);
 	return arr;
 }
 
@@ -178,14 +167,14 @@ json_t *st_threads_json(st_store *st, int64_t id, int *notfound)
 {
 	pe_thread *t = NULL;
 	json_t *arr = NULL;
-	reading r;
+	st_reading r;
 	size_t n = 0, i, k;
-	int rc = open_profile(st, id, &r);
+	int rc = st_reading_open(st, id, &r);
 
 	*notfound = rc == 1;
 	if (rc)
 		return NULL;
-	end_snapshot(&r);
+	st_reading_end(&r);
 	if (pe_threads(r.m, &t, &n) == 0 && (arr = json_array()))
 		for (i = 0; i < n; i++) {
 			json_t *comms = json_array();
@@ -197,28 +186,44 @@ json_t *st_threads_json(st_store *st, int64_t id, int *notfound)
 							     "samples", (json_int_t)t[i].samples));
 		}
 	pe_threads_free(t, n);
-	close_profile(&r);
+	st_reading_close(&r);
 	return arr ? json_pack("{s:o}", "threads", arr) : NULL;
+}
+
+int st_timeline_make(st_store *st, int64_t id, const char *event, uint64_t bucket_ns,
+		     pe_timeline *t, char *ev, size_t evlen)
+{
+	pe_blocks blocks;
+	st_reading r;
+	int rc = st_reading_open(st, id, &r);
+
+	if (rc)
+		return rc;
+	blocks.read = st_reading_blocks;
+	blocks.src = &r;
+	rc = pe_timeline_make(r.m, event, bucket_ns, &blocks, t);
+	/* the event's text is the model's: copied before the model goes */
+	if (rc == 0 && t->event) {
+		snprintf(ev, evlen, "%s", t->event);
+		t->event = ev;
+	}
+	st_reading_close(&r);
+	return rc;
 }
 
 json_t *st_timeline_json(st_store *st, int64_t id, const char *event, uint64_t bucket_ns,
 			 int *notfound)
 {
-	pe_blocks blocks;
 	pe_timeline t;
 	json_t *out = NULL, *buckets;
-	reading r;
+	char ev[ST_MAX_EVENT_NAME];
 	size_t i;
-	int rc = open_profile(st, id, &r);
+	int rc = st_timeline_make(st, id, event, bucket_ns, &t, ev, sizeof(ev));
 
 	*notfound = rc == 1;
 	if (rc)
 		return NULL;
-	blocks.read = read_blocks;
-	blocks.src = &r;
-	rc = pe_timeline_make(r.m, event, bucket_ns, &blocks, &t);
-	end_snapshot(&r);
-	if (rc == 0 && (buckets = json_array())) {
+	if ((buckets = json_array())) {
 		for (i = 0; i < t.n; i++)
 			json_array_append_new(buckets, json_pack("{s:I,s:I,s:I}", "t_ns",
 				(json_int_t)t.buckets[i].t_ns, "samples",
@@ -227,9 +232,8 @@ json_t *st_timeline_json(st_store *st, int64_t id, const char *event, uint64_t b
 		out = json_pack("{s:s?,s:I,s:I,s:o}", "event", t.event, "start_ns",
 				(json_int_t)t.start_ns, "bucket_ns", (json_int_t)t.bucket_ns,
 				"buckets", buckets);
-		pe_timeline_free(&t);
 	}
-	close_profile(&r);
+	pe_timeline_free(&t);
 	return out;
 }
 
@@ -244,18 +248,19 @@ json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad)
 	if (!a)
 		return NULL;
 	/* the profiles, then each one's aggregate (from memory when cached) */
-	if (st->ops->ready_profiles(st->p, f, &ids, &nr_ids) < 0)
+	if ((f->sel ? st_pick_ready(st, f, &ids, &nr_ids) :
+		      st->ops->ready_profiles(st->p, f, &ids, &nr_ids)) < 0)
 		goto out;
 	for (i = 0; i < nr_ids; i++) {
-		reading r;
-		int rc = open_profile(st, ids[i].id, &r);
+		st_reading r;
+		int rc = st_reading_open(st, ids[i].id, &r);
 		if (rc == 1)
 			continue;	/* deleted or parsed again meanwhile */
 		if (rc < 0)
 			goto out;
-		end_snapshot(&r);
+		st_reading_end(&r);
 		rc = pe_aggregate_add(a, r.m, ids[i].hostname);
-		close_profile(&r);
+		st_reading_close(&r);
 		if (rc < 0)
 			goto out;
 	}

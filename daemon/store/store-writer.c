@@ -116,6 +116,11 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 	w->times.agg_ns += now_ns() - t0;
 	rc = w->st->ops->writer_finish(w->pw, agg, n, x, &w->times);
 	w->pw = NULL;
+	/* the summary series read, from the model the next question would
+	 * load anyway (it stays in the cache); a series makes it later if
+	 * this fails */
+	if (rc == 0 && st_summary_make(w->st, w->id) < 0)
+		log_warn("msg=\"summary not stored\" id=%lld", (long long)w->id);
 	goto out;
 fail:
 	w->st->ops->writer_abort(w->pw);

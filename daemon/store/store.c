@@ -125,6 +125,9 @@ json_t *st_profile_json(st_store *st, int64_t id, int *notfound)
 
 json_t *st_profile_list_json(st_store *st, const st_list_filter *f)
 {
+	/* a selector is matched above the seam */
+	if (f->sel)
+		return st_list_selected(st, f);
 	return st->ops->profile_list_json(st->p, f);
 }
 

@@ -24,7 +24,9 @@
 #include <jansson.h>
 
 #include "engine/builder.h"
+#include "engine/many.h"
 #include "engine/query.h"
+#include "engine/selector.h"
 
 typedef struct st_store st_store;
 
@@ -78,6 +80,7 @@ typedef struct st_list_filter {
 	const char *hostname;		/* NULL = any */
 	const char *tag_key, *tag_value;
 	int64_t since, until;		/* uploaded_at, unix seconds; 0 = open */
+	const pe_sel *sel;		/* a selector (q) they must match; NULL = any */
 } st_list_filter;
 /* {"profiles": [...], "total": N}, newest first. */
 json_t *st_profile_list_json(st_store *st, const st_list_filter *f);
@@ -157,11 +160,96 @@ typedef struct st_agg_filter {
 	const char *tag_key, *tag_value;
 	int64_t since, until;		/* uploaded_at, unix seconds; 0 = open */
 	int64_t limit;
+	const pe_sel *sel;		/* a selector (q) they must match; NULL = any */
 } st_agg_filter;
 /* {"group_by", "rows": [{"key", "samples", "period", "profiles"}]} over all
  * ready profiles, most samples first; symbol and dso are of the leaf frame.
  * NULL on a bad group_by (*bad = 1) or a storage error. */
 json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad);
+
+/* ---- questions about many profiles (store-many.c) ------------------------- */
+
+/* Profiles one merged answer (and each side of a diff) takes at most: the
+ * newest that match. Bounds the time and, with the model cache, the memory
+ * of one question. */
+#define ST_MAX_MERGE 500
+/* Points one series answers at most (the newest profiles). */
+#define ST_MAX_SERIES 10000
+
+/* Which ready profiles a question is about. */
+typedef struct st_pick {
+	const pe_sel *sel;	/* NULL = every ready profile */
+	int64_t since, until;	/* uploaded_at, unix seconds; 0 = open */
+	int64_t limit;		/* the newest N; 0 = no limit */
+	int64_t id;		/* > 0: this one profile (a diff's base=ID), sel ignored */
+} st_pick;
+
+/* How many profiles went in: `matched` the ready profiles the pick
+ * selected, `used` those the answer covers (the newest, limit and the cap
+ * allowing; `capped` when the cap left some out). */
+typedef struct st_many_info {
+	size_t matched, used;
+	int capped;
+} st_many_info;
+
+/* The flame graphs of the picked profiles (filters as st_flame) merged into
+ * one tree, handed out depth first: through cb with each node's summed
+ * value as `base` (target 0) or, normalized (each profile weighs one: its
+ * values divided by its own root), through ncb. max_nodes as st_flame's,
+ * over the merged tree. 0 (also when nothing matched: the root alone),
+ * 1 = pk->id is not a ready profile, -1 storage error, -2 out of memory,
+ * -3 the merged tree passed PE_DIFF_MAX_NODES. */
+int st_query_flame(st_store *st, const st_pick *pk, const st_fold_filter *f, int by_samples,
+		   int normalize, st_many_info *info, const st_diff_cb *cb,
+		   const pe_norm_cb *ncb, void *ctx);
+/* Their folded stacks summed: one call per line, sorted bytewise, with the
+ * summed weight (by_samples: samples, else period) in both counts. Returns
+ * as st_query_flame. */
+int st_query_fold(st_store *st, const st_pick *pk, const st_fold_filter *f, int by_samples,
+		  st_many_info *info, st_fold_cb cb, void *ctx);
+/* {"functions": [{"name", "dso", "self", "total", "self_share",
+ * "total_share"}], "total"}: their /top rows summed, most self first (at
+ * most `rows`); normalized: self and total in profiles, shares the mean of
+ * the per-profile shares. NULL on an error (*notfound when pk->id is not a
+ * ready profile). */
+json_t *st_query_top_json(st_store *st, const st_pick *pk, const st_fold_filter *f,
+			  int by_samples, int normalize, int64_t rows, st_many_info *info,
+			  int *notfound);
+/* {"event", "bucket_ns", "buckets": [{"t_ns", "samples", "period",
+ * "profiles"}]}: their timelines summed by the time since each one's first
+ * sample (t_ns). NULL on an error (*too_many: more than max_buckets). */
+json_t *st_query_timeline_json(st_store *st, const st_pick *pk, const char *event,
+			       uint64_t bucket_ns, size_t max_buckets, st_many_info *info,
+			       int *too_many);
+
+/* A series: one point per picked profile, oldest first, from the stored
+ * summaries (made on first need for profiles that have none yet). */
+typedef struct st_series_req {
+	st_pick pick;
+	int kind;		/* enum pe_sum_kind; -1: the whole event */
+	const char *key;	/* function, DSO (path or file name) or comm */
+	const char *event;	/* NULL: each profile's default event */
+	int metric;		/* enum pe_metric */
+	const char *group_by;	/* a label: one series per value; NULL = one */
+} st_series_req;
+/* {"metric", "event", "points": [{"id", "name", "uploaded_at", "tags",
+ * "value"}]} or, with group_by, {"group_by", "series": [{"label", "points"}]}.
+ * NULL on a storage error. */
+json_t *st_series_json(st_store *st, const st_series_req *r, st_many_info *info);
+
+/* The diff of two picks: the tree as st_diff hands it (each side the sum of
+ * its profiles' flame graphs; profiles picked on both sides count as the
+ * target's only), and in *ranked {"regressions", "improvements",
+ * "summary"} (engine/many.h, pe_fntab_rank). 0, 1 = an id on either
+ * side is not a ready profile, -1, -2, -3 as st_query_flame. */
+typedef struct st_rdiff_req {
+	st_pick base, target;
+	double min_share;	/* percent: functions below it on both sides left out */
+	double alpha;		/* the significance level */
+	size_t rows;		/* of each list; 0 = all */
+} st_rdiff_req;
+int st_rdiff(st_store *st, const st_rdiff_req *r, const st_fold_filter *f, int by_samples,
+	     const st_diff_cb *cb, void *ctx, json_t **ranked, st_many_info info[2]);
 
 /* ---- writing a parsed profile ------------------------------------------ */
 
@@ -192,8 +280,9 @@ typedef struct st_write_times {
 	uint64_t compress_ns, lock_ns, insert_ns, commit_ns, agg_ns;
 	uint64_t blocks, commits;
 } st_write_times;
-/* Writes the summary, marks the profile ready and commits. Frees w. When
- * `times` is not NULL it gets the writer's times, the finish's included. */
+/* Writes the summary, marks the profile ready and commits; then stores
+ * the per-profile summary series read. Frees w. When `times` is not NULL
+ * it gets the writer's times, the finish's included. */
 int st_writer_finish(st_writer *w, const st_summary *s, st_write_times *times);
 /* Rolls back and frees w. */
 void st_writer_abort(st_writer *w);

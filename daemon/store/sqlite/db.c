@@ -86,6 +86,7 @@ static const char *const migrations[] = {
 static const char *const profile_tables[] = {
 	"features", "events", "record_counts", "strings", "frames",
 	"stacks", "comms", "maps", "sample_blocks", "sample_agg", "frame_offsets",
+	"summary_state", "summary_events", "summary_keys",
 };
 #define NR_PROFILE_TABLES (sizeof(profile_tables) / sizeof(profile_tables[0]))
 
@@ -238,13 +239,19 @@ static st_persist *sq_open(const char *path, char *err, size_t errlen)
 	}
 	pthread_mutex_init(&p->lock, NULL);
 	db = sq_conn_open(path, err, errlen);
-	if (!db || migrate(db, err, errlen) < 0) {
-		sqlite3_close(db);
-		sq_close(p);
-		return NULL;
+	if (!db || migrate(db, err, errlen) < 0)
+		goto fail;
+	if (sq_many_init(db) < 0) {
+		snprintf(err, errlen, "%s: cannot create the summary tables: %s", path,
+			 sqlite3_errmsg(db));
+		goto fail;
 	}
 	p->pool[p->nr_pool++] = db;
 	return p;
+fail:
+	sqlite3_close(db);
+	sq_close(p);
+	return NULL;
 }
 
 static int sq_ping(st_persist *p)
@@ -304,6 +311,10 @@ const st_persist_ops st_sqlite_ops = {
 	.profile_list_json = sq_profile_list_json,
 	.counts = sq_counts,
 	.ready_profiles = sq_ready_profiles,
+	.profiles_labels = sq_profiles_labels,
+	.profiles_rows_json = sq_profiles_rows_json,
+	.summary_put = sq_summary_put,
+	.summary_read = sq_summary_read,
 	.writer_begin = sq_writer_begin,
 	.writer_write = sq_writer_write,
 	.writer_finish = sq_writer_finish,

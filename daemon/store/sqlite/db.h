@@ -10,6 +10,7 @@
  *   read.c       read snapshots: a profile's model and its blocks
  *   debuginfo.c  the debuginfo index
  *   admin.c      retention's queries, online backup, VACUUM
+ *   many.c       profiles with their labels (selectors), per-profile summaries
  */
 #ifndef PERFHUB_STORE_SQLITE_DB_H
 #define PERFHUB_STORE_SQLITE_DB_H
@@ -61,6 +62,16 @@ json_t *sq_profile_list_json(st_persist *p, const st_list_filter *f);
 int sq_counts(st_persist *p, st_counts *c);
 int sq_ready_profiles(st_persist *p, const st_agg_filter *f, st_ready_profile **out,
 		      size_t *n);
+
+json_t *sq_profiles_rows_json(st_persist *p, const int64_t *ids, size_t n);
+
+/* ---- many.c ---- */
+/* Creates its tables when missing (at every open). */
+int sq_many_init(sqlite3 *db);
+int sq_profiles_labels(st_persist *p, const st_label_query *q, st_labels_cb cb, void *ctx);
+int sq_summary_put(st_persist *p, int64_t id, int64_t gen, const pe_summary *s);
+int sq_summary_read(st_persist *p, const int64_t *ids, size_t n, int kind, const char *key,
+		    st_summary_cb cb, void *ctx);
 
 /* ---- writer.c ---- */
 st_persist_writer *sq_writer_begin(st_persist *p, int64_t id);

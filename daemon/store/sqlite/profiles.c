@@ -367,6 +367,33 @@ out:
 	return out;
 }
 
+json_t *sq_profiles_rows_json(st_persist *p, const int64_t *ids, size_t n)
+{
+	sqlite3 *db = sq_conn_get(p);
+	sqlite3_stmt *s = NULL;
+	json_t *arr = NULL;
+	size_t i;
+
+	if (!db)
+		return NULL;
+	/* one snapshot, the statement reused */
+	if (!(s = sq_prep(db, "SELECT " PROFILE_COLS " FROM profiles WHERE id = ?")) ||
+	    sq_exec(db, "BEGIN") < 0)
+		goto out;
+	arr = json_array();
+	for (i = 0; arr && i < n; i++) {
+		sqlite3_bind_int64(s, 1, ids[i]);
+		if (sqlite3_step(s) == SQLITE_ROW)
+			json_array_append_new(arr, profile_row(db, s, 0));
+		sqlite3_reset(s);
+	}
+	sq_exec(db, "COMMIT");
+out:
+	sqlite3_finalize(s);
+	sq_conn_put(p, db);
+	return arr;
+}
+
 int sq_counts(st_persist *p, st_counts *c)
 {
 	sqlite3 *db = sq_conn_get(p);

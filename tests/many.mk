@@ -1,0 +1,11 @@
+# tests/many.mk: questions about many recordings - selectors, merged views,
+# series, the ranked diff and the CLI's diff, top, flamegraph and the
+# record gate - against a workload with a known regression, recorded at
+# test time.
+check_PROGRAMS += tests/progs/regress
+tests_progs_regress_SOURCES = tests/progs/regress.c
+tests_progs_regress_CFLAGS = $(PROGS_CFLAGS)
+EXTRA_DIST += tests/many_common.py
+MANY_TESTS = tests/many-api.py tests/many-cli.py
+TESTS += $(MANY_TESTS)
+EXTRA_DIST += $(MANY_TESTS)
