@@ -1,8 +1,8 @@
 # tests/web.mk: tests of the flame-graph page. The node-based ones skip
 # without node; web-lint and web-page need `npm ci` in tests/web, web-e2e
 # also chromium and a working `perf record`, web-e2e-firefox firefox-esr.
-TESTS += tests/web-assets.py tests/web-model.sh tests/web-lint.sh tests/web-page.sh tests/web-live.sh \
-	tests/web-e2e.sh
+TESTS += tests/web-assets.py tests/web-model.sh tests/web-lint.sh tests/web-page.sh tests/web-views.sh \
+	tests/web-live.sh tests/web-e2e.sh
 # The page in Firefox: once per CI run. The sanitizer build's daemon is
 # already driven through the same endpoints by web-e2e, and the page is
 # the same in both builds.
@@ -10,7 +10,8 @@ if !ENABLE_ASAN
 TESTS += tests/web-e2e-firefox.sh
 endif
 EXTRA_DIST += tests/web-assets.py tests/web-model.sh tests/web-model.js tests/web-lint.sh \
-	tests/web-page.sh tests/web-page.js tests/web-live.sh tests/web-live.js tests/web/stub-server.js tests/web/harness.js tests/web/e2e-common.js \
+	tests/web-page.sh tests/web-page.js tests/web-views.sh tests/web-views.js tests/web-live.sh tests/web-live.js \
+	tests/web/stub-server.js tests/web/stub-views.js tests/web/harness.js tests/web/e2e-common.js \
 	tests/web/package.json tests/web/package-lock.json tests/web/eslint.config.js \
 	tests/web-e2e.sh tests/web-e2e.js tests/web-e2e-firefox.sh tests/web-e2e-firefox.js tests/web/e2e-requires.sh
 

@@ -23,12 +23,17 @@
 
   /* ---- start ---------------------------------------------------------------------- */
 
-  /* The test hook (docs/web.md): what the canvases show, for browser
-   * tests and for anyone checking the page from the console. Each canvas
-   * carries data-hash, the URL state its last drawing shows. */
+  /* The test hook (docs/web.md): what the canvases and the trend chart
+   * show, for browser tests and for anyone checking the page from the
+   * console. Each carries data-hash, the URL state its last drawing shows. */
+  const canvases = {
+    profile: () => U.views.profile.fg, compare: () => U.views.compare.fg, trend: () => U.views.trend.fg,
+    callers: () => U.views.sandwich.callers, callees: () => U.views.sandwich.callees,
+  };
   window.PerfhubPage = {
-    frames: (which) => (which === 'compare' ? U.views.compare.fg : U.views.profile.fg).frames(),
+    frames: (which) => (canvases[which] || canvases.profile)().frames(),
     heat: () => U.views.profile.heatGeom || null,
+    trend: () => U.views.trend.geom || null,
   };
 
   function init() {

@@ -1,5 +1,6 @@
-/* list.js: the profile list - filters, pages, live status while
- * anything is being parsed, delete, and B/T picks that open a comparison. */
+/* list.js: the profile list - a selector (sent as /profiles?q=) and
+ * filters, pages, live status while anything is being parsed, delete, and
+ * B/T picks that open a comparison. */
 (function () {
   'use strict';
   const F = window.PerfhubFlame;
@@ -19,7 +20,7 @@
       $('#list-filter').addEventListener('submit', (e) => {
         e.preventDefault();
         const f = e.target.elements;
-        U.go({ view: 'list', params: { q: f.q.value.trim(), status: f.status.value, hostname: f.hostname.value.trim(),
+        U.go({ view: 'list', params: { sel: f.sel.value.trim(), q: f.q.value.trim(), status: f.status.value, hostname: f.hostname.value.trim(),
           tag: f.tag.value.trim(), since: f.since.value, until: f.until.value } });
       });
       $('#prev').addEventListener('click', () => U.setParams({ offset: Math.max(0, (+U.state.params.offset || 0) - PAGE) || '' }));
@@ -31,8 +32,19 @@
       /* back from another view: no rows of an old answer while the list loads */
       if (prev.view !== 'list') $('#profiles tbody').textContent = '';
       const f = $('#list-filter');
-      for (const k of ['q', 'status', 'hostname', 'tag', 'since', 'until']) f.elements[k].value = params[k] || '';
+      for (const k of ['sel', 'q', 'status', 'hostname', 'tag', 'since', 'until']) f.elements[k].value = params[k] || '';
+      this.selLinks(params.sel);
       this.load(params);
+    },
+
+    /* With a selector: its trend and a comparison with it as the base. */
+    selLinks(sel) {
+      const box = $('#list-sel-links');
+      box.textContent = '';
+      box.hidden = !sel;
+      if (!sel) return;
+      box.append(el('a', { href: F.formatHash({ view: 'trend', params: { sel: sel } }) }, 'trend'),
+        el('a', { href: F.formatHash({ view: 'compare', params: { base_q: sel } }), title: 'compare this selection (base) with another' }, 'compare'));
     },
 
     async load(params) {
@@ -40,12 +52,15 @@
       const offset = Math.max(0, parseInt(params.offset || '0', 10) || 0);
       let j;
       try {
-        j = await api('profiles' + qs({ limit: PAGE, offset: offset, status: params.status,
+        j = await api('profiles' + qs({ q: params.sel, limit: PAGE, offset: offset, status: params.status,
           hostname: params.hostname, tag: params.tag, since: params.since, until: params.until }));
       } catch (e) {
-        showMessage('Could not list profiles: ' + e.message);
+        const bad = U.markSelector($('#list-filter').elements.sel, e, 'q');
+        if (bad) $('#profiles tbody').textContent = '';
+        showMessage((bad ? 'Bad selector: ' : 'Could not list profiles: ') + e.message);
         return;
       }
+      U.markSelector($('#list-filter').elements.sel, null, 'q');
       if (U.state.view !== 'list') return;
       const all = firstArray(j, ['profiles']);
       const q = (params.q || '').toLowerCase();

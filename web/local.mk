@@ -2,7 +2,8 @@
 # (perfhubd serves it from there). Static files only, no build step.
 webdir = $(pkgdatadir)/web
 dist_web_DATA = web/index.html web/style.css web/flame.js web/page.js web/widgets.js \
-	web/list.js web/upload.js web/profile.js web/compare.js web/app.js
+	web/list.js web/upload.js web/profile.js web/compare.js web/trend.js web/sandwich.js \
+	web/annotate.js web/app.js
 dist_doc_DATA += docs/web.md
 BENCHES += tests/bench-web.sh
 EXTRA_DIST += tests/bench-web.sh tests/bench-web.js

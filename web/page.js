@@ -67,6 +67,7 @@
       const msg = body && body.error ? body.error : 'HTTP ' + r.status;
       const err = new Error(msg);
       err.status = r.status;
+      err.body = body;
       throw err;
     }
     return body;
@@ -108,10 +109,46 @@
 
   function escapeRe(s) { return s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&'); }
 
+  /* A selector box after an answer: marked when the server refused the
+   * selector it holds (400 naming its parameter), clear otherwise. */
+  function markSelector(input, err, param) {
+    const bad = !!(err && err.status === 400 && err.body && err.body.parameter === param);
+    input.toggleAttribute('aria-invalid', bad);
+    input.title = bad ? err.message : '';
+    return bad;
+  }
+
+  /* Links to the views of one function of a profile (`which` of
+   * 'profile', 'sandwich', 'annotate', 'trend'): its flame graph with the
+   * function highlighted, its callers and callees (with the flame graph's
+   * filters, dp), its annotation (event and weight only: addresses are
+   * kept per event, not per thread or time), its trend over recordings.
+   * A click on one stays with the link (rows around them take clicks). */
+  function functionLinks(id, name, dp, which) {
+    const w = which || ['sandwich', 'annotate', 'trend'];
+    const stop = (e) => e.stopPropagation();
+    const link = (cls, text, state, title) => el('a', { class: 'to-' + cls, href: F.formatHash(state), title: title, onclick: stop, onkeydown: stop }, text);
+    const out = [];
+    if (w.includes('profile')) {
+      out.push(link('profile', 'flame graph', { view: 'profile', id: id, params: Object.assign({}, dp, { q: '/^' + escapeRe(name) + '$/' }) },
+        'the flame graph with ' + name + ' highlighted'));
+    }
+    if (w.includes('sandwich')) {
+      out.push(link('sandwich', 'callers & callees', { view: 'sandwich', id: id, params: Object.assign({}, dp, { function: name }) },
+        'who calls ' + name + ' and what it calls'));
+    }
+    if (w.includes('annotate')) {
+      out.push(link('annotate', 'annotate', { view: 'annotate', id: id, params: { function: name, event: dp.event, weight: dp.weight } },
+        name + "'s samples by source line and instruction"));
+    }
+    if (w.includes('trend')) out.push(link('trend', 'trend', { view: 'trend', params: { function: name } }, name + ' over the recordings'));
+    return out;
+  }
+
   /* ---- routing ------------------------------------------------------------ */
 
   const U = {
-    API, $, el, token, headers, qs, api, showMessage, fmtTime, firstArray, profileSamples, tagList, escapeRe,
+    API, $, el, token, headers, qs, api, showMessage, fmtTime, firstArray, profileSamples, tagList, escapeRe, markSelector, functionLinks,
     POLL_MS: 1500,
     views: {},
     /* the URL state being shown: {view, id, params}; replaced by route() */

@@ -1,5 +1,7 @@
 /* profile.js: one profile - header facts, events, records, threads, the
- * timeline heat map, the flame graph and the top-functions table. */
+ * timeline heat map, the flame graph (on-CPU, off-CPU or both) and the
+ * top-functions table, with links from a frame or a function to its
+ * callers and callees, its annotation and its trend. */
 (function () {
   'use strict';
   const F = window.PerfhubFlame;
@@ -8,10 +10,25 @@
 
   const DATA_KEYS = ['event', 'comm', 'pid', 'tid', 'weight', 'from_ns', 'to_ns'];
 
+  /* weights that are time off the CPU (views.md): asked of the timeline
+   * too, and offered only where the recording has what they need */
+  const OFFCPU_WEIGHTS = ['offcpu', 'wall'];
+
+  /* What a recording can weigh by: {offcpu, wall}. Off-CPU time comes
+   * from sched:sched_switch samples held to their thread's switch-in
+   * (SWITCH records, perf record --switch-events) or perf --off-cpu's
+   * offcpu-time event; wall time adds a time-based on-CPU event. */
+  function offcpuOf(m) {
+    const spe = m.samples_per_event || {};
+    /* an event with samples whose name (modifiers aside) is one of these */
+    const has = (re) => (m.events || []).some((e) => re.test(e.name) && (spe[e.name] !== undefined ? spe[e.name] : e.samples) > 0);
+    const rec = m.records || {};
+    const offcpu = has(/^offcpu-time$/) || (has(/^sched:sched_switch$/) && (rec.SWITCH > 0 || rec.SWITCH_CPU_WIDE > 0));
+    return { offcpu: offcpu, wall: offcpu && has(/^(cpu|task)-clock(:|$)/) };
+  }
+
   const profileView = {
     searchBox: '#fg-search',
-
-    redraw() { this.fg.draw(); this.drawHeat(); },
     id: null,
     meta: null,
     dataKey: null,
@@ -23,6 +40,10 @@
     pollTimer: null,
     fg: null,
     loadSeq: 0,
+    /* the on-CPU weight to go back to from off-CPU time */
+    onWeight: '',
+
+    redraw() { this.fg.draw(); this.drawHeat(); },
 
     init() {
       this.fg = new U.FlameView($('#fg'), {
@@ -38,6 +59,15 @@
       $('#fg-filter').elements.layout.addEventListener('change', (e) => U.setParams({ layout: e.target.value }, true));
       $('#fg-filter').elements.weight.addEventListener('change', (e) => U.setParams({ weight: e.target.value }));
       $('#fg-filter').elements.event.addEventListener('change', (e) => U.setParams({ event: e.target.value, zoom: '' }));
+      /* the toggle: on-CPU (the weight chosen before), off-CPU, both; the
+       * off-CPU weights pick their own event */
+      for (const r of document.querySelectorAll('#p-cpu input')) {
+        r.addEventListener('change', () => {
+          const w = U.state.params.weight || '';
+          if (!OFFCPU_WEIGHTS.includes(w)) this.onWeight = w;
+          U.setParams({ weight: r.value || this.onWeight, event: '', zoom: '' });
+        });
+      }
       let t = null;
       $('#fg-search').addEventListener('input', (e) => {
         clearTimeout(t);
@@ -65,6 +95,8 @@
       f.tid.value = params.tid || '';
       f.weight.value = params.weight || 'samples';
       f.layout.value = params.layout || 'flame';
+      const cpu = OFFCPU_WEIGHTS.includes(params.weight) ? params.weight : '';
+      for (const r of document.querySelectorAll('#p-cpu input')) r.checked = r.value === cpu;
       if (document.activeElement !== $('#fg-search')) $('#fg-search').value = params.q || '';
       const q = 'profiles/' + encodeURIComponent(id);
       $('#p-collapsed').href = U.API + q + '/collapsed' + qs(this.dataParams(params));
@@ -83,7 +115,8 @@
         $('#p-title').textContent = id;
         /* nothing of the previous profile may show while this one loads */
         $('#p-status').textContent = 'loading\u2026';
-        for (const sel of ['#p-header', '#p-events tbody', '#p-records tbody', '#p-threads tbody', '#top tbody']) $(sel).textContent = '';
+        for (const sel of ['#p-header', '#p-events tbody', '#p-records tbody', '#p-threads tbody', '#top tbody', '#fg-actions']) $(sel).textContent = '';
+        $('#p-cpu').hidden = true;
         this.fg.draw();
         $('#heat').width = 0;
         $('#tl-info').textContent = '';
@@ -170,6 +203,10 @@
         if (n) sel.append(el('option', { value: e.name }, e.name));
       }
       if (U.state.params.event) sel.value = U.state.params.event;
+      const can = offcpuOf(m);
+      $('#p-cpu').hidden = !can.offcpu;
+      $('#p-cpu input[value="wall"]').disabled = !can.wall;
+      for (const o of $('#fg-filter').elements.weight.options) if (OFFCPU_WEIGHTS.includes(o.value)) o.disabled = !can[o.value];
       const rec = $('#p-records tbody');
       rec.textContent = '';
       const recs = Object.entries(m.records || {}).sort((a, b) => b[1] - a[1]);
@@ -206,11 +243,13 @@
       if (key !== this.dataKey) {
         const seq = ++this.loadSeq;
         this.loadingKey = key;
-        const tlKey = id + '|' + (dp.event || '') + '|' + this.bucketMs();
+        /* the heat map counts samples, or the off-CPU weight's time */
+        const tlWeight = OFFCPU_WEIGHTS.includes(dp.weight) ? dp.weight : '';
+        const tlKey = id + '|' + (dp.event || '') + '|' + tlWeight + '|' + this.bucketMs();
         /* kernel=1: kernel frames come marked "_[k]", which buildTree
          * turns into their kind (colour) */
         const jobs = [api(base + '/flamegraph' + qs(Object.assign({ kernel: 1 }, dp)))];
-        jobs.push(tlKey !== this.tlKey ? api(base + '/timeline' + qs({ event: dp.event, bucket_ms: this.bucketMs() })).catch((e) => e) : null);
+        jobs.push(tlKey !== this.tlKey ? api(base + '/timeline' + qs({ event: dp.event, weight: tlWeight, bucket_ms: this.bucketMs() })).catch((e) => e) : null);
         const filtered = dp.comm || dp.pid || dp.tid || dp.from_ns || dp.to_ns;
         jobs.push(filtered ? null : api(base + '/top' + qs({ event: dp.event, weight: dp.weight, limit: 500 })).catch((e) => e));
         let res;
@@ -229,7 +268,8 @@
         this.fg.setTree(this.tree, dp.weight);
         if (res[1] && !(res[1] instanceof Error)) {
           this.tlKey = tlKey;
-          this.timeline = F.normalizeTimeline(res[1], this.bucketMs());
+          this.timeline = F.normalizeTimeline(res[1], this.bucketMs(), tlWeight);
+          this.timeline.unit = tlWeight;
         } else if (res[1] instanceof Error) {
           this.timeline = null;
           $('#tl-info').textContent = 'timeline: ' + res[1].message;
@@ -247,6 +287,17 @@
       this.fg.draw();
       this.drawHeat();
       this.renderTop();
+      this.renderActions();
+    },
+
+    /* The zoomed frame's views: its callers and callees, its annotation,
+     * its trend over the recordings. */
+    renderActions() {
+      const box = $('#fg-actions');
+      box.textContent = '';
+      const n = this.fg.focus;
+      if (!n || F.frameKind(n) === 'root' || F.frameKind(n) === 'comm') return;
+      box.append(el('span', { class: 'muted' }, n.name + ':'), ...U.functionLinks(this.id, n.name, this.dataParams(U.state.params)));
     },
 
     bucketMs() {
@@ -338,7 +389,8 @@
 
     heatTip(i) {
       const tl = this.timeline;
-      return [el('div', null, ((i * tl.bucketNs) / 1e9).toFixed(3) + ' s: ' + (tl.counts[i] || 0) + ' samples')];
+      const v = tl.counts[i] || 0;
+      return [el('div', null, ((i * tl.bucketNs) / 1e9).toFixed(3) + ' s: ' + (tl.unit ? F.fmtWeight(v, tl.unit, true) : v + ' samples'))];
     },
 
     drawHeat() {
@@ -392,7 +444,8 @@
         ctx.strokeRect(Math.floor(this.cursor / g.rows) * this.cellW + 0.75, (this.cursor % g.rows) * this.cellH + 0.75,
           this.cellW - 2.5, this.cellH - 2.5);
       }
-      let txt = g.cols + ' s \u00d7 ' + g.rows + ' rows of ' + Math.round(tl.bucketNs / 1e6) + ' ms; max ' + g.max + ' samples/bucket';
+      const most = tl.unit ? F.fmtWeight(g.max, tl.unit, true) + ' per bucket' : g.max + ' samples/bucket';
+      let txt = g.cols + ' s \u00d7 ' + g.rows + ' rows of ' + Math.round(tl.bucketNs / 1e6) + ' ms; max ' + most;
       if (p.from_ns && p.to_ns) {
         txt += '; selected ' + ((+p.from_ns - tl.startNs) / 1e9).toFixed(3) + '\u2013' + ((+p.to_ns - tl.startNs) / 1e9).toFixed(3) + ' s';
       }
@@ -407,7 +460,7 @@
     initTop() {
       this.sortKey = 'self';
       this.sortDir = -1;
-      for (const th of document.querySelectorAll('#top th')) {
+      for (const th of document.querySelectorAll('#top th[data-key]')) {
         th.tabIndex = 0;
         const sort = () => {
           const k = th.dataset.key;
@@ -433,14 +486,16 @@
         th.setAttribute('aria-sort', th.dataset.key === k ? (d < 0 ? 'descending' : 'ascending') : 'none');
       }
       const q = U.state.params.q || '';
+      const dp = this.dataParams(U.state.params);
       for (const r of rows.slice(0, 300)) {
         const term = '/^' + escapeRe(r.name) + '$/';
         const pick = () => U.setParams({ q: q === term ? '' : term }, true);
         tb.append(el('tr', { tabindex: 0, class: q === term ? 'selected' : null, title: 'highlight in the flame graph',
           onclick: pick, onkeydown: (e) => { if (e.key === 'Enter') pick(); } },
-        el('td', { class: 'fn' }, r.name), el('td', { class: 'num' }, F.fmtCount(r.self)),
-        el('td', { class: 'num' }, F.fmtPct(r.selfPct)), el('td', { class: 'num' }, F.fmtCount(r.total)),
-        el('td', { class: 'num' }, F.fmtPct(r.totalPct))));
+        el('td', { class: 'fn' }, r.name), el('td', { class: 'num' }, F.fmtWeight(r.self, dp.weight)),
+        el('td', { class: 'num' }, F.fmtPct(r.selfPct)), el('td', { class: 'num' }, F.fmtWeight(r.total, dp.weight)),
+        el('td', { class: 'num' }, F.fmtPct(r.totalPct)),
+        el('td', { class: 'actions' }, ...U.functionLinks(this.id, r.name, dp, ['sandwich', 'annotate']))));
       }
     },
   };

@@ -67,12 +67,13 @@
 
     renderCrumbs() {
       const c = this.opts.crumbs;
+      if (!c) return;
       c.textContent = '';
       const chain = [];
       for (let n = this.focus; n; n = n.parent) chain.unshift(n);
       chain.forEach((n, i) => {
         if (i) c.append(el('span', { class: 'sep' }, '\u203a'));
-        const label = n.parent ? n.name : 'all';
+        const label = F.nodeLabel(n);
         if (i === chain.length - 1) c.append(el('strong', null, label));
         else c.append(el('a', { tabindex: 0, onclick: () => this.opts.onZoom(F.pathOf(n)),
           onkeydown: (e) => { if (e.key === 'Enter') this.opts.onZoom(F.pathOf(n)); } }, label));
@@ -115,7 +116,7 @@
           let label = '', labelW = 0;
           if (r.w > 24) {
             const max = Math.floor((r.w - 6) / charW);
-            const name = n.parent ? n.name : 'all';
+            const name = F.nodeLabel(n);
             let text = name.length > max ? name.slice(0, Math.max(0, max - 1)) + '\u2026' : name;
             if (max >= 2) {
               /* the estimate assumes a monospaced font; where the browser
@@ -157,7 +158,7 @@
       return (this.drawn || []).map((d) => {
         const n = d.r.node;
         return {
-          name: n.parent ? n.name : 'all', path: F.pathOf(n).join(';'), depth: n.depth,
+          name: F.nodeLabel(n), path: F.pathOf(n).join(';'), depth: n.depth,
           value: n.value, self: n.self, base: n.base, target: n.target, kind: F.frameKind(n),
           x: d.r.x, y: d.y, w: d.r.w, h: ROW_H - 1, color: d.color, label: d.label, labelW: d.labelW,
           dim: !!d.r.dim, match: this.match.nodes.has(n), selected: this.sel === n,
@@ -194,7 +195,7 @@
     describe(n) {
       const total = this.tree.value || 1;
       const kind = F.frameKind(n);
-      const lines = [el('div', { class: 'fn' }, n.parent ? n.name : 'all')];
+      const lines = [el('div', { class: 'fn' }, F.nodeLabel(n))];
       /* the DSO's file name on the kind line; its full path under it */
       const dso = F.frameDso(n);
       lines.push(el('div', { class: 'muted kind', title: dso ? dso.full : null }, kind + (dso ? ' \u00b7 ' + dso.base : '')));
@@ -206,9 +207,9 @@
           F.fmtCount(n.target) + ' (' + F.fmtPct(tp) + ')'));
         lines.push(el('div', { class: 'share' }, 'change ' + (tp - bp >= 0 ? '+' : '') + (tp - bp).toFixed(2) + ' points'));
       } else {
-        lines.push(el('div', { class: 'value' }, F.fmtCount(n.value) + ' ' + this.unit + ', self ' + F.fmtCount(n.self)));
+        lines.push(el('div', { class: 'value' }, F.fmtWeight(n.value, this.unit, true) + ', self ' + F.fmtWeight(n.self, this.unit)));
         const parent = n.parent ? n.parent.value : n.value;
-        lines.push(el('div', { class: 'share' }, F.fmtPct((100 * n.value) / total) + ' of all, ' +
+        lines.push(el('div', { class: 'share' }, F.fmtPct((100 * n.value) / total) + ' of ' + (this.tree.rootLabel || 'all') + ', ' +
           F.fmtPct(parent ? (100 * n.value) / parent : 100) + ' of parent'));
       }
       return lines;
