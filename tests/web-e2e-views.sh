@@ -10,12 +10,9 @@
 # daemon/perfhubd, tests/web/hotspot or tests/progs/regress.
 src=${top_srcdir:-.}
 bld=${top_builddir:-.}
+driver=playwright-core
 browser=${PERFHUB_CHROMIUM:-/usr/bin/chromium}
-command -v node >/dev/null 2>&1 || { echo "SKIP: node not installed"; exit 77; }
-[ -d "$src/tests/web/node_modules/playwright-core" ] ||
-	{ echo "SKIP: playwright-core not installed (cd tests/web && npm ci)"; exit 77; }
-[ -x "$browser" ] || { echo "SKIP: no chromium at $browser"; exit 77; }
+progs="tests/web/hotspot tests/progs/regress"
 . "$src/tests/web/e2e-requires.sh"
-[ -x "$bld/tests/progs/regress" ] || { echo "SKIP: tests/progs/regress not built"; exit 77; }
 exec node "$src/tests/web-e2e-views.js" chromium "$bld/daemon/perfhubd" "$bld/tests/web/hotspot" \
 	"$bld/tests/progs/regress" "$browser"

@@ -284,9 +284,35 @@ function framesToHover(fr, n, skip) {
   return out;
 }
 
+/* Runs main() under a watchdog of `seconds`; exits 1 on a failure or a
+ * timeout, with the daemon's log. The daemon and the browser (getters:
+ * main starts them) are ended on every way out. */
+function runMain(main, seconds, daemon, browser) {
+  const finish = async () => {
+    if (browser()) await browser().close().catch(() => {});
+    if (daemon()) daemon().stop();
+  };
+  const watchdog = setTimeout(() => {
+    console.error('FAIL: timed out after ' + seconds + ' s');
+    if (daemon()) daemon().kill();
+    /* puppeteer's browser process; playwright ends its own when node exits */
+    const b = browser();
+    if (b && typeof b.process === 'function' && b.process()) b.process().kill('SIGKILL');
+    process.exit(1);
+  }, seconds * 1000);
+  main().then(async () => { clearTimeout(watchdog); await finish(); }, async (e) => {
+    clearTimeout(watchdog);
+    console.error(e && e.message ? e.message : e);
+    if (e && e.stack) console.error(e.stack.split('\n').slice(1, 4).join('\n'));
+    if (daemon()) console.error('---- perfhubd log ----\n' + daemon().daemonLog());
+    await finish();
+    process.exit(1);
+  });
+}
+
 module.exports = {
   checkDiffTip, framesToHover,
   tipLines, frames, canvasOf, hashParams, pointOn, centre, checkTip,
   stats, ok, sleep, near, log, freePort, pathValues, kernelPaths, parseCount, countNear,
-  checkFrames, startServer, startDaemon, record, until,
+  checkFrames, startServer, startDaemon, record, until, runMain,
 };

@@ -217,27 +217,27 @@ async function checkSandwich(page, srv, id, fn, weight) {
   return page.evaluate(() => location.hash);
 }
 
+/* In profile id's top table, the link of class cls (to-sandwich,
+ * to-annotate) of function fn, clicked; its view, view, shown. */
+async function fromTopRow(page, id, fn, cls, view) {
+  await nav(page, '#/profile/' + id + '?weight=samples');
+  await drawn(page, '#fg');
+  await until(page, (c) => document.querySelectorAll('#top tbody tr a.' + c).length > 0, cls, 'the top table');
+  const href = await topLink(page, fn, cls);
+  ok(href, fn + ' has a /top row with its links');
+  await clickOn(page, '#top tbody tr a.' + cls + '[href="' + href + '"]');
+  await untilHash(page, new RegExp('^#/' + view + '/' + id + '\\?'));
+}
+
 async function fromTopRows(page, srv, ids, shot) {
   log('callers and callees from a /top row = /sandwich');
-  await nav(page, '#/profile/' + ids.slow1 + '?weight=samples');
-  await drawn(page, '#fg');
-  await until(page, () => document.querySelectorAll('#top tbody tr a.to-sandwich').length > 0, null, 'the top table');
-  const sw = await topLink(page, 'run_batch', 'to-sandwich');
-  ok(sw, 'run_batch has a /top row with its links');
-  await clickOn(page, '#top tbody tr a.to-sandwich[href="' + sw + '"]');
-  await untilHash(page, new RegExp('^#/sandwich/' + ids.slow1 + '\\?'));
+  await fromTopRow(page, ids.slow1, 'run_batch', 'to-sandwich', 'sandwich');
   await checkSandwich(page, srv, ids.slow1, 'run_batch', 'samples');
   const callees = (await frames(page, 'callees')).map((f) => f.name);
   ok(callees.includes('hash_rows') && callees.includes('parse_rows'), 'run_batch calls hash_rows and parse_rows');
 
   log('annotation from a /top row = /annotate');
-  await nav(page, '#/profile/' + ids.nap + '?weight=samples');
-  await drawn(page, '#fg');
-  await until(page, () => document.querySelectorAll('#top tbody tr a.to-annotate').length > 0, null, 'the top table');
-  const an = await topLink(page, 'between_naps', 'to-annotate');
-  ok(an, 'between_naps has a /top row with its links');
-  await clickOn(page, '#top tbody tr a.to-annotate[href="' + an + '"]');
-  await untilHash(page, new RegExp('^#/annotate/' + ids.nap + '\\?'));
+  await fromTopRow(page, ids.nap, 'between_naps', 'to-annotate', 'annotate');
   const j = await srv.api('profiles/' + ids.nap + '/annotate?function=between_naps&weight=samples');
   await until(page, (n) => document.querySelectorAll('#an-insns tbody tr').length === n, j.instructions.length, 'the instructions listed');
   const lines = await cells(page, '#an-lines tbody tr'), insns = await cells(page, '#an-insns tbody tr');
