@@ -55,6 +55,7 @@
       f.name.value = key.name;
       f.metric.value = p.metric || 'self_share';
       f.group_by.value = p.group_by || '';
+      this.fillNames();
       this.loadMerged(p);
       this.loadSeries(p);
     },
