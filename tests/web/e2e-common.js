@@ -148,6 +148,7 @@ async function startDaemon(o) {
     const end = Date.now() + 15000;
     for (;;) {
       try { if ((await fetch(base + '/healthz')).ok) break; } catch (e) { /* not yet */ }
+      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error('FAIL: perfhubd exited (' + (proc.exitCode !== null ? 'status ' + proc.exitCode : proc.signalCode) + ')');
       if (Date.now() > end) throw new Error('FAIL: perfhubd did not answer /healthz');
       await sleep(100);
     }
