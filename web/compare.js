@@ -79,7 +79,7 @@
       const params = s.params;
       const f = $('#cmp-form').elements;
       f.event.value = params.event || '';
-      f.weight.value = params.weight || 'samples';
+      f.weight.value = params.weight || U.DEFAULT_WEIGHT;
       f.base_q.value = params.base_q || '';
       f.target_q.value = params.target_q || '';
       if (document.activeElement !== $('#cmp-search')) $('#cmp-search').value = params.q || '';
@@ -90,7 +90,7 @@
         return;
       }
       const dp = { base: params.base, base_q: params.base_q, target: params.target, target_q: params.target_q,
-        event: params.event, weight: params.weight || 'samples' };
+        event: params.event, weight: params.weight || U.DEFAULT_WEIGHT };
       const key = JSON.stringify(dp);
       if (key !== this.key) {
         const seq = ++this.seq;

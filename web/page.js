@@ -118,6 +118,19 @@
     return bad;
   }
 
+  /* The weight the page asks for when the URL names none. */
+  const DEFAULT_WEIGHT = 'samples';
+
+  /* A profile view's data parameters from its URL state: the flame
+   * graph's filters and weight, which /sandwich takes as well. */
+  const DATA_KEYS = ['event', 'comm', 'pid', 'tid', 'weight', 'from_ns', 'to_ns'];
+  function dataParams(params) {
+    const p = {};
+    for (const k of DATA_KEYS) if (params[k]) p[k] = params[k];
+    if (!p.weight) p.weight = DEFAULT_WEIGHT;
+    return p;
+  }
+
   /* Links to the views of one function of a profile (`which` of
    * 'profile', 'sandwich', 'annotate', 'trend'): its flame graph with the
    * function highlighted, its callers and callees (with the flame graph's
@@ -149,6 +162,7 @@
 
   const U = {
     API, $, el, token, headers, qs, api, showMessage, fmtTime, firstArray, profileSamples, tagList, escapeRe, markSelector, functionLinks,
+    DEFAULT_WEIGHT, dataParams,
     POLL_MS: 1500,
     views: {},
     /* the URL state being shown: {view, id, params}; replaced by route() */

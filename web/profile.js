@@ -8,8 +8,6 @@
   const U = window.PerfhubUI;
   const { $, el, api, qs, showMessage, fmtTime, firstArray, tagList, escapeRe } = U;
 
-  const DATA_KEYS = ['event', 'comm', 'pid', 'tid', 'weight', 'from_ns', 'to_ns'];
-
   /* weights that are time off the CPU (views.md): asked of the timeline
    * too, and offered only where the recording has what they need */
   const OFFCPU_WEIGHTS = ['offcpu', 'wall'];
@@ -93,13 +91,13 @@
       f.comm.value = params.comm || '';
       f.pid.value = params.pid || '';
       f.tid.value = params.tid || '';
-      f.weight.value = params.weight || 'samples';
+      f.weight.value = params.weight || U.DEFAULT_WEIGHT;
       f.layout.value = params.layout || 'flame';
       const cpu = OFFCPU_WEIGHTS.includes(params.weight) ? params.weight : '';
       for (const r of document.querySelectorAll('#p-cpu input')) r.checked = r.value === cpu;
       if (document.activeElement !== $('#fg-search')) $('#fg-search').value = params.q || '';
       const q = 'profiles/' + encodeURIComponent(id);
-      $('#p-collapsed').href = U.API + q + '/collapsed' + qs(this.dataParams(params));
+      $('#p-collapsed').href = U.API + q + '/collapsed' + qs(U.dataParams(params));
       if (id !== this.id) {
         this.id = id;
         this.meta = null;
@@ -125,13 +123,6 @@
       }
       if (this.meta && this.meta.status === 'ready') this.loadData(params);
       else this.loadMeta(); /* left while parsing: the poll stopped with the view */
-    },
-
-    dataParams(params) {
-      const p = {};
-      for (const k of DATA_KEYS) if (params[k]) p[k] = params[k];
-      if (!p.weight) p.weight = 'samples';
-      return p;
     },
 
     async loadMeta() {
@@ -235,7 +226,7 @@
     /* Fetches the flame graph (and the timeline and top table when their
      * inputs changed) unless only the zoom or the search moved. */
     async loadData(params) {
-      const dp = this.dataParams(params);
+      const dp = U.dataParams(params);
       const key = JSON.stringify(dp);
       const id = this.id;
       const base = 'profiles/' + encodeURIComponent(id);
@@ -297,7 +288,7 @@
       box.textContent = '';
       const n = this.fg.focus;
       if (!n || F.frameKind(n) === 'root' || F.frameKind(n) === 'comm') return;
-      box.append(el('span', { class: 'muted' }, n.name + ':'), ...U.functionLinks(this.id, n.name, this.dataParams(U.state.params)));
+      box.append(el('span', { class: 'muted' }, n.name + ':'), ...U.functionLinks(this.id, n.name, U.dataParams(U.state.params)));
     },
 
     bucketMs() {
@@ -486,7 +477,7 @@
         th.setAttribute('aria-sort', th.dataset.key === k ? (d < 0 ? 'descending' : 'ascending') : 'none');
       }
       const q = U.state.params.q || '';
-      const dp = this.dataParams(U.state.params);
+      const dp = U.dataParams(U.state.params);
       for (const r of rows.slice(0, 300)) {
         const term = '/^' + escapeRe(r.name) + '$/';
         const pick = () => U.setParams({ q: q === term ? '' : term }, true);

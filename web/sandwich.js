@@ -9,9 +9,6 @@
   const U = window.PerfhubUI;
   const { $, el, api, qs, showMessage, firstArray } = U;
 
-  /* the flame graph's filters and weight, which /sandwich takes too */
-  const DATA_KEYS = ['event', 'comm', 'pid', 'tid', 'weight', 'from_ns', 'to_ns'];
-
   const sandwichView = {
     callers: null,
     callees: null,
@@ -37,16 +34,9 @@
       });
     },
 
-    dataParams(params) {
-      const p = {};
-      for (const k of DATA_KEYS) if (params[k]) p[k] = params[k];
-      if (!p.weight) p.weight = 'samples';
-      return p;
-    },
-
     async show(s) {
       const id = s.id, p = s.params, fn = p.function || '';
-      const dp = this.dataParams(p);
+      const dp = U.dataParams(p);
       const f = $('#sw-form').elements;
       f.function.value = fn;
       f.weight.value = dp.weight;
