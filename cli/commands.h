@@ -13,5 +13,11 @@ int cmd_rm(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_tag(int argc, char **argv);
+int cmd_rename(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
+int cmd_callers(int argc, char **argv);
+int cmd_callees(int argc, char **argv);
 
 #endif

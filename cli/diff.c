@@ -67,7 +67,7 @@ static json_t *files_ranked(const qo_spec s[2], const qo_opts *qo, const df_opts
 		if (!(p[i] = qo_load(s[i].text, "diff")) || add_file(t, i, p[i], qo, by_samples) < 0)
 			goto out;
 	if (t && pe_fntab_rank(t, o->min_share, o->alpha, 0, &rk) == 0)
-		out = pe_ranked_json(&rk, by_samples, o->alpha, o->min_share);
+		out = pe_ranked_json(&rk, by_samples ? "samples" : "period", o->alpha, o->min_share);
 	if (!out)
 		fprintf(stderr, "perfhub diff: out of memory\n");
 out:
@@ -119,8 +119,8 @@ static double num(json_t *o, const char *key)
 	return json_number_value(json_object_get(o, key));
 }
 
-/* The first regression over the threshold that is not ruled out as noise
- * (NULL: none). Rows come worst first. */
+/* The first regression over the threshold (with significant_only, that the
+ * test does not rule out as noise); NULL: none. Rows come worst first. */
 static json_t *gate(json_t *ranked, const df_opts *o)
 {
 	json_t *r;
@@ -130,7 +130,7 @@ static json_t *gate(json_t *ranked, const df_opts *o)
 		double grew = fmax(num(r, "delta_self"), num(r, "delta_total"));
 		if (grew <= o->fail_over)
 			break;
-		if (!json_is_false(json_object_get(r, "significant")) || o->alpha >= 1)
+		if (!o->significant_only || !json_is_false(json_object_get(r, "significant")))
 			return r;
 	}
 	return NULL;
@@ -222,8 +222,9 @@ static int report(FILE *out, json_t *ranked, const char *base, const char *targe
 	double grew = bad ? fmax(num(bad, "delta_self"), num(bad, "delta_total")) : 0;
 
 	if (o->json) {
-		json_t *g = json_pack("{s:f,s:f,s:b,s:s?,s:f}", "fail_over", o->fail_over, "alpha",
-				      o->alpha, "failed", bad != NULL, "function",
+		json_t *g = json_pack("{s:f,s:b,s:b,s:s?,s:f}", "fail_over", o->fail_over,
+				      "significant_only", o->significant_only, "failed", bad != NULL,
+				      "function",
 				      bad ? json_string_value(json_object_get(bad, "function")) : NULL,
 				      "grew", grew);
 		size_t n;
@@ -249,7 +250,7 @@ static int report(FILE *out, json_t *ranked, const char *base, const char *targe
 			json_string_value(json_object_get(bad, "function")), grew, o->fail_over);
 	else
 		fprintf(out, "\nok: no function's share grew by more than %g points%s\n", o->fail_over,
-			o->alpha < 1 ? " beyond the noise" : "");
+			o->significant_only ? " beyond the noise" : "");
 	return bad ? 1 : 0;
 }
 
@@ -276,8 +277,8 @@ int df_gate(ac_client *c, const char *base, long long last, int64_t target, cons
 /* ---- perfhub diff ------------------------------------------------------------------------ */
 
 static const char diff_usage[] =
-	"usage: perfhub diff BASE TARGET [--fail-over POINTS] [--min-share PCT] [--alpha A]\n"
-	"                    [--limit N] [--json]\n"
+	"usage: perfhub diff BASE TARGET [--fail-over POINTS] [--significant-only] [--alpha A]\n"
+	"                    [--min-share PCT] [--limit N] [--json]\n"
 	"                    [--event NAME] [--comm COMM] [--pid PID] [--tid TID]\n"
 	"                    [--weight samples|period] [--kernel]\n"
 	"                    [--last N] [--since T] [--until T] [--server URL] [--token-file FILE]\n"
@@ -329,6 +330,8 @@ int cmd_diff(int argc, char **argv)
 				return 2;
 		} else if (!strcmp(argv[a], "--json")) {
 			o.json = 1;
+		} else if (!strcmp(argv[a], "--significant-only")) {
+			o.significant_only = 1;
 		} else if (!what[1] && (argv[a][0] != '-' || !argv[a][1])) {
 			what[what[0] ? 1 : 0] = argv[a];
 		} else {

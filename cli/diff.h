@@ -2,9 +2,10 @@
  * diff.h - perfhub diff BASE TARGET: the functions whose share of the
  * profile grew (regressions) or shrank (improvements) from BASE to TARGET,
  * ranked, and a gate: exit 1 when one grew by more than --fail-over
- * points (and the change stands out from the noise, as far as the sides
- * tell), as diff(1) exits 1 when the files differ. perfhub record's
- * --fail-over/--base gate is the same question (df_gate).
+ * points (with --significant-only: and the change stands out from the
+ * noise, as far as the sides tell), as diff(1) exits 1 when the files
+ * differ. perfhub record's --fail-over/--base gate is the same question
+ * (df_gate).
  */
 #ifndef PERFHUB_CLI_DIFF_H
 #define PERFHUB_CLI_DIFF_H
@@ -22,7 +23,8 @@
 typedef struct df_opts {
 	double fail_over;	/* points */
 	double min_share;	/* percent: smaller functions are left out */
-	double alpha;		/* significance level; 1: any change over fail_over counts */
+	double alpha;		/* the tests' significance level */
+	int significant_only;	/* the gate counts only changes the test finds significant */
 	size_t rows;		/* of each list printed */
 	int json;
 } df_opts;

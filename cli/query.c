@@ -13,6 +13,7 @@
 #include "api-client.h"
 #include "commands.h"
 #include "engine/many.h"
+#include "jsonbuf.h"
 #include "qopts.h"
 #include "svg.h"
 
@@ -71,68 +72,6 @@ static int file_flame(pe_offline *p, const qo_opts *o, const pe_tree_cb *cb, voi
 	if (rc)
 		fprintf(stderr, "perfhub %s: cannot draw the flame graph (out of memory?)\n", who);
 	return rc ? -1 : 0;
-}
-
-/* The API's flame graph JSON, built from the engine's walk. */
-typedef struct jtree {
-	json_t **open;		/* the children arrays of the open nodes */
-	size_t sp, cap;
-	json_t *root;
-	int failed;
-} jtree;
-
-static int jt_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value)
-{
-	jtree *t = ctx;
-	json_t *node = json_object(), *kids = json_array();
-	json_t *jn = json_stringn(name, len);
-
-	if (t->sp == t->cap) {
-		size_t ncap = t->cap ? 2 * t->cap : 64;
-		json_t **p = realloc(t->open, ncap * sizeof(*p));
-		if (!p)
-			goto fail;
-		t->open = p;
-		t->cap = ncap;
-	}
-	/* a name that is not UTF-8 cannot be a JSON string: its bytes as '?' */
-	if (!jn) {
-		char *copy = malloc(len + 1);
-		size_t i;
-		for (i = 0; copy && i < len; i++)
-			copy[i] = (unsigned char)name[i] < 0x80 ? name[i] : '?';
-		jn = copy ? json_stringn(copy, len) : NULL;
-		free(copy);
-	}
-	if (!node || !kids || !jn)
-		goto fail;
-	json_object_set_new(node, "name", jn);
-	if (dso)
-		json_object_set_new(node, "dso", json_string(dso));
-	json_object_set_new(node, "value", json_integer((json_int_t)value));
-	json_object_set_new(node, "children", kids);
-	if (t->sp)
-		json_array_append_new(t->open[t->sp - 1], node);
-	else
-		t->root = node;
-	t->open[t->sp++] = kids;
-	return 0;
-fail:
-	json_decref(node);
-	json_decref(kids);
-	json_decref(jn);
-	t->failed = 1;
-	return -1;
-}
-
-static int jt_leave(void *ctx)
-{
-	jtree *t = ctx;
-
-	if (!t->sp)
-		return -1;
-	t->sp--;
-	return 0;
 }
 
 /* ---- perfhub top ---------------------------------------------------------------------- */
@@ -361,8 +300,8 @@ int cmd_flamegraph(int argc, char **argv)
 		goto out;
 	if (fa.s.kind == QO_FILE) {
 		static const pe_tree_cb to_svg = { svg_tree_enter, svg_tree_leave };
-		static const pe_tree_cb to_json = { jt_enter, jt_leave };
-		jtree jt = { 0 };
+		static const pe_tree_cb to_json = { jb_value_node_open, jb_node_close };
+		jb_tree jt;
 		if (fa.o.normalize || fa.max_nodes)
 			fprintf(stderr, "perfhub flamegraph: --normalize and --max-nodes are for the "
 				"server's answers; a file is drawn whole\n");
@@ -373,12 +312,14 @@ int cmd_flamegraph(int argc, char **argv)
 			    write_svg(&fa, t, NULL) < 0)
 				goto out;
 		} else {
+			/* the API's JSON, written as the tree is walked */
+			memset(&jt, 0, sizeof(jt));
 			rc = file_flame(p, &fa.o, &to_json, &jt, "flamegraph");
-			free(jt.open);
-			j = jt.root;
-			if (rc < 0 || jt.failed)
+			if (rc == 0 && !jt.b.oom)
+				rc = fwrite(jt.b.p, 1, jt.b.len, stdout) == jt.b.len ? 0 : -1;
+			free(jt.b.p);
+			if (rc < 0 || jt.b.oom)
 				goto out;
-			json_dumpf(j, stdout, JSON_COMPACT);
 			putchar('\n');
 		}
 	} else {

@@ -77,6 +77,8 @@ static const struct opt opts[] = {
 	  "largest debuginfo file, bytes or K/M/G (4G)" },
 	{ "debuginfod", OPT_STR, F(debuginfod), 0, 0, 0, "URLS",
 	  "debuginfod URLs for missing symbols ($DEBUGINFOD_URLS)" },
+	{ "source-root", OPT_STR, F(source_roots), 0, 0, 0, "DIR[:DIR...]",
+	  "directories /annotate may show source files from (none)" },
 };
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -465,6 +467,7 @@ void cfg_free(cfg *c)
 	free(c->backup_path);
 	free(c->config_path);
 	free(c->debuginfod);
+	free(c->source_roots);
 	for (i = 0; i < c->nr_watch; i++)
 		free(c->watch[i]);
 	for (i = 0; i < CFG_MAX_KEYS; i++)

@@ -37,6 +37,7 @@ typedef struct cfg {
 	unsigned connection_timeout;	/* seconds idle; also the grace before the upload rate floor */
 	uint64_t max_debuginfo;	/* bytes of one debuginfo file */
 	char *debuginfod;	/* URLs; NULL = $DEBUGINFOD_URLS */
+	char *source_roots;	/* DIR[:DIR...] /annotate reads sources under; NULL = none */
 } cfg;
 
 /* Fills *c from defaults, then the config file (--config), then the flags.

@@ -246,8 +246,8 @@ static uint32_t walked(const pe_diff *t, uint32_t c)
 }
 
 /* Depth first, children in name order, the nodes pe_diff_prune kept. */
-static int walk(const pe_diff *t, int (*enter)(void *ctx, const dnode *x), int (*leave)(void *ctx),
-		void *ctx)
+static int walk_nodes(const pe_diff *t, int (*enter)(void *ctx, const pe_diff *t, const dnode *x),
+		      int (*leave)(void *ctx), void *ctx)
 {
 	uint32_t *stack = malloc(DIFF_MAX_DEPTH * sizeof(*stack));
 	size_t sp = 0;
@@ -257,7 +257,7 @@ static int walk(const pe_diff *t, int (*enter)(void *ctx, const dnode *x), int (
 	if (!stack)
 		return -1;
 	for (;;) {
-		if ((rc = enter(ctx, &t->n[node])) != 0)
+		if ((rc = enter(ctx, t, &t->n[node])) != 0)
 			goto out;
 		if ((c = walked(t, t->n[node].first_child)) && sp < DIFF_MAX_DEPTH) {
 			stack[sp++] = node;
@@ -285,10 +285,11 @@ typedef struct walk_ctx {
 	void *ctx;
 } walk_ctx;
 
-static int enter_values(void *ctx, const dnode *x)
+static int enter_values(void *ctx, const pe_diff *t, const dnode *x)
 {
 	walk_ctx *w = ctx;
 
+	(void)t;
 	return w->cb->enter(w->ctx, x->name, x->len, x->dso, x->base, x->target);
 }
 
@@ -299,10 +300,11 @@ static int leave_values(void *ctx)
 	return w->cb->leave(w->ctx);
 }
 
-static int enter_norm(void *ctx, const dnode *x)
+static int enter_norm(void *ctx, const pe_diff *t, const dnode *x)
 {
 	walk_ctx *w = ctx;
 
+	(void)t;
 	return w->ncb->enter(w->ctx, x->name, x->len, x->dso, x->nbase, x->ntarget);
 }
 
@@ -317,12 +319,110 @@ int pe_diff_walk(const pe_diff *t, const pe_diff_cb *cb, void *ctx)
 {
 	walk_ctx w = { cb, NULL, ctx };
 
-	return walk(t, enter_values, leave_values, &w);
+	return walk_nodes(t, enter_values, leave_values, &w);
 }
 
 int pe_diff_walk_norm(const pe_diff *t, const pe_norm_cb *cb, void *ctx)
 {
 	walk_ctx w = { NULL, cb, ctx };
 
-	return walk(t, enter_norm, leave_norm, &w);
+	return walk_nodes(t, enter_norm, leave_norm, &w);
+}
+
+/* ---- the merged tree's folded lines ------------------------------------------------------- */
+
+typedef struct fline {
+	char *text;
+	uint64_t count;
+} fline;
+
+typedef struct fold_ctx {
+	int side;
+	pe_sbuf path;
+	size_t *mark;		/* the path's length before each open node */
+	size_t sp;
+	fline *lines;
+	size_t n, cap;
+} fold_ctx;
+
+static uint64_t side_value(const dnode *x, int side)
+{
+	return side ? x->target : x->base;
+}
+
+static int fold_enter(void *ctx, const pe_diff *t, const dnode *x)
+{
+	fold_ctx *c = ctx;
+	uint64_t own = side_value(x, c->side);
+	uint32_t k;
+
+	if (c->sp >= DIFF_MAX_DEPTH)
+		return -1;
+	c->mark[c->sp] = c->path.len;
+	/* the root is not part of the text: the comm starts it */
+	if (c->sp && ((c->sp > 1 && pe_sbuf_add(&c->path, ";", 1) < 0) ||
+		      pe_sbuf_add(&c->path, x->name, x->len) < 0))
+		return -1;
+	c->sp++;
+	for (k = x->first_child; k; k = t->n[k].next)
+		own -= side_value(&t->n[k], c->side) < own ? side_value(&t->n[k], c->side) : own;
+	if (c->sp < 2 || !own)
+		return 0;
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? 2 * c->cap : 4096;
+		fline *p = realloc(c->lines, ncap * sizeof(*p));
+		if (!p)
+			return -1;
+		c->lines = p;
+		c->cap = ncap;
+	}
+	if (!(c->lines[c->n].text = strdup(c->path.p)))
+		return -1;
+	c->lines[c->n++].count = own;
+	return 0;
+}
+
+static int fold_leave(void *ctx)
+{
+	fold_ctx *c = ctx;
+
+	if (!c->sp)
+		return -1;
+	c->path.len = c->mark[--c->sp];
+	if (c->path.p)
+		c->path.p[c->path.len] = 0;
+	return 0;
+}
+
+static int cmp_fline(const void *a, const void *b)
+{
+	return strcmp(((const fline *)a)->text, ((const fline *)b)->text);
+}
+
+int pe_diff_fold(const pe_diff *t, int side, pe_fold_cb cb, void *ctx)
+{
+	fold_ctx c;
+	size_t i;
+	int rc = -1;
+
+	memset(&c, 0, sizeof(c));
+	c.side = side;
+	if (!(c.mark = malloc(DIFF_MAX_DEPTH * sizeof(*c.mark))))
+		return -1;
+	if (walk_nodes(t, fold_enter, fold_leave, &c) != 0)
+		goto out;
+	/* stackcollapse-perf's order: the lines' bytes */
+	qsort(c.lines, c.n, sizeof(*c.lines), cmp_fline);
+	rc = 0;
+	for (i = 0; i < c.n && rc == 0; i++)
+		rc = cb(ctx, c.lines[i].text, c.lines[i].count, c.lines[i].count);
+	if (rc > 0)
+		rc = 0;
+out:
+	for (i = 0; i < c.n; i++)
+		free(c.lines[i].text);
+	free(c.lines);
+	free(c.mark);
+	free(c.path.p);
+	return rc;
 }

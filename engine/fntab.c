@@ -197,7 +197,6 @@ static int test_for(const pe_fntab *t)
 static double p_value(const pe_fntab *t, int test, const fn_ent *x, int total)
 {
 	pe_moments m[2];
-	double last[2];
 	int s;
 
 	for (s = 0; s < 2; s++) {
@@ -205,16 +204,16 @@ static double p_value(const pe_fntab *t, int test, const fn_ent *x, int total)
 		m[s].n = t->side[s].profiles;
 		m[s].sum = total ? fs->total_sh : fs->self_sh;
 		m[s].sumsq = total ? fs->total_sh2 : fs->self_sh2;
-		/* a side of one profile: its value (0 when the function had none) */
-		last[s] = m[s].sum;
 	}
+	/* on a side of one profile, the sum is that profile's share (0 when
+	 * the function had none there) */
 	switch (test) {
 	case PE_TEST_WELCH:
 		return pe_stat_welch(&m[0], &m[1]);
 	case PE_TEST_PREDICT:
-		return m[0].n == 1 ? pe_stat_predict(last[0], &m[1]) : pe_stat_predict(last[1], &m[0]);
+		return m[0].n == 1 ? pe_stat_predict(m[0].sum, &m[1]) : pe_stat_predict(m[1].sum, &m[0]);
 	case PE_TEST_TWO_PROP:
-		return pe_stat_two_prop(last[0] / 100, t->side[0].last_samples, last[1] / 100,
+		return pe_stat_two_prop(m[0].sum / 100, t->side[0].last_samples, m[1].sum / 100,
 					t->side[1].last_samples);
 	default:
 		return 1;

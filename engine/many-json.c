@@ -50,10 +50,10 @@ static json_t *changes_json(const pe_change *c, size_t n)
 	return arr;
 }
 
-json_t *pe_ranked_json(const pe_ranked *rk, int by_samples, double alpha, double min_share)
+json_t *pe_ranked_json(const pe_ranked *rk, const char *weight, double alpha, double min_share)
 {
 	json_t *sum = json_pack("{s:s,s:s,s:f,s:f,s:I,s:I}",
-		"weight", by_samples ? "samples" : "period", "test", pe_test_name(rk->test),
+		"weight", weight, "test", pe_test_name(rk->test),
 		"alpha", alpha, "min_share", min_share,
 		"base_profiles", (json_int_t)rk->profiles[0],
 		"target_profiles", (json_int_t)rk->profiles[1]);

@@ -161,9 +161,10 @@ void pe_ranked_free(pe_ranked *r);
 
 /* {"regressions": [...], "improvements": [...], "summary": {...}} as
  * /api/v1/diff and perfhub diff give them (docs/query.md names every
- * field): numbers to 6 decimals, what could not be worked out null.
+ * field; weight: its name, as pe_weight_name gives it): numbers to 6
+ * decimals, what could not be worked out null.
  * NULL out of memory. */
-json_t *pe_ranked_json(const pe_ranked *r, int by_samples, double alpha, double min_share);
+json_t *pe_ranked_json(const pe_ranked *r, const char *weight, double alpha, double min_share);
 
 /* ---- the merged timeline ---------------------------------------------------------------- */
 

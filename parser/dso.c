@@ -1353,6 +1353,12 @@ const char *pd_dso_file(pd_dso *d)
 	return d->run_path;
 }
 
+const char *pd_dso_debug_file(pd_dso *d)
+{
+	load(d);
+	return d->dwarf_path;
+}
+
 const char *pd_dso_path(const pd_dso *d)
 {
 	return d->path;

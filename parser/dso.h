@@ -83,6 +83,10 @@ size_t pd_dso_inlines(pd_dso *d, uint64_t off, const char **names, size_t max);
  * path; build-id checked), loading it on first use; NULL when none. */
 const char *pd_dso_file(pd_dso *d);
 
+/* The file the symbols came from (a separate debug file, or the binary
+ * itself), where DWARF is looked for; NULL when none. */
+const char *pd_dso_debug_file(pd_dso *d);
+
 /* What the recording saw: the path and build-id (size 0 when unknown). */
 const char *pd_dso_path(const pd_dso *d);
 const uint8_t *pd_dso_build_id(const pd_dso *d, size_t *size);

@@ -7,17 +7,6 @@
 
 #include "engine_common.h"
 
-static pe_model *base_profile(mem_profile *p)
-{
-	mem_begin(p, 0);
-	pe_builder_event(p->b, 0, "cpu-clock", 1, 0, 0, 1, 0, 4);
-	mem_sample(p, 0, 1, 1, 1, "app", "main@/bin/app;alpha@/bin/app", 5);
-	mem_sample(p, 0, 2, 1, 1, "app", "main@/bin/app;alpha@/bin/app", 5);
-	mem_sample(p, 0, 3, 1, 1, "app", "main@/bin/app;common@/lib/libc.so.6", 2);
-	mem_sample(p, 0, 4, 2, 2, "sh", "run@/bin/sh", 1);
-	return mem_end(p, 1);
-}
-
 static pe_model *target_profile(mem_profile *p)
 {
 	mem_begin(p, 0);
@@ -114,7 +103,7 @@ static void test_aggregate(pe_model *a, pe_model *b)
 int main(void)
 {
 	mem_profile pa, pb;
-	pe_model *a = base_profile(&pa), *b = target_profile(&pb);
+	pe_model *a = mem_base_profile(&pa), *b = target_profile(&pb);
 
 	test_diff(a, b);
 	test_aggregate(a, b);

@@ -121,17 +121,6 @@ static void test_metrics(void)
 
 /* ---- merged flame graphs and /top --------------------------------------------------------- */
 
-static pe_model *profile_a(mem_profile *p)
-{
-	mem_begin(p, 0);
-	pe_builder_event(p->b, 0, "cpu-clock", 1, 0, 0, 1, 0, 4);
-	mem_sample(p, 0, 1, 1, 1, "app", "main@/bin/app;alpha@/bin/app", 5);
-	mem_sample(p, 0, 2, 1, 1, "app", "main@/bin/app;alpha@/bin/app", 5);
-	mem_sample(p, 0, 3, 1, 1, "app", "main@/bin/app;common@/lib/libc.so.6", 2);
-	mem_sample(p, 0, 4, 2, 2, "sh", "run@/bin/sh", 1);
-	return mem_end(p, 1);
-}
-
 static pe_model *profile_b(mem_profile *p)
 {
 	int i;
@@ -209,6 +198,11 @@ static void test_merge(pe_model *a, pe_model *b)
 	pe_diff_walk(d, &vcb, &t);
 	CHECK_STR(t.s, "all=12(app=10(main=10(beta=6())))");
 	CHECK(pe_diff_prune(d, 0) == 0, "unprune");
+	/* folded lines: each node's own value, bytewise order */
+	t.len = 0;
+	CHECK(pe_diff_fold(d, 0, fold_line, &t) == 0, "fold");
+	CHECK_STR(t.s, "app;main;alpha 2/2\napp;main;beta 6/6\napp;main;common 2/2\n"
+		  "sh;run 1/1\nworker;main;beta 1/1\n");
 	t.len = 0;
 	pe_diff_walk(d, &vcb, &t);
 	CHECK(strstr(t.s, "alpha=2") != NULL, "prune(0) shows all again: %s", t.s);
@@ -442,7 +436,8 @@ static void test_stats(void)
 
 static void test_timeline(void)
 {
-	pe_bucket b1[] = { { 1000, 2, 20 }, { 1020, 1, 10 } }, b2[] = { { 5000, 3, 30 }, { 5010, 1, 1 } };
+	pe_bucket b1[] = { { 1000, 2, 20, 0 }, { 1020, 1, 10, 0 } };
+	pe_bucket b2[] = { { 5000, 3, 30, 0 }, { 5010, 1, 1, 0 } };
 	pe_timeline t1 = { "cpu-clock", 1000, 10, b1, 2 }, t2 = { "cpu-clock", 5000, 10, b2, 2 };
 	pe_tlmerge *m = pe_tlmerge_new(10);
 	const pe_tlbucket *b;
@@ -466,7 +461,7 @@ static void test_timeline(void)
 int main(void)
 {
 	mem_profile pa, pb;
-	pe_model *a = profile_a(&pa), *b = profile_b(&pb);
+	pe_model *a = mem_base_profile(&pa), *b = profile_b(&pb);
 
 	test_summary();
 	test_metrics();

@@ -11,9 +11,12 @@ bad parameters."""
 import os
 import sqlite3
 import sys
+import time
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
+sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests", "stress"))
 from perfhubd_harness import SKIP, Daemon, check, have_perf_record, tmpdir  # noqa: E402
+from stress_lib import with_hostname  # noqa: E402
 from many_common import (collapsed, flat, q, record_runs, root, top_rows,  # noqa: E402
                          upload_runs)
 
@@ -52,6 +55,11 @@ def test_selectors(d, ids):
     check(len(got) == 4, "since 7d")
     got, _ = ids_of(d, '{build="fast"}', "&until=2001-01-01T00:00:00Z")
     check(got == [], "until in the past")
+    # limit stays the page size there (0: just the total)
+    st, r = d.json("GET", "/api/v1/profiles?limit=0&q=" + q('{build="fast"}'))
+    check(st == 200 and r["profiles"] == [] and r["total"] == 4, "limit=0 %s %r" % (st, r))
+    st, r = d.json("GET", "/api/v1/profiles?limit=0")
+    check(st == 200 and r["total"] == len(ids), "limit=0 without q")
     # the old single tag still works, alone and with q
     st, r = d.json("GET", "/api/v1/profiles?tag=build=slow")
     check(sorted(p["id"] for p in r["profiles"]) == slow, "tag=")
@@ -138,7 +146,8 @@ def test_merged(d, ids):
 def test_series(d, ids, db_path):
     order = sorted(ids.values())
     st, s = d.json("GET", "/api/v1/series?function=hash_rows")
-    check(st == 200 and [p["id"] for p in s["points"]] == order, "series oldest first")
+    check(st == 200 and [p["id"] for p in s["points"]] == order and s["pending"] == 0,
+          "series oldest first")
     for p in s["points"]:
         t = top_rows(d, p["id"])["hash_rows"]
         want = 100.0 * t["self"] / root(d, p["id"])["value"]
@@ -153,6 +162,12 @@ def test_series(d, ids, db_path):
     st, s = d.json("GET", "/api/v1/series?comm=regress&metric=samples")
     check([p["value"] for p in s["points"]] ==
           [root(d, pid)["value"] for pid in order], "comm samples")
+    st, e = d.json("GET", "/api/v1/series?function=hash_rows&event=cpu-clock")
+    st2, a = d.json("GET", "/api/v1/series?function=hash_rows")
+    check(st == 200 and [p["value"] for p in e["points"]] == [p["value"] for p in a["points"]],
+          "event=cpu-clock is the default event")
+    st, e = d.json("GET", "/api/v1/series?function=hash_rows&event=sched:sched_switch")
+    check(st == 200 and e["points"] == [], "an event no profile has: no points")
     st, s = d.json("GET", "/api/v1/series?metric=samples&limit=3")
     check([p["id"] for p in s["points"]] == order[-3:], "limit: newest 3, oldest first")
     st, g = d.json("GET", "/api/v1/series?function=hash_rows&group_by=build")
@@ -176,7 +191,32 @@ def test_series(d, ids, db_path):
                    (ids["fast2"],)).fetchone()[0]
     check(n == 1, "summary stored on first need")
     db.close()
-    check('msg="summaries made" profiles=1' in d.read_log(), "logged")
+    check('msg="summaries made" profiles=1 reason="first series"' in d.read_log(), "logged")
+
+
+def test_backfill(d, ids, db_path):
+    """Summaries missing when perfhubd starts (a store from before them):
+    the idle workers make them all, and say so once."""
+    d.stop()
+    db = sqlite3.connect(db_path, timeout=30)
+    gone = [ids[n] for n in ("fast3", "slow1", "uniform1")]
+    for t in ("summary_state", "summary_events", "summary_keys"):
+        db.executemany("DELETE FROM %s WHERE profile_id = ?" % t, [(i,) for i in gone])
+    db.commit()
+    d.start()
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        n = db.execute("SELECT count(*) FROM summary_state").fetchone()[0]
+        if n == len(ids):
+            break
+        time.sleep(0.2)
+    check(n == len(ids), "the workers made the missing summaries: %d of %d" % (n, len(ids)))
+    time.sleep(0.5)
+    check('msg="summaries made" profiles=3 reason="stored before summaries"' in d.read_log(),
+          "logged once")
+    db.close()
+    st, s = d.json("GET", "/api/v1/series?function=hash_rows")
+    check(len(s["points"]) == len(ids) and s["pending"] == 0, "every point back")
 
 
 def change(rows, fn):
@@ -272,6 +312,22 @@ def test_bad(d, ids):
     check(st == 405, "POST series: %s" % st)
 
 
+def test_odd_labels(d, paths):
+    """A tag value that is not UTF-8 (JSON cannot carry it) does not break
+    a list, a series or its grouping."""
+    with open(paths["fast1"], "rb") as f:
+        data = with_hostname(f.read(), "odd-host")
+    st, r = d.upload(data, "?name=odd&tag=g=%FF%FE")
+    check(st == 202 and d.wait(r["id"])["status"] == "ready", "odd upload")
+    st, ls = d.json("GET", "/api/v1/profiles?q=" + q('{name="odd"}'))
+    check(st == 200 and ls["total"] == 1, "list with an odd tag: %s" % st)
+    st, s = d.json("GET", "/api/v1/series?function=hash_rows&group_by=g&q=" + q('{name="odd"}'))
+    check(st == 200 and s["series"][0]["label"] == "(not UTF-8)" and
+          s["series"][0]["points"][0]["id"] == r["id"], "series grouped by it: %s %r" % (st, s))
+    st, s = d.json("GET", "/api/v1/series?function=hash_rows&group_by=hostname")
+    check(st == 200 and "odd-host" in [x["label"] for x in s["series"]], "by hostname")
+
+
 def main():
     if not have_perf_record():
         print("perf record does not work here")
@@ -283,8 +339,10 @@ def main():
         test_selectors(d, ids)
         test_merged(d, ids)
         test_series(d, ids, os.path.join(d.state, "perfhub.db"))
+        test_backfill(d, ids, os.path.join(d.state, "perfhub.db"))
         test_diff(d, ids)
         test_bad(d, ids)
+        test_odd_labels(d, paths)
     print("ok")
     return 0
 

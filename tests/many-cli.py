@@ -92,6 +92,13 @@ def test_diff(d, ids, paths):
           j["summary"]["base_profiles"] == 4, "diff --json: %r" % j.get("gate"))
     r = ph(d, "diff", '{build="fast"}', '{build="slow"}', "--fail-over", "50")
     check(r.returncode == 0 and "ok:" in r.stdout, "--fail-over 50: exit 0")
+    r = ph(d, "diff", '{build="fast"}', '{build="slow"}', "--significant-only", "--json")
+    j = json.loads(r.stdout)
+    check(r.returncode == 1 and j["gate"]["significant_only"] and
+          j["regressions"][0]["significant"], "--significant-only: the regression stands out")
+    # a threshold of 0: some function always grows a little
+    r = ph(d, "diff", str(ids["fast1"]), str(ids["fast4"]), "--fail-over", "0")
+    check(r.returncode == 1, "--fail-over 0 on the same build: exit 1")
     # the same build twice: the default threshold holds, from the server and from files
     r = ph(d, "diff", str(ids["fast1"]), str(ids["fast4"]))
     check(r.returncode == 0, "same build (ids): exit 0\n%s" % r.stdout)

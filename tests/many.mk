@@ -5,7 +5,12 @@
 check_PROGRAMS += tests/progs/regress
 tests_progs_regress_SOURCES = tests/progs/regress.c
 tests_progs_regress_CFLAGS = $(PROGS_CFLAGS)
-EXTRA_DIST += tests/many_common.py
-MANY_TESTS = tests/many-api.py tests/many-cli.py
+EXTRA_DIST += tests/many_common.py tests/many-svg.js
+MANY_TESTS = tests/many-api.py tests/many-cli.py tests/many-svg.sh
 TESTS += $(MANY_TESTS)
 EXTRA_DIST += $(MANY_TESTS)
+
+# make bench: the benchmark of questions about many recordings (prints figures)
+BENCHES += tests/bench-many
+EXTRA_DIST += tests/bench-many tests/bench_many.py
+dist_doc_DATA += docs/many.md

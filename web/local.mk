@@ -4,6 +4,8 @@ webdir = $(pkgdatadir)/web
 dist_web_DATA = web/index.html web/style.css web/flame.js web/page.js web/widgets.js \
 	web/list.js web/upload.js web/profile.js web/compare.js web/trend.js web/sandwich.js \
 	web/annotate.js web/app.js
-dist_doc_DATA += docs/web.md
+# the API's description, served at /api/v1/openapi.json from beside the page
+dist_web_DATA += docs/openapi.json
+dist_doc_DATA += docs/web.md docs/api.md
 BENCHES += tests/bench-web.sh
 EXTRA_DIST += tests/bench-web.sh tests/bench-web.js

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "http/http.h"
-#include "http/jsonbuf.h"
+#include "jsonbuf.h"
 
 /* /diff: the two flame graphs merged into one tree by the store (each node
  * with its base and target value), written as JSON as it is walked. */
@@ -81,9 +81,9 @@ MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 	if (http_arg_i64(conn, "rows", 0, 100000, &rows) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'rows' (0..100000; 0: all)");
 	r.rows = (size_t)rows;
-	if (http_pick_parse(a, conn, "base_", 1, &base, &ret) < 0)
+	if (http_pick_parse(a, conn, "base_", HTTP_PICK_ID, &base, &ret) < 0)
 		return ret;
-	if (http_pick_parse(a, conn, "target_", 1, &target, &ret) < 0) {
+	if (http_pick_parse(a, conn, "target_", HTTP_PICK_ID, &target, &ret) < 0) {
 		http_pick_free(&base);
 		return ret;
 	}
@@ -128,7 +128,7 @@ MHD_Result_t http_get_aggregate(api *a, struct MHD_Connection *conn)
 	if (http_arg_i64(conn, "limit", 1, 100000, &f.limit) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'limit' (1..100000)");
 	/* q, and since/until as every selector takes them (limit is the rows') */
-	if (http_pick_parse(a, conn, "", 0, &hp, &ret) < 0)
+	if (http_pick_parse(a, conn, "", HTTP_PICK_NO_LIMIT, &hp, &ret) < 0)
 		return ret;
 	f.since = hp.pick.since;
 	f.until = hp.pick.until;

@@ -4,14 +4,18 @@
  * compressed answers), query parameters, and the handlers the router in
  * server.c calls, one file per group of endpoints:
  *
- *   profiles.c   POST/GET /api/v1/profiles, GET/DELETE /api/v1/profiles/{id}
+ *   routes.c     the table of routes, and finding a request's route
+ *   profiles.c   POST/GET /api/v1/profiles, GET/PATCH/DELETE /api/v1/profiles/{id}
  *   queries.c    /collapsed, /flamegraph, /top, /timeline, /threads of one profile
+ *   formats.c    /pprof, /speedscope, /perf.data of one profile
+ *   openapi.c    /api/v1/openapi.json
+ *   views.c      /sandwich (callers and callees), /annotate of one profile
  *   compare.c    /api/v1/diff, /api/v1/aggregate
  *   many.c       /api/v1/query/..., /api/v1/series; the selector parameters
  *   health.c     /healthz, /metrics
  *   static.c     the web page's files
  *   debuginfo.c  /api/v1/debuginfo/..., /api/v1/profiles/{id}/resymbolize
- *   respond.c    answers and parameters; jsonbuf.c JSON text without jansson
+ *   respond.c    answers and parameters (lib/jsonbuf.c: JSON text without jansson)
  */
 #ifndef PERFHUB_DAEMON_HTTP_H
 #define PERFHUB_DAEMON_HTTP_H
@@ -30,6 +34,7 @@
 #include "http/qcache.h"
 #include "http/tokens.h"
 #include "intake/upload.h"
+#include "symbols/code.h"
 
 #define API_MAX_TAGS 32
 #define API_MAX_LIST 1000
@@ -66,9 +71,13 @@ struct api {
 	qcache *qc;		/* answers of per-profile queries (NULL: none) */
 	atomic_ullong answers_kept, answers_computed;	/* served from qc, computed */
 	atomic_uint streams;	/* streamed uploads under way */
+	code_finder *code;	/* /annotate's binaries and sources */
 };
 
-enum req_kind { REQ_PLAIN, REQ_UPLOAD, REQ_DEBUGINFO };
+enum req_kind { REQ_PLAIN, REQ_UPLOAD, REQ_DEBUGINFO, REQ_BODY };
+
+/* The largest request body kept whole (a PATCH's JSON) */
+#define API_MAX_BODY (64u * 1024)
 
 /* Per-request state, kept in MHD's con_cls. */
 typedef struct req {
@@ -77,7 +86,37 @@ typedef struct req {
 	int stream;		/* a streamed upload, counted in api.streams */
 	int refused;		/* a body to read and drop, then answer */
 	void *dbg;		/* debuginfo.c's state */
+	char *body;		/* REQ_BODY: the body so far, NUL-terminated */
+	size_t body_len;
+	int body_too_large;
 } req;
+
+/* ---- routes (routes.c) ------------------------------------------------------- */
+
+enum http_route_kind {
+	ROUTE_PLAIN,		/* answered by fn or fn_id */
+	ROUTE_UPLOAD,		/* the body streamed to intake/ (profiles.c) */
+	ROUTE_BODY,		/* a small JSON body read whole, then fn_body */
+	ROUTE_DEBUGINFO,	/* debuginfo.c reads the request itself */
+};
+
+typedef struct http_route {
+	const char *method;	/* a GET route answers HEAD too */
+	const char *path;	/* '/'-separated: literal, {id} (a profile id), {build_id} */
+	int kind;		/* enum http_route_kind */
+	MHD_Result_t (*fn)(api *a, struct MHD_Connection *conn);
+	MHD_Result_t (*fn_id)(api *a, struct MHD_Connection *conn, int64_t id);
+	MHD_Result_t (*fn_body)(api *a, struct MHD_Connection *conn, int64_t id,
+				const char *body, size_t len);
+} http_route;
+
+/* Every route the server answers (the static page's files aside). */
+extern const http_route http_routes[];
+extern const size_t http_nr_routes;
+/* The route of this method and url (OUT: *id, the {id} segment), or NULL;
+ * then `allowed` lists the methods the path takes ("" when none). */
+const http_route *http_route_find(const char *method, const char *url, int64_t *id,
+				  char *allowed, size_t allowed_len);
 
 /* ---- answers (respond.c) ---------------------------------------------------- */
 
@@ -103,6 +142,10 @@ MHD_Result_t http_reply_empty(api *a, struct MHD_Connection *conn, unsigned stat
 MHD_Result_t http_reply_headers(api *a, struct MHD_Connection *conn, unsigned status, char *body,
 				size_t len, const char *type, const char *const *names,
 				const char *const *values, size_t n);
+/* A 200 answer streamed from an open regular file of `size` bytes, with
+ * a Content-Disposition unless NULL (static.c). Takes fd. */
+MHD_Result_t http_reply_fd(api *a, struct MHD_Connection *conn, int fd, uint64_t size,
+			   const char *type, const char *disposition);
 
 /* ---- query parameters (respond.c) --------------------------------------------- */
 
@@ -122,14 +165,29 @@ typedef struct http_tags {
 void http_tags_get(struct MHD_Connection *conn, http_tags *t);
 void http_tags_free(http_tags *t);
 
-/* The filters every folded-stack query takes. */
+/* The filters every folded-stack query takes. weight is samples, period,
+ * offcpu (f.measure PE_MEASURE_OFFCPU: nanoseconds switched out) or wall
+ * (PE_MEASURE_WALL: on-CPU plus off-CPU nanoseconds). */
 typedef struct http_fold_args {
 	st_fold_filter f;
 	int by_samples;		/* weight=samples */
 } http_fold_args;
+/* The weight's name ("samples", "period", "offcpu", "wall"). */
+const char *http_weight_name(const http_fold_args *fa);
+/* With weight offcpu or wall: 0 when the profile has what it needs, else
+ * -1 and a 400 (why not), 404 or 500 queued (its result in *ret). */
+int http_measure_check(api *a, struct MHD_Connection *conn, int64_t id,
+		       const http_fold_args *fa, MHD_Result_t *ret);
 /* 0, or -1 when a 400 answer was queued (its result in *ret). */
 int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa,
 			 const char *default_weight, MHD_Result_t *ret);
+
+/* The parameters of a tree answer (/flamegraph, /sandwich): the filters,
+ * default weight period, the weight checked against the profile, and
+ * max_nodes (0 = every node; also in fa->f). 0, or -1 with the error
+ * answer queued (*ret). */
+int http_tree_args_parse(api *a, struct MHD_Connection *conn, int64_t id, http_fold_args *fa,
+			 int64_t *max_nodes, MHD_Result_t *ret);
 
 /* The answer cache key of a per-profile query. 0, or 1 when the profile is
  * not ready (nothing is kept then). */
@@ -143,15 +201,18 @@ int http_reply_kept(api *a, struct MHD_Connection *conn, const char *key, const 
 
 /* The profiles a question about many is about: PREFIXq (a selector),
  * PREFIXsince, PREFIXuntil (RFC 3339, a duration back from now, unix
- * seconds), PREFIXlimit (the newest N) and, with_id, PREFIX-less-"_" id
- * ("base" for "base_"). */
+ * seconds), PREFIXlimit (the newest N; not with HTTP_PICK_NO_LIMIT, where
+ * limit means something else) and, with HTTP_PICK_ID, the id PREFIX names
+ * without its "_" ("base" for "base_"). */
+#define HTTP_PICK_ID 1
+#define HTTP_PICK_NO_LIMIT 2
 typedef struct http_pick {
 	st_pick pick;
 	pe_sel *sel;		/* owned */
 	int given;		/* the selector or the id was there */
 } http_pick;
 /* 0, or -1 when a 400 answer was queued (naming the selector's position). */
-int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int with_id,
+int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int flags,
 		    http_pick *hp, MHD_Result_t *ret);
 void http_pick_free(http_pick *hp);
 /* The answer to a failed st_query_* or st_rdiff (its return value). */
@@ -169,6 +230,14 @@ void http_upload_completed(api *a, req *r);
 MHD_Result_t http_profiles_list(api *a, struct MHD_Connection *conn);
 MHD_Result_t http_profile_get(api *a, struct MHD_Connection *conn, int64_t id);
 MHD_Result_t http_profile_delete(api *a, struct MHD_Connection *conn, int64_t id);
+/* PATCH: {"name": ..., "tags": {"k": "v" or null}} */
+MHD_Result_t http_profile_patch(api *a, struct MHD_Connection *conn, int64_t id,
+				const char *body, size_t len);
+
+/* formats.c: one profile in other tools' formats, and its original bytes */
+MHD_Result_t http_get_pprof(api *a, struct MHD_Connection *conn, int64_t id);
+MHD_Result_t http_get_speedscope(api *a, struct MHD_Connection *conn, int64_t id);
+MHD_Result_t http_get_perf_data(api *a, struct MHD_Connection *conn, int64_t id);
 
 /* queries.c */
 MHD_Result_t http_get_collapsed(api *a, struct MHD_Connection *conn, int64_t id);
@@ -176,6 +245,10 @@ MHD_Result_t http_get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id
 MHD_Result_t http_get_top(api *a, struct MHD_Connection *conn, int64_t id);
 MHD_Result_t http_get_timeline(api *a, struct MHD_Connection *conn, int64_t id);
 MHD_Result_t http_get_threads(api *a, struct MHD_Connection *conn, int64_t id);
+
+/* views.c: /sandwich and /annotate of one profile */
+MHD_Result_t http_get_sandwich(api *a, struct MHD_Connection *conn, int64_t id);
+MHD_Result_t http_get_annotate(api *a, struct MHD_Connection *conn, int64_t id);
 
 /* compare.c */
 MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn);
@@ -194,5 +267,10 @@ MHD_Result_t http_get_metrics(api *a, struct MHD_Connection *conn);
 
 /* static.c */
 MHD_Result_t http_get_static(api *a, struct MHD_Connection *conn, const char *url);
+/* "/": the page's index.html */
+MHD_Result_t http_get_page(api *a, struct MHD_Connection *conn);
+
+/* openapi.c: GET /api/v1/openapi.json, the description of this API */
+MHD_Result_t http_get_openapi(api *a, struct MHD_Connection *conn);
 
 #endif

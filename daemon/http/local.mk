@@ -3,9 +3,9 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/http/api.h daemon/http/http.h \
 	daemon/http/server.c \
 	daemon/http/respond.c \
-	daemon/http/jsonbuf.c daemon/http/jsonbuf.h \
+	daemon/http/formats.c daemon/http/routes.c daemon/http/openapi.c \
 	daemon/http/profiles.c \
-	daemon/http/queries.c \
+	daemon/http/queries.c daemon/http/views.c \
 	daemon/http/compare.c \
 	daemon/http/many.c \
 	daemon/http/health.c \

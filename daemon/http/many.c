@@ -12,7 +12,7 @@
 #include <time.h>
 
 #include "http/http.h"
-#include "http/jsonbuf.h"
+#include "jsonbuf.h"
 
 #define API_MAX_ROWS 100000
 #define API_MAX_MERGED_BUCKETS 100000
@@ -21,7 +21,7 @@
 
 #define PICK_BAD(...) do { *ret = http_reply_error(a, conn, 400, __VA_ARGS__); goto fail; } while (0)
 
-int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int with_id,
+int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int flags,
 		    http_pick *hp, MHD_Result_t *ret)
 {
 	char name[32];
@@ -45,7 +45,7 @@ int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int
 		hp->given = 1;
 	}
 	hp->pick.sel = hp->sel;
-	if (with_id) {
+	if (flags & HTTP_PICK_ID) {
 		snprintf(name, sizeof(name), "%s", prefix);
 		name[strlen(name) ? strlen(name) - 1 : 0] = 0;	/* "base_" -> "base" */
 		if (http_arg_i64(conn, name, 1, INT64_MAX, &hp->pick.id) < 0)
@@ -61,7 +61,8 @@ int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int
 	if ((v = http_arg(conn, name)) && pe_sel_time(v, now, &hp->pick.until, &err) < 0)
 		PICK_BAD("bad parameter '%s' %s", name, err.msg);
 	snprintf(name, sizeof(name), "%slimit", prefix);
-	if (http_arg_i64(conn, name, 1, INT32_MAX, &hp->pick.limit) < 0)
+	if (!(flags & HTTP_PICK_NO_LIMIT) &&
+	    http_arg_i64(conn, name, 1, INT32_MAX, &hp->pick.limit) < 0)
 		PICK_BAD("bad parameter '%s' (the newest N profiles: 1..%d)", name, INT32_MAX);
 	return 0;
 fail:
@@ -154,32 +155,37 @@ static void tree_value(merged_tree *t, const char *num, int root)
 	jb_add(&t->w.b, ",\"children\":[", 13);
 }
 
+/* A node: its name and DSO, its value (JSON text) and, on the root, how
+ * many profiles went in. */
+static int mt_node(merged_tree *t, const char *name, size_t len, const char *dso,
+		   const char *value)
+{
+	int root = !t->w.b.len;
+
+	jb_node_open(&t->w, name, len, dso);
+	jb_add(&t->w.b, ",\"value\":", 9);
+	tree_value(t, value, root);
+	return t->w.b.oom ? -1 : 0;
+}
+
 static int mt_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value,
 		    uint64_t unused)
 {
-	merged_tree *t = ctx;
-	char num[48];
-	int root = !t->w.b.len;
+	char num[32];
 
 	(void)unused;
-	jb_node_open(&t->w, name, len, dso);
-	snprintf(num, sizeof(num), ",\"value\":%llu", (unsigned long long)value);
-	tree_value(t, num, root);
-	return t->w.b.oom ? -1 : 0;
+	snprintf(num, sizeof(num), "%llu", (unsigned long long)value);
+	return mt_node(ctx, name, len, dso, num);
 }
 
 static int mt_enter_norm(void *ctx, const char *name, size_t len, const char *dso, double value,
 			 double unused)
 {
-	merged_tree *t = ctx;
-	char num[64];
-	int root = !t->w.b.len;
+	char num[48];
 
 	(void)unused;
-	jb_node_open(&t->w, name, len, dso);
-	snprintf(num, sizeof(num), ",\"value\":%.10g", value);
-	tree_value(t, num, root);
-	return t->w.b.oom ? -1 : 0;
+	snprintf(num, sizeof(num), "%.10g", value);
+	return mt_node(ctx, name, len, dso, num);
 }
 
 MHD_Result_t http_query_flamegraph(api *a, struct MHD_Connection *conn)
@@ -295,7 +301,7 @@ MHD_Result_t http_query_top(api *a, struct MHD_Connection *conn)
 	http_pick_free(&hp);
 	if (!o)
 		return http_many_error(a, conn, notfound ? 1 : -1);
-	json_object_set_new(o, "weight", json_string(fa.by_samples ? "samples" : "period"));
+	json_object_set_new(o, "weight", json_string(pe_weight_name(fa.by_samples, fa.f.measure)));
 	json_object_set_new(o, "normalize", json_string(normalize ? "profile" : "none"));
 	return reply_many(a, conn, o, &info);
 }

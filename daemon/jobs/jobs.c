@@ -89,6 +89,11 @@ static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 	j->stats.parse_seconds += secs;
 	j->stats.parse_hist[b]++;
 	pthread_mutex_unlock(&j->lock);
+	/* the summary series read, once the parse is wholly written, from the
+	 * model the next question would load anyway (it stays in the cache);
+	 * a series or an idle worker makes it later if this fails */
+	if (res.ok && st_summary_make(j->st, id) < 0)
+		log_warn("msg=\"summary not stored\" id=%lld", (long long)id);
 }
 
 static void *worker(void *arg)
@@ -118,6 +123,11 @@ static void *worker(void *arg)
 			if (rc == 0)
 				continue;
 		}
+		/* nothing queued: the summary of a profile stored before there
+		 * were any (series read them), one at a time */
+		if (rc == 1 && !atomic_load(&j->draining) && !atomic_load(&j->stop) &&
+		    st_summary_backfill(j->st) == 0)
+			continue;
 		/* nothing queued (or the store is busy): sleep until notified */
 		pthread_mutex_lock(&j->lock);
 		if (!j->pending && !atomic_load(&j->stop)) {

@@ -25,6 +25,7 @@
 #include "engine/builder.h"
 #include "engine/many.h"
 #include "engine/model.h"
+#include "engine/query.h"
 #include "store/store.h"
 
 typedef struct st_persist st_persist;			/* an opened store */
@@ -45,8 +46,7 @@ typedef struct st_profile_labels {
 	const char *name, *hostname;	/* NULL when none */
 	int status;
 	int64_t uploaded_at;		/* unix seconds */
-	int64_t generation;		/* of its parse */
-	int has_summary;		/* summary_put was done for this generation */
+	int has_summary;		/* summary_put was done for its current parse */
 	uint64_t first_ns, last_ns;	/* its samples' span (0 when unknown) */
 	size_t nr_tags;
 	const char *const *tag_keys, *const *tag_values;
@@ -58,6 +58,7 @@ typedef int (*st_labels_cb)(void *ctx, const st_profile_labels *l);
  * narrow its search (the selector itself is matched above the seam). */
 typedef struct st_label_query {
 	int64_t id;			/* > 0: this profile only */
+	int64_t below_id;		/* > 0: only profiles with a smaller id */
 	int status;			/* -1 = any */
 	const char *hostname;		/* NULL = any */
 	const char *tag_key, *tag_value;	/* a tag it must carry (NULL = none) */
@@ -96,6 +97,10 @@ typedef struct st_persist_ops {
 	int (*profile_delete)(st_persist *p, int64_t id, char **spool_path);
 	int (*profile_resymbolize)(st_persist *p, int64_t id);
 	json_t *(*profile_json)(st_persist *p, int64_t id, int *notfound);
+	int (*profile_file)(st_persist *p, int64_t id, char **spool_path, char **kind,
+			    char **name);
+	/* in one transaction: all of the patch or none of it */
+	int (*profile_update)(st_persist *p, int64_t id, const st_profile_patch *patch);
 	json_t *(*profile_list_json)(st_persist *p, const st_list_filter *f);
 	int (*counts)(st_persist *p, st_counts *c);
 	/* The ready profiles f selects (hostname, tag, since, until; its
@@ -144,7 +149,8 @@ typedef struct st_persist_ops {
 	 * read_begin opens a consistent snapshot of profile id: 0 and its
 	 * parse generation, 1 when it is not ready (nothing left open), -1.
 	 * read_model fills m with pe_model_add_* (strings, frames, stack
-	 * nodes, event names, aggregate rows). read_blocks hands every stored
+	 * nodes, event names, the build-ids of its DSOs as the parse noted
+	 * them (st_profile_dsos_set), aggregate rows). read_blocks hands every stored
 	 * block that may hold samples in [from_ns, to_ns) (0 = open) to cb in
 	 * file order, stopping (and returning cb's value) when cb returns
 	 * non-zero. read_end closes the snapshot. */
@@ -153,6 +159,10 @@ typedef struct st_persist_ops {
 	int (*read_blocks)(st_persist_read *rd, uint64_t from_ns, uint64_t to_ns,
 			   pe_block_cb cb, void *ctx);
 	void (*read_end)(st_persist_read *rd);
+	/* Hands the leaf rows of one frame (builder.h, PE_ROW_LEAF_ADDR) to cb
+	 * in any order, stopping (and returning cb's value) when cb returns
+	 * non-zero. 0 or -1. */
+	int (*read_leaf_addrs)(st_persist_read *rd, uint32_t frame, pe_leaf_cb cb, void *ctx);
 
 	/* ---- debuginfo index: as the st_debuginfo_* functions of store.h ---- */
 	int (*debuginfo_init)(st_persist *p);
@@ -167,6 +177,10 @@ typedef struct st_persist_ops {
 				const uint64_t *unresolved);
 	int (*profiles_unresolved_in)(st_persist *p, const char *build_id, int64_t **ids,
 				      size_t *n);
+	/* The build-id (hex) profile_dsos_set noted for the dso path `path` of
+	 * profile id: 0 and hex, 1 = none, -1. */
+	int (*profile_dso_build_id)(st_persist *p, int64_t id, const char *path, char *hex,
+				    size_t hexlen);
 
 	/* ---- retention: as st_used_bytes, st_expired, st_oldest_prunable ---- */
 	int (*used_bytes)(st_persist *p, int64_t *bytes);

@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,7 +215,8 @@ json_t *st_list_selected(st_store *st, const st_list_filter *f)
 
 	memset(&s, 0, sizeof(s));
 	s.sel = f->sel;
-	s.max = f->offset + f->limit > f->offset ? (size_t)(f->offset + f->limit) : SIZE_MAX;
+	/* the newest offset + limit kept; the page is the last limit of them */
+	s.max = f->offset < INT64_MAX - f->limit ? (size_t)(f->offset + f->limit) : SIZE_MAX;
 	if (pick_query(st, &q, &s) < 0)
 		return NULL;
 	if (!(ids = malloc((s.n + 1) * sizeof(*ids))))
@@ -282,27 +283,26 @@ static double seconds_of(const picked *p, const pe_filter *f)
 }
 
 /*
- * One profile into a merge: its flame graph into side `side` of d and its
- * /top rows into t (either may be NULL). The filter's max_nodes is for the
- * merged tree, not each. 0, 1 = not ready (deleted or parsed again since
- * it was picked), -1.
+ * One profile, open in r (its model and snapshot), into a merge: its flame
+ * graph into side `side` of d and its /top rows into t (either may be
+ * NULL). The filter's max_nodes is for the merged tree, not each. r is
+ * closed. 0 or -1.
  */
-static int merge_one(st_store *st, const picked *p, const pe_filter *f, int by_samples,
+static int merge_one(stq_reading *r, const picked *p, const pe_filter *f, int by_samples,
 		     pe_diff *d, int side, pe_fntab *t)
 {
+	pe_blocks blocks = { stq_read_blocks, r };
 	pe_filter pf = *f;
-	pe_selection *sel;
-	st_reading r;
+	pe_selection *sel = NULL;
 	int rc;
 
 	pf.max_nodes = 0;
 	pf.any_order = 0;
-	if ((rc = st_reading_select(st, p->id, &pf, &r, &sel)) != 0)
-		return rc;
-	if (d) {
+	rc = pe_select(r->m, &pf, &blocks, &sel);
+	stq_end_snapshot(r);	/* nothing after selecting reads stored data */
+	if (rc == 0 && d) {
 		pe_diff_side(d, side);
-		if (pe_flame(r.m, &pf, sel, by_samples, &pe_diff_tree_cb, d) < 0)
-			rc = -1;
+		rc = pe_flame(r->m, &pf, sel, by_samples, &pe_diff_tree_cb, d);
 	}
 	if (t && rc == 0) {
 		pe_filter tf = pf;
@@ -312,15 +312,63 @@ static int merge_one(st_store *st, const picked *p, const pe_filter *f, int by_s
 
 		tf.with_pid = tf.with_tid = 0;
 		pe_selection_totals(sel, &samples, &period);
-		rc = pe_top(r.m, &tf, sel, by_samples, &rows, &n);
+		rc = pe_top(r->m, &tf, sel, by_samples, &rows, &n);
 		if (rc == 0)
 			rc = pe_fntab_add(t, side, rows, n, by_samples ? samples : period, samples,
 					  seconds_of(p, f));
 		pe_top_free(rows, n);
 	}
 	pe_selection_free(sel);
-	st_reading_close(&r);
-	return rc;
+	stq_close(r);
+	return rc < 0 ? -1 : 0;
+}
+
+/*
+ * Models are opened ahead of the merge by ST_MERGE_READERS threads, each on
+ * a connection of its own (a cold model is read from the backend: most of
+ * a cold merge's time), at most ST_MERGE_AHEAD of them waiting, so memory
+ * stays that of a few models; the merge itself takes them in order.
+ */
+#define ST_MERGE_READERS 2
+#define ST_MERGE_AHEAD 8
+#define ST_MERGE_THREADED 4	/* profiles from which readers are worth starting */
+
+typedef struct opener {
+	st_store *st;
+	const pick_set *s;	/* opened oldest first: order k is v[n - 1 - k] */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	size_t next, taken;	/* the next order to open; those the merge took */
+	stq_reading *r;
+	int *rc;
+	unsigned char *ready;
+	int stop;
+} opener;
+
+static void *opener_main(void *arg)
+{
+	opener *o = arg;
+
+	for (;;) {
+		size_t k;
+		int rc;
+
+		pthread_mutex_lock(&o->lock);
+		while (!o->stop && o->next < o->s->n && o->next >= o->taken + ST_MERGE_AHEAD)
+			pthread_cond_wait(&o->cond, &o->lock);
+		if (o->stop || o->next >= o->s->n) {
+			pthread_mutex_unlock(&o->lock);
+			return NULL;
+		}
+		k = o->next++;
+		pthread_mutex_unlock(&o->lock);
+		rc = stq_open(o->st, o->s->v[o->s->n - 1 - k].id, &o->r[k]);
+		pthread_mutex_lock(&o->lock);
+		o->rc[k] = rc;
+		o->ready[k] = 1;
+		pthread_cond_broadcast(&o->cond);
+		pthread_mutex_unlock(&o->lock);
+	}
 }
 
 /* Every picked profile, oldest first (a node's DSO is its earliest
@@ -329,31 +377,82 @@ static int merge_one(st_store *st, const picked *p, const pe_filter *f, int by_s
 static int merge_set(st_store *st, const pick_set *s, int by_id, const pe_filter *f,
 		     int by_samples, pe_diff *d, int side, pe_fntab *t)
 {
-	size_t i;
-	int rc;
+	opener o;
+	pthread_t th[ST_MERGE_READERS];
+	size_t k, nth = 0;
+	int rc = 0;
 
-	for (i = s->n; i-- > 0;) {
-		rc = merge_one(st, &s->v[i], f, by_samples, d, side, t);
-		if (d && pe_diff_failed(d))
-			return pe_diff_failed(d) == 2 ? -3 : -2;
-		if (rc == 1 && !by_id)
-			continue;	/* gone since it was picked: the others still answer */
-		if (rc)
-			return rc;
+	memset(&o, 0, sizeof(o));
+	o.st = st;
+	o.s = s;
+	o.r = calloc(s->n + 1, sizeof(*o.r));
+	o.rc = calloc(s->n + 1, sizeof(*o.rc));
+	o.ready = calloc(s->n + 1, 1);
+	if (!o.r || !o.rc || !o.ready) {
+		rc = -2;
+		goto out;
 	}
-	return 0;
+	pthread_mutex_init(&o.lock, NULL);
+	pthread_cond_init(&o.cond, NULL);
+	if (s->n >= ST_MERGE_THREADED)
+		while (nth < ST_MERGE_READERS && pthread_create(&th[nth], NULL, opener_main, &o) == 0)
+			nth++;
+	for (k = 0; k < s->n && rc == 0; k++) {
+		int orc;
+
+		if (nth) {
+			pthread_mutex_lock(&o.lock);
+			while (!o.ready[k])
+				pthread_cond_wait(&o.cond, &o.lock);
+			pthread_mutex_unlock(&o.lock);
+			orc = o.rc[k];
+		} else {
+			orc = stq_open(st, s->v[s->n - 1 - k].id, &o.r[k]);
+		}
+		if (orc == 0) {
+			rc = merge_one(&o.r[k], &s->v[s->n - 1 - k], f, by_samples, d, side, t);
+			if (d && pe_diff_failed(d))
+				rc = pe_diff_failed(d) == 2 ? -3 : -2;
+		} else if (orc < 0 || by_id) {
+			rc = orc;	/* 1: the one asked for went */
+		}
+		/* else gone since it was picked: the others still answer */
+		pthread_mutex_lock(&o.lock);
+		o.taken = k + 1;
+		pthread_cond_broadcast(&o.cond);
+		pthread_mutex_unlock(&o.lock);
+	}
+	pthread_mutex_lock(&o.lock);
+	o.stop = 1;
+	pthread_cond_broadcast(&o.cond);
+	pthread_mutex_unlock(&o.lock);
+	while (nth)
+		pthread_join(th[--nth], NULL);
+	/* what was opened ahead of an error */
+	for (; k < s->n; k++)
+		if (o.ready[k] && o.rc[k] == 0)
+			stq_close(&o.r[k]);
+	pthread_cond_destroy(&o.cond);
+	pthread_mutex_destroy(&o.lock);
+out:
+	free(o.r);
+	free(o.rc);
+	free(o.ready);
+	return rc;
 }
 
 /* ---- merged flame graphs, folded stacks, /top, timelines ------------------------------------ */
 
-int st_query_flame(st_store *st, const st_pick *pk, const st_fold_filter *f, int by_samples,
-		   int normalize, st_many_info *info, const st_diff_cb *cb,
-		   const pe_norm_cb *ncb, void *ctx)
+/* The flame graphs of the profiles pk picks merged into *out (the caller
+ * frees it). Returns as st_query_flame. */
+static int merged(st_store *st, const st_pick *pk, const pe_filter *f, int by_samples,
+		  int normalize, st_many_info *info, pe_diff **out)
 {
 	pick_set s;
 	pe_diff *d = NULL;
 	int rc = pick(st, pk, ST_MAX_MERGE, 0, NULL, &s, info);
 
+	*out = NULL;
 	if (rc)
 		return rc;
 	if (!(d = pe_diff_new())) {
@@ -362,174 +461,42 @@ int st_query_flame(st_store *st, const st_pick *pk, const st_fold_filter *f, int
 	}
 	if (normalize)
 		pe_diff_normalize(d);
-	if ((rc = merge_set(st, &s, pk->id > 0, f, by_samples, d, 0, NULL)) != 0)
-		goto out;
-	if (pe_diff_prune(d, f->max_nodes) < 0) {
-		rc = -2;
-		goto out;
-	}
-	rc = normalize ? pe_diff_walk_norm(d, ncb, ctx) : pe_diff_walk(d, cb, ctx);
+	rc = merge_set(st, &s, pk->id > 0, f, by_samples, d, 0, NULL);
 out:
-	pe_diff_free(d);
 	set_free(&s);
+	if (rc)
+		pe_diff_free(d);
+	else
+		*out = d;
 	return rc;
 }
 
-#define FOLD_MAX_DEPTH 8200	/* nodes on a path of the merged tree, and more */
-
-/* A growing text. */
-typedef struct text_buf {
-	char *p;
-	size_t len, cap;
-} text_buf;
-
-static int text_add(text_buf *b, const char *s, size_t n)
+int st_query_flame(st_store *st, const st_pick *pk, const st_fold_filter *f, int by_samples,
+		   int normalize, st_many_info *info, const st_diff_cb *cb,
+		   const pe_norm_cb *ncb, void *ctx)
 {
-	if (b->len + n + 1 > b->cap) {
-		size_t ncap = b->cap ? 2 * b->cap : 1024;
-		char *p;
-		while (ncap < b->len + n + 1)
-			ncap *= 2;
-		if (!(p = realloc(b->p, ncap)))
-			return -1;
-		b->p = p;
-		b->cap = ncap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = 0;
-	return 0;
-}
+	pe_diff *d = NULL;
+	int rc = merged(st, pk, f, by_samples, normalize, info, &d);
 
-/* Folded lines from the merged tree: each node's own value (its value less
- * its children's) is the count of the line that ends there. */
-typedef struct fold_walk {
-	text_buf path;
-	size_t *mark;		/* path length before each open node */
-	uint64_t *value, *kids;	/* each open node's value, its children's sum */
-	size_t sp;
-	char **lines;
-	uint64_t *counts;
-	size_t n, cap;
-	int oom;
-} fold_walk;
-
-static int fw_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value,
-		    uint64_t unused)
-{
-	fold_walk *w = ctx;
-
-	(void)dso;
-	(void)unused;
-	if (w->sp >= FOLD_MAX_DEPTH)
-		return -1;
-	w->mark[w->sp] = w->path.len;
-	w->value[w->sp] = value;
-	w->kids[w->sp] = 0;
-	if (w->sp)
-		w->kids[w->sp - 1] += value;
-	/* the root is not part of the text; the comm starts it */
-	if (w->sp && ((w->sp > 1 && text_add(&w->path, ";", 1) < 0) ||
-		      text_add(&w->path, name, len) < 0)) {
-		w->oom = 1;
-		return -1;
-	}
-	w->sp++;
-	return 0;
-}
-
-static int fw_leave(void *ctx)
-{
-	fold_walk *w = ctx;
-	uint64_t own;
-
-	if (!w->sp)
-		return -1;
-	w->sp--;
-	own = w->value[w->sp] - (w->kids[w->sp] < w->value[w->sp] ? w->kids[w->sp] :
-				 w->value[w->sp]);
-	if (w->sp && own) {
-		if (w->n == w->cap) {
-			size_t ncap = w->cap ? 2 * w->cap : 4096;
-			char **l = realloc(w->lines, ncap * sizeof(*l));
-			uint64_t *c = l ? realloc(w->counts, ncap * sizeof(*c)) : NULL;
-			if (l)
-				w->lines = l;
-			if (!l || !c) {
-				w->oom = 1;
-				return -1;
-			}
-			w->counts = c;
-			w->cap = ncap;
-		}
-		if (!(w->lines[w->n] = strdup(w->path.p ? w->path.p : ""))) {
-			w->oom = 1;
-			return -1;
-		}
-		w->counts[w->n++] = own;
-	}
-	w->path.len = w->mark[w->sp];
-	if (w->path.p)
-		w->path.p[w->path.len] = 0;
-	return 0;
-}
-
-typedef struct line_ref {
-	const char *text;
-	uint64_t count;
-} line_ref;
-
-static int cmp_line_ref(const void *a, const void *b)
-{
-	return strcmp(((const line_ref *)a)->text, ((const line_ref *)b)->text);
+	if (rc)
+		return rc;
+	if (pe_diff_prune(d, f->max_nodes) < 0)
+		rc = -2;
+	else
+		rc = normalize ? pe_diff_walk_norm(d, ncb, ctx) : pe_diff_walk(d, cb, ctx);
+	pe_diff_free(d);
+	return rc;
 }
 
 int st_query_fold(st_store *st, const st_pick *pk, const st_fold_filter *f, int by_samples,
 		  st_many_info *info, st_fold_cb cb, void *ctx)
 {
-	static const st_diff_cb walk_cb = { fw_enter, fw_leave };
-	pe_filter pf = *f;
-	fold_walk w;
-	line_ref *refs = NULL;
-	size_t i;
-	int rc;
+	pe_diff *d = NULL;
+	int rc = merged(st, pk, f, by_samples, 0, info, &d);
 
-	memset(&w, 0, sizeof(w));
-	pf.max_nodes = 0;
-	w.mark = malloc(FOLD_MAX_DEPTH * sizeof(*w.mark));
-	w.value = malloc(FOLD_MAX_DEPTH * sizeof(*w.value));
-	w.kids = malloc(FOLD_MAX_DEPTH * sizeof(*w.kids));
-	if (!w.mark || !w.value || !w.kids) {
-		rc = -2;
-		goto out;
-	}
-	rc = st_query_flame(st, pk, &pf, by_samples, 0, info, &walk_cb, NULL, &w);
-	if (rc == 0 && w.oom)
-		rc = -2;
-	if (rc)
-		goto out;
-	/* stackcollapse-perf's order: the lines' bytes */
-	if (!(refs = malloc((w.n + 1) * sizeof(*refs)))) {
-		rc = -2;
-		goto out;
-	}
-	for (i = 0; i < w.n; i++)
-		refs[i] = (line_ref){ w.lines[i], w.counts[i] };
-	qsort(refs, w.n, sizeof(*refs), cmp_line_ref);
-	for (i = 0; i < w.n && rc == 0; i++)
-		rc = cb(ctx, refs[i].text, refs[i].count, refs[i].count);
-	if (rc > 0)
-		rc = 0;
-out:
-	for (i = 0; i < w.n; i++)
-		free(w.lines[i]);
-	free(w.lines);
-	free(w.counts);
-	free(w.mark);
-	free(w.value);
-	free(w.kids);
-	free(w.path.p);
-	free(refs);
+	if (rc == 0)
+		rc = pe_diff_fold(d, 0, cb, ctx) < 0 ? -2 : 0;
+	pe_diff_free(d);
 	return rc;
 }
 
@@ -557,6 +524,31 @@ json_t *st_query_top_json(st_store *st, const st_pick *pk, const st_fold_filter 
 	return out;
 }
 
+#define ST_MAX_EVENT_NAME 512	/* an event's name, as a merged timeline keeps it */
+
+/* A profile's timeline (free with pe_timeline_free), its event's name
+ * copied into ev (the model's text goes with the model). 0, 1 = not
+ * ready, -1. */
+static int timeline_of(st_store *st, int64_t id, const char *event, uint64_t bucket_ns,
+		       pe_timeline *t, char *ev, size_t evlen)
+{
+	pe_blocks blocks;
+	stq_reading r;
+	int rc = stq_open(st, id, &r);
+
+	if (rc)
+		return rc;
+	blocks.read = stq_read_blocks;
+	blocks.src = &r;
+	rc = pe_timeline_make(r.m, event, bucket_ns, &blocks, t);
+	if (rc == 0 && t->event) {
+		snprintf(ev, evlen, "%s", t->event);
+		t->event = ev;
+	}
+	stq_close(&r);
+	return rc;
+}
+
 json_t *st_query_timeline_json(st_store *st, const st_pick *pk, const char *event,
 			       uint64_t bucket_ns, size_t max_buckets, st_many_info *info,
 			       int *too_many)
@@ -574,7 +566,7 @@ json_t *st_query_timeline_json(st_store *st, const st_pick *pk, const char *even
 		goto out;
 	for (i = s.n; i-- > 0;) {
 		pe_timeline t;
-		rc = st_timeline_make(st, s.v[i].id, event, bucket_ns, &t, ev, sizeof(ev));
+		rc = timeline_of(st, s.v[i].id, event, bucket_ns, &t, ev, sizeof(ev));
 		if (rc == 1)
 			continue;
 		if (rc < 0)
@@ -608,20 +600,20 @@ out:
 int st_summary_make(st_store *st, int64_t id)
 {
 	pe_summary s;
-	st_reading r;
-	int rc = st_reading_open(st, id, &r);
+	stq_reading r;
+	int rc = stq_open(st, id, &r);
 
 	if (rc)
 		return rc;
-	st_reading_end(&r);
+	stq_end_snapshot(&r);
 	if (pe_summary_make(r.m, &s) < 0) {
 		log_warn("msg=\"out of memory\" what=\"summary\" profile=%lld", (long long)id);
-		st_reading_close(&r);
+		stq_close(&r);
 		return -1;
 	}
 	rc = st->ops->summary_put(st->p, id, pe_model_gen(r.m), &s);
 	pe_summary_free(&s);
-	st_reading_close(&r);
+	stq_close(&r);
 	return rc;
 }
 
@@ -666,17 +658,28 @@ static void rfc3339(int64_t t, char out[32])
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+/* A point; a name or tag that is not UTF-8 (JSON cannot carry it) is left
+ * out rather than the point. */
 static json_t *point_json(const picked *p, double value)
 {
-	json_t *tags = json_object();
+	json_t *o = json_object(), *tags = json_object();
 	char when[32];
 	size_t i;
 
-	for (i = 0; tags && i < p->nr_tags; i++)
+	if (!o || !tags) {
+		json_decref(o);
+		json_decref(tags);
+		return NULL;
+	}
+	for (i = 0; i < p->nr_tags; i++)
 		json_object_set_new(tags, p->keys[i], json_string(p->values[i]));
 	rfc3339(p->uploaded_at, when);
-	return json_pack("{s:I,s:s?,s:s,s:o*,s:f}", "id", (json_int_t)p->id, "name", p->name,
-			 "uploaded_at", when, "tags", tags, "value", value);
+	json_object_set_new(o, "id", json_integer((json_int_t)p->id));
+	json_object_set_new(o, "name", p->name ? json_string(p->name) : json_null());
+	json_object_set_new(o, "uploaded_at", json_string(when));
+	json_object_set_new(o, "tags", tags);
+	json_object_set_new(o, "value", json_real(value));
+	return o;
 }
 
 /* Points oldest first, split by the group_by label's value (first seen,
@@ -702,12 +705,23 @@ static json_t *series_answer(const st_series_req *r, const pick_set *s, const se
 					 (const char *const *)p->keys,
 					 (const char *const *)p->values };
 			const char *g = pe_sel_label(&lb, r->group_by, idbuf);
-			if (!(arr = json_object_get(groups, g))) {
-				arr = json_array();
-				json_object_set_new(groups, g, arr);
-				json_array_append_new(series, json_pack("{s:s,s:O}", "label", g,
-									"points", arr));
+			json_t *label = json_string(g);
+			/* a value JSON cannot carry (not UTF-8) groups as one */
+			if (!label) {
+				g = "(not UTF-8)";
+				label = json_string(g);
 			}
+			if (!(arr = json_object_get(groups, g))) {
+				json_t *one = json_pack("{s:O,s:[]}", "label", label, "points");
+				arr = json_object_get(one, "points");
+				if (!one || json_object_set(groups, g, arr) < 0 ||
+				    json_array_append_new(series, one) < 0) {
+					json_decref(label);
+					json_decref(pt);
+					goto fail;
+				}
+			}
+			json_decref(label);
 		}
 		json_array_append_new(arr, pt);
 	}
@@ -734,7 +748,7 @@ json_t *st_series_json(st_store *st, const st_series_req *r, st_many_info *info)
 	int64_t *ids = NULL;
 	json_t *out = NULL;
 	pick_set s;
-	size_t i, made = 0;
+	size_t i, made = 0, pending = 0;
 
 	if (pick(st, &r->pick, ST_MAX_SERIES, 1, NULL, &s, info) != 0)
 		return NULL;
@@ -743,26 +757,36 @@ json_t *st_series_json(st_store *st, const st_series_req *r, st_many_info *info)
 	rd.have = calloc(s.n + 1, 1);
 	if (!ids || !rd.v || !rd.have)
 		goto out;
+	/* stored before summaries were made: a few made now, the newest first
+	 * (the idle workers make the others) */
 	for (i = 0; i < s.n; i++) {
-		picked *p = &s.v[s.n - 1 - i];
-		/* stored before summaries were made: made now, once */
-		if (!p->has_summary) {
-			int rc = st_summary_make(st, p->id);
-			if (rc < 0)
-				goto out;
-			made += rc == 0;
+		picked *p = &s.v[i];
+		int rc;
+		if (p->has_summary)
+			continue;
+		if (made == ST_SERIES_MAKE) {
+			pending++;
+			continue;
 		}
-		ids[i] = p->id;
+		if ((rc = st_summary_make(st, p->id)) < 0)
+			goto out;
+		made++;
+		p->has_summary = rc == 0;
+		pending += rc != 0;
 	}
 	if (made)
-		log_info("msg=\"summaries made\" profiles=%zu reason=\"first series\"", made);
+		log_info("msg=\"summaries made\" profiles=%zu reason=\"first series\" pending=%zu",
+			 made, pending);
+	for (i = 0; i < s.n; i++)
+		ids[i] = s.v[s.n - 1 - i].id;
 	rd.ids = ids;
 	rd.n = s.n;
 	rd.event = r->event;
 	if (st->ops->summary_read(st->p, ids, s.n, r->kind, r->kind < 0 ? NULL : r->key,
 				  series_point, &rd) < 0)
 		goto out;
-	out = series_answer(r, &s, &rd);
+	if ((out = series_answer(r, &s, &rd)))
+		json_object_set_new(out, "pending", json_integer((json_int_t)pending));
 out:
 	free(ids);
 	free(rd.v);
@@ -771,14 +795,58 @@ out:
 	return out;
 }
 
+/* The first profile (newest first) without a summary stops the walk. */
+typedef struct missing {
+	int64_t id;
+} missing;
+
+static int first_missing(void *ctx, const st_profile_labels *l)
+{
+	missing *m = ctx;
+
+	if (l->has_summary)
+		return 0;
+	m->id = l->id;
+	return 1;
+}
+
+int st_summary_backfill(st_store *st)
+{
+	st_label_query q = { .status = ST_READY };
+	missing m = { 0 };
+	int rc, idle = 0;
+
+	if (atomic_load(&st->backfill_done) ||
+	    !atomic_compare_exchange_strong(&st->backfilling, &idle, 1))
+		return 1;
+	q.below_id = atomic_load(&st->backfill_below);
+	rc = st->ops->profiles_labels(st->p, &q, first_missing, &m);
+	if (rc == 0) {
+		/* none left: no more passes (new parses make their own) */
+		atomic_store(&st->backfill_done, 1);
+		if (atomic_load(&st->backfill_made))
+			log_info("msg=\"summaries made\" profiles=%lld reason=\"stored before "
+				 "summaries\"", (long long)atomic_load(&st->backfill_made));
+		rc = 1;
+	} else if (rc > 0) {
+		/* the next pass starts below it, whatever becomes of it */
+		atomic_store(&st->backfill_below, m.id);
+		rc = st_summary_make(st, m.id) < 0 ? -1 : 0;
+		if (rc == 0)
+			atomic_fetch_add(&st->backfill_made, 1);
+	}
+	atomic_store(&st->backfilling, 0);
+	return rc;
+}
+
 /* ---- the ranked diff --------------------------------------------------------------------- */
 
 /* The ranked changes as the API answers them, with how many profiles
  * each side matched. */
 static json_t *ranked_json(const pe_ranked *rk, const st_rdiff_req *r, int by_samples,
-			   const st_many_info info[2])
+			   int measure, const st_many_info info[2])
 {
-	json_t *o = pe_ranked_json(rk, by_samples, r->alpha, r->min_share);
+	json_t *o = pe_ranked_json(rk, pe_weight_name(by_samples, measure), r->alpha, r->min_share);
 	json_t *sum = json_object_get(o, "summary");
 
 	if (sum) {
@@ -812,7 +880,7 @@ int st_rdiff(st_store *st, const st_rdiff_req *r, const st_fold_filter *f, int b
 	    (rc = merge_set(st, &sg, r->target.id > 0, f, by_samples, d, 1, t)) != 0)
 		goto out;
 	if (pe_fntab_rank(t, r->min_share, r->alpha, r->rows, &rk) < 0 ||
-	    !(*ranked = ranked_json(&rk, r, by_samples, info))) {
+	    !(*ranked = ranked_json(&rk, r, by_samples, f->measure, info))) {
 		rc = -2;
 		goto out;
 	}

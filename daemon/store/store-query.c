@@ -6,14 +6,14 @@
  */
 #include "config.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/export.h"
 #include "engine/query.h"
 #include "store/store-int.h"
 
-int st_reading_open(st_store *st, int64_t id, st_reading *r)
+int stq_open(st_store *st, int64_t id, stq_reading *r)
 {
 	int64_t gen = 0;
 	int rc;
@@ -39,40 +39,40 @@ int st_reading_open(st_store *st, int64_t id, st_reading *r)
 	return 0;
 }
 
-void st_reading_end(st_reading *r)
+void stq_end_snapshot(stq_reading *r)
 {
 	if (r->rd)
 		r->st->ops->read_end(r->rd);
 	r->rd = NULL;
 }
 
-void st_reading_close(st_reading *r)
+void stq_close(stq_reading *r)
 {
-	st_reading_end(r);
+	stq_end_snapshot(r);
 	pe_cache_release(r->st->cache, r->m);
 	r->m = NULL;
 }
 
-int st_reading_blocks(void *src, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb, void *ctx)
+int stq_read_blocks(void *src, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb, void *ctx)
 {
-	st_reading *r = src;
+	stq_reading *r = src;
 
 	return r->rd ? r->st->ops->read_blocks(r->rd, from_ns, to_ns, cb, ctx) : -1;
 }
 
-int st_reading_select(st_store *st, int64_t id, const pe_filter *pf, st_reading *r,
+int stq_open_selected(st_store *st, int64_t id, const pe_filter *pf, stq_reading *r,
 		      pe_selection **sel)
 {
-	pe_blocks blocks = { st_reading_blocks, r };
-	int rc = st_reading_open(st, id, r);
+	pe_blocks blocks = { stq_read_blocks, r };
+	int rc = stq_open(st, id, r);
 
 	*sel = NULL;
 	if (rc)
 		return rc;
 	rc = pe_select(r->m, pf, &blocks, sel);
-	st_reading_end(r);
+	stq_end_snapshot(r);
 	if (rc < 0) {
-		st_reading_close(r);
+		stq_close(r);
 		return -1;
 	}
 	return 0;
@@ -91,14 +91,14 @@ int st_profile_generation(st_store *st, int64_t id, int64_t *gen)
 int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx)
 {
 	pe_selection *sel;
-	st_reading r;
+	stq_reading r;
 	int rc;
 
-	if ((rc = st_reading_select(st, id, f, &r, &sel)) != 0)
+	if ((rc = stq_open_selected(st, id, f, &r, &sel)) != 0)
 		return rc;
 	rc = pe_fold(r.m, f, sel, cb, ctx);
 	pe_selection_free(sel);
-	st_reading_close(&r);
+	stq_close(&r);
 	return rc;
 }
 
@@ -106,14 +106,47 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	     const st_tree_cb *cb, void *ctx)
 {
 	pe_selection *sel;
-	st_reading r;
+	stq_reading r;
 	int rc;
 
-	if ((rc = st_reading_select(st, id, f, &r, &sel)) != 0)
+	if ((rc = stq_open_selected(st, id, f, &r, &sel)) != 0)
 		return rc;
 	rc = pe_flame(r.m, f, sel, by_samples, cb, ctx);
 	pe_selection_free(sel);
-	st_reading_close(&r);
+	stq_close(&r);
+	return rc;
+}
+
+int st_pprof(st_store *st, int64_t id, const st_fold_filter *f, uint8_t **out, size_t *len)
+{
+	pe_filter pf = *f;
+	pe_selection *sel;
+	stq_reading r;
+	int rc;
+
+	pf.with_pid = pf.with_tid = 1;	/* the pid and tid labels */
+	if ((rc = stq_open_selected(st, id, &pf, &r, &sel)) != 0)
+		return rc;
+	rc = pe_pprof(r.m, &pf, sel, out, len);
+	pe_selection_free(sel);
+	stq_close(&r);
+	return rc;
+}
+
+int st_speedscope(st_store *st, int64_t id, const st_fold_filter *f, const st_speedscope_opts *o,
+		  char **out, size_t *len)
+{
+	pe_filter pf = *f;
+	pe_selection *sel;
+	stq_reading r;
+	int rc;
+
+	pf.with_pid = pf.with_tid = !o->by_comm;
+	if ((rc = stq_open_selected(st, id, &pf, &r, &sel)) != 0)
+		return rc;
+	rc = pe_speedscope(r.m, &pf, sel, o, out, len);
+	pe_selection_free(sel);
+	stq_close(&r);
 	return rc;
 }
 
@@ -142,12 +175,12 @@ json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_sa
 	pe_selection *sel;
 	pe_top_row *rows = NULL;
 	json_t *arr = NULL;
-	st_reading r;
+	stq_reading r;
 	size_t n = 0, i;
 	int rc;
 
 	pf.with_pid = pf.with_tid = 0;
-	rc = st_reading_select(st, id, &pf, &r, &sel);
+	rc = stq_open_selected(st, id, &pf, &r, &sel);
 	*notfound = rc == 1;
 	if (rc)
 		return NULL;
@@ -159,7 +192,7 @@ json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_sa
 							     "total", (json_int_t)rows[i].total));
 	pe_top_free(rows, n);
 	pe_selection_free(sel);
-	st_reading_close(&r);
+	stq_close(&r);
 	return arr;
 }
 
@@ -167,14 +200,14 @@ json_t *st_threads_json(st_store *st, int64_t id, int *notfound)
 {
 	pe_thread *t = NULL;
 	json_t *arr = NULL;
-	st_reading r;
+	stq_reading r;
 	size_t n = 0, i, k;
-	int rc = st_reading_open(st, id, &r);
+	int rc = stq_open(st, id, &r);
 
 	*notfound = rc == 1;
 	if (rc)
 		return NULL;
-	st_reading_end(&r);
+	stq_end_snapshot(&r);
 	if (pe_threads(r.m, &t, &n) == 0 && (arr = json_array()))
 		for (i = 0; i < n; i++) {
 			json_t *comms = json_array();
@@ -186,55 +219,19 @@ json_t *st_threads_json(st_store *st, int64_t id, int *notfound)
 							     "samples", (json_int_t)t[i].samples));
 		}
 	pe_threads_free(t, n);
-	st_reading_close(&r);
+	stq_close(&r);
 	return arr ? json_pack("{s:o}", "threads", arr) : NULL;
-}
-
-int st_timeline_make(st_store *st, int64_t id, const char *event, uint64_t bucket_ns,
-		     pe_timeline *t, char *ev, size_t evlen)
-{
-	pe_blocks blocks;
-	st_reading r;
-	int rc = st_reading_open(st, id, &r);
-
-	if (rc)
-		return rc;
-	blocks.read = st_reading_blocks;
-	blocks.src = &r;
-	rc = pe_timeline_make(r.m, event, bucket_ns, &blocks, t);
-	/* the event's text is the model's: copied before the model goes */
-	if (rc == 0 && t->event) {
-		snprintf(ev, evlen, "%s", t->event);
-		t->event = ev;
-	}
-	st_reading_close(&r);
-	return rc;
 }
 
 json_t *st_timeline_json(st_store *st, int64_t id, const char *event, uint64_t bucket_ns,
 			 int *notfound)
 {
-	pe_timeline t;
-	json_t *out = NULL, *buckets;
-	char ev[ST_MAX_EVENT_NAME];
-	size_t i;
-	int rc = st_timeline_make(st, id, event, bucket_ns, &t, ev, sizeof(ev));
+	pe_filter f;
 
-	*notfound = rc == 1;
-	if (rc)
-		return NULL;
-	if ((buckets = json_array())) {
-		for (i = 0; i < t.n; i++)
-			json_array_append_new(buckets, json_pack("{s:I,s:I,s:I}", "t_ns",
-				(json_int_t)t.buckets[i].t_ns, "samples",
-				(json_int_t)t.buckets[i].samples, "period",
-				(json_int_t)t.buckets[i].period));
-		out = json_pack("{s:s?,s:I,s:I,s:o}", "event", t.event, "start_ns",
-				(json_int_t)t.start_ns, "bucket_ns", (json_int_t)t.bucket_ns,
-				"buckets", buckets);
-	}
-	pe_timeline_free(&t);
-	return out;
+	memset(&f, 0, sizeof(f));
+	f.event = event;
+	f.pid = f.tid = -1;
+	return st_timeline_measured_json(st, id, &f, bucket_ns, notfound);
 }
 
 json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad)
@@ -252,15 +249,15 @@ json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad)
 		      st->ops->ready_profiles(st->p, f, &ids, &nr_ids)) < 0)
 		goto out;
 	for (i = 0; i < nr_ids; i++) {
-		st_reading r;
-		int rc = st_reading_open(st, ids[i].id, &r);
+		stq_reading r;
+		int rc = stq_open(st, ids[i].id, &r);
 		if (rc == 1)
 			continue;	/* deleted or parsed again meanwhile */
 		if (rc < 0)
 			goto out;
-		st_reading_end(&r);
+		stq_end_snapshot(&r);
 		rc = pe_aggregate_add(a, r.m, ids[i].hostname);
-		st_reading_close(&r);
+		stq_close(&r);
 		if (rc < 0)
 			goto out;
 	}

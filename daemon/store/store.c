@@ -37,6 +37,10 @@ st_store *st_open(const char *where, char *err, size_t errlen)
 		return NULL;
 	}
 	st->ops = ops;
+	atomic_init(&st->backfilling, 0);
+	atomic_init(&st->backfill_done, 0);
+	atomic_init(&st->backfill_below, 0);
+	atomic_init(&st->backfill_made, 0);
 	if (!(st->p = ops->open(where, err, errlen))) {
 		st_close(st);
 		return NULL;
@@ -116,6 +120,16 @@ int st_profile_delete(st_store *st, int64_t id, char **spool_path)
 int st_profile_resymbolize(st_store *st, int64_t id)
 {
 	return st->ops->profile_resymbolize(st->p, id);
+}
+
+int st_profile_file(st_store *st, int64_t id, char **spool_path, char **kind, char **name)
+{
+	return st->ops->profile_file(st->p, id, spool_path, kind, name);
+}
+
+int st_profile_update(st_store *st, int64_t id, const st_profile_patch *patch)
+{
+	return st->ops->profile_update(st->p, id, patch);
 }
 
 json_t *st_profile_json(st_store *st, int64_t id, int *notfound)

@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "engine/builder.h"
+#include "engine/export.h"
 #include "engine/many.h"
 #include "engine/query.h"
 #include "engine/selector.h"
@@ -69,6 +70,24 @@ int st_profile_requeue(st_store *st, int64_t id);
 int st_requeue_parsing(st_store *st, int *count);
 /* 1 = not found. OUT: the spool path to remove (caller frees). */
 int st_profile_delete(st_store *st, int64_t id, char **spool_path);
+
+/* What was uploaded: the spool file holding the bytes (a tar for a
+ * directory), its kind ("file" or "tar") and the profile's name (NULL when
+ * it has none). OUT: malloc'ed. 1 = no such profile. */
+int st_profile_file(st_store *st, int64_t id, char **spool_path, char **kind, char **name);
+
+/* A change of a profile's labels (PATCH /api/v1/profiles/{id}): with
+ * set_name the name becomes `name` (NULL removes it); each tag key gets
+ * its value, replacing any earlier one, or loses it when the value is
+ * NULL. */
+typedef struct st_profile_patch {
+	int set_name;
+	const char *name;
+	size_t nr_tags;
+	const char *const *tag_keys, *const *tag_values;
+} st_profile_patch;
+/* All of it or nothing. 1 = no such profile. */
+int st_profile_update(st_store *st, int64_t id, const st_profile_patch *patch);
 
 /* The profile as GET /api/v1/profiles/{id} shows it; NULL and *notfound=1
  * when there is none. */
@@ -130,6 +149,16 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 		    int *notfound);
 
+/* The profile in other tools' formats (engine/export.h says what
+ * each holds), filters as st_fold. pprof: gzipped profile.proto, one
+ * sample per (thread, comm, stack) with comm, pid and tid labels.
+ * speedscope: its file format, a sampled profile per thread (or per comm
+ * with o->by_comm). OUT: malloc'ed bytes. 1 = not ready. */
+int st_pprof(st_store *st, int64_t id, const st_fold_filter *f, uint8_t **out, size_t *len);
+typedef pe_speedscope_opts st_speedscope_opts;
+int st_speedscope(st_store *st, int64_t id, const st_fold_filter *f, const st_speedscope_opts *o,
+		  char **out, size_t *len);
+
 /* 0 and the profile's generation while it is ready (it changes with every
  * parse, so answers cached under it stay right); 1 = not ready. */
 int st_profile_generation(st_store *st, int64_t id, int64_t *gen);
@@ -154,6 +183,50 @@ json_t *st_threads_json(st_store *st, int64_t id, int *notfound);
 json_t *st_timeline_json(st_store *st, int64_t id, const char *event, uint64_t bucket_ns,
 			 int *notfound);
 
+/* ---- deeper views of one profile (store-views.c) -------------------------- */
+
+/* Whether f->measure (off-CPU, on+off-CPU) applies to the profile: 0; 1 =
+ * not ready; 2 = it does not (why: a sentence for the client); -1. */
+int st_measure_check(st_store *st, int64_t id, const st_fold_filter *f, char *why,
+		     size_t whylen);
+
+/* st_timeline_json under f's event and measure: with a measure other than
+ * period, each bucket also has "offcpu" (nanoseconds switched out that
+ * fell in it). */
+json_t *st_timeline_measured_json(st_store *st, int64_t id, const st_fold_filter *f,
+				  uint64_t bucket_ns, int *notfound);
+
+/* Callers and callees of `function` (a frame name as /top shows it) under
+ * the filters of st_flame: the callers tree (the function at the root,
+ * then each caller outwards, the comm last) through callers, then the
+ * callees tree (the function at the root, what it called below) through
+ * callees; both roots are the function's total, a stack counted once.
+ * 0; 1 = not ready; 2 = no frame of that name; -1. */
+int st_sandwich(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
+		const char *function, const st_tree_cb *callers, void *callers_ctx,
+		const st_tree_cb *callees, void *callees_ctx);
+
+/* A function's self samples by DSO and address (engine/query.h,
+ * pe_annotate), each DSO with the build-id the recording gave it. */
+typedef struct st_annot_dso {
+	char *dso;		/* as the recording names it; NULL = frames without one */
+	char build_id[41];	/* hex, "" when unknown */
+	int kernel;
+	uint64_t samples, value;
+	pe_addr_count *addrs;	/* by address: file offsets (kernel: addresses) */
+	size_t n;
+} st_annot_dso;
+typedef struct st_annotation {
+	st_annot_dso *dsos;	/* most value first */
+	size_t n;
+	uint64_t samples, value;	/* /top's self of the function */
+} st_annotation;
+/* Under f's event and measure. 0; 1 = not ready; 2 = no frame of that
+ * name; -1. Free with st_annotation_free. */
+int st_annotate(st_store *st, int64_t id, const st_fold_filter *f, const char *function,
+		st_annotation *out);
+void st_annotation_free(st_annotation *a);
+
 typedef struct st_agg_filter {
 	const char *group_by;		/* comm, dso, symbol, hostname, event */
 	const char *hostname;
@@ -175,6 +248,8 @@ json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad);
 #define ST_MAX_MERGE 500
 /* Points one series answers at most (the newest profiles). */
 #define ST_MAX_SERIES 10000
+/* Summaries one series makes at most for profiles that have none. */
+#define ST_SERIES_MAKE 32
 
 /* Which ready profiles a question is about. */
 typedef struct st_pick {
@@ -233,8 +308,11 @@ typedef struct st_series_req {
 	const char *group_by;	/* a label: one series per value; NULL = one */
 } st_series_req;
 /* {"metric", "event", "points": [{"id", "name", "uploaded_at", "tags",
- * "value"}]} or, with group_by, {"group_by", "series": [{"label", "points"}]}.
- * NULL on a storage error. */
+ * "value"}], "pending"} or, with group_by, {"group_by", "series": [{"label",
+ * "points"}], "pending"}. A profile without a summary has one made, at most
+ * ST_SERIES_MAKE per question (the idle workers make the rest,
+ * st_summary_backfill); those beyond have no point yet and are counted in
+ * "pending". NULL on a storage error. */
 json_t *st_series_json(st_store *st, const st_series_req *r, st_many_info *info);
 
 /* The diff of two picks: the tree as st_diff hands it (each side the sum of
@@ -250,6 +328,16 @@ typedef struct st_rdiff_req {
 } st_rdiff_req;
 int st_rdiff(st_store *st, const st_rdiff_req *r, const st_fold_filter *f, int by_samples,
 	     const st_diff_cb *cb, void *ctx, json_t **ranked, st_many_info info[2]);
+
+/* Makes and stores the per-profile summary series read (after each
+ * parse: jobs.c). 0, 1 = not ready, -1. */
+int st_summary_make(st_store *st, int64_t id);
+
+/* The summary of one ready profile that has none (stored before summaries
+ * existed, or its making failed), the newest first: what idle workers do
+ * until none is left, so series never wait for many of them. One caller
+ * at a time (others get 1). 0 made one, 1 nothing to do, -1 error. */
+int st_summary_backfill(st_store *st);
 
 /* ---- writing a parsed profile ------------------------------------------ */
 
@@ -280,9 +368,8 @@ typedef struct st_write_times {
 	uint64_t compress_ns, lock_ns, insert_ns, commit_ns, agg_ns;
 	uint64_t blocks, commits;
 } st_write_times;
-/* Writes the summary, marks the profile ready and commits; then stores
- * the per-profile summary series read. Frees w. When `times` is not NULL
- * it gets the writer's times, the finish's included. */
+/* Writes the summary, marks the profile ready and commits. Frees w. When
+ * `times` is not NULL it gets the writer's times, the finish's included. */
 int st_writer_finish(st_writer *w, const st_summary *s, st_write_times *times);
 /* Rolls back and frees w. */
 void st_writer_abort(st_writer *w);

@@ -79,13 +79,21 @@ static const char *const migrations[] = {
 	" dso_off INTEGER NOT NULL, PRIMARY KEY (profile_id, frame, dso_off)) WITHOUT ROWID;"
 	"UPDATE profiles SET status = 0 WHERE status IN (1, 2);"
 	"DROP TABLE samples;",
+	/* 4: off-CPU nanoseconds in the aggregate, and the samples of each leaf
+	 * frame by address (annotation). Profiles stored before keep answering
+	 * as they did (0 off-CPU, no addresses) until they are parsed again. */
+	"ALTER TABLE sample_agg ADD COLUMN offcpu INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE leaf_addrs (profile_id INTEGER NOT NULL, frame INTEGER NOT NULL,"
+	" event INTEGER NOT NULL, addr INTEGER NOT NULL, samples INTEGER NOT NULL,"
+	" period INTEGER NOT NULL, offcpu INTEGER NOT NULL,"
+	" PRIMARY KEY (profile_id, frame, event, addr)) WITHOUT ROWID;",
 };
 #define NR_MIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 
 /* rows a parse writes (tags belong to the upload and stay) */
 static const char *const profile_tables[] = {
 	"features", "events", "record_counts", "strings", "frames",
-	"stacks", "comms", "maps", "sample_blocks", "sample_agg", "frame_offsets",
+	"stacks", "comms", "maps", "sample_blocks", "sample_agg", "frame_offsets", "leaf_addrs",
 	"summary_state", "summary_events", "summary_keys",
 };
 #define NR_PROFILE_TABLES (sizeof(profile_tables) / sizeof(profile_tables[0]))
@@ -308,6 +316,8 @@ const st_persist_ops st_sqlite_ops = {
 	.profile_delete = sq_profile_delete,
 	.profile_resymbolize = sq_profile_resymbolize,
 	.profile_json = sq_profile_json,
+	.profile_file = sq_profile_file,
+	.profile_update = sq_profile_update,
 	.profile_list_json = sq_profile_list_json,
 	.counts = sq_counts,
 	.ready_profiles = sq_ready_profiles,
@@ -323,6 +333,7 @@ const st_persist_ops st_sqlite_ops = {
 	.read_model = sq_read_model,
 	.read_blocks = sq_read_blocks,
 	.read_end = sq_read_end,
+	.read_leaf_addrs = sq_read_leaf_addrs,
 	.debuginfo_init = sq_debuginfo_init,
 	.debuginfo_put = sq_debuginfo_put,
 	.debuginfo_get = sq_debuginfo_get,
@@ -330,6 +341,7 @@ const st_persist_ops st_sqlite_ops = {
 	.debuginfo_added_since = sq_debuginfo_added_since,
 	.profile_dsos_set = sq_profile_dsos_set,
 	.profiles_unresolved_in = sq_profiles_unresolved_in,
+	.profile_dso_build_id = sq_profile_dso_build_id,
 	.used_bytes = sq_used_bytes,
 	.expired = sq_expired,
 	.oldest_prunable = sq_oldest_prunable,

@@ -57,6 +57,8 @@ int sq_profile_requeue(st_persist *p, int64_t id);
 int sq_requeue_parsing(st_persist *p, int *count);
 int sq_profile_delete(st_persist *p, int64_t id, char **spool_path);
 int sq_profile_resymbolize(st_persist *p, int64_t id);
+int sq_profile_file(st_persist *p, int64_t id, char **spool_path, char **kind, char **name);
+int sq_profile_update(st_persist *p, int64_t id, const st_profile_patch *patch);
 json_t *sq_profile_json(st_persist *p, int64_t id, int *notfound);
 json_t *sq_profile_list_json(st_persist *p, const st_list_filter *f);
 int sq_counts(st_persist *p, st_counts *c);
@@ -64,6 +66,10 @@ int sq_ready_profiles(st_persist *p, const st_agg_filter *f, st_ready_profile **
 		      size_t *n);
 
 json_t *sq_profiles_rows_json(st_persist *p, const int64_t *ids, size_t n);
+/* The filter of a profile list into ?1..?6: status (-1 any), hostname,
+ * tag key and value (NULL: any), since, until (0: open). */
+void sq_bind_filter(sqlite3_stmt *s, int status, const char *hostname, const char *tag_key,
+		    const char *tag_value, int64_t since, int64_t until);
 
 /* ---- many.c ---- */
 /* Creates its tables when missing (at every open). */
@@ -87,6 +93,7 @@ int sq_read_model(st_persist_read *rd, pe_model *m);
 int sq_read_blocks(st_persist_read *rd, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb,
 		   void *ctx);
 void sq_read_end(st_persist_read *rd);
+int sq_read_leaf_addrs(st_persist_read *rd, uint32_t frame, pe_leaf_cb cb, void *ctx);
 
 /* ---- debuginfo.c ---- */
 int sq_debuginfo_init(st_persist *p);
@@ -99,6 +106,8 @@ int sq_debuginfo_added_since(st_persist *p, const char *build_id, int64_t since)
 int sq_profile_dsos_set(st_persist *p, int64_t id, size_t n, const char *const *build_ids,
 			const char *const *paths, const uint64_t *unresolved);
 int sq_profiles_unresolved_in(st_persist *p, const char *build_id, int64_t **ids, size_t *n);
+int sq_profile_dso_build_id(st_persist *p, int64_t id, const char *path, char *hex,
+			    size_t hexlen);
 
 /* ---- admin.c ---- */
 int sq_used_bytes(st_persist *p, int64_t *bytes);

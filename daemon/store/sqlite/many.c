@@ -4,7 +4,10 @@
  * summaries series read (tables created beside the migrated schema, like
  * the debuginfo index, so no schema version is spent on them).
  *
- *   summary_state   profile_id -> the parse generation its summary is of
+ *   summary_state   profile_id -> the parse generation its summary is of;
+ *                   a row is there only while that parse is the profile's
+ *                   (a new parse deletes it with the profile's other rows,
+ *                   and a summary of an older parse is never stored)
  *   summary_events  per profile and event: its order and totals
  *   summary_keys    per (kind, key, profile, event): self and total counts;
  *                   keyed so a series finds one key in every profile fast
@@ -66,8 +69,10 @@ static char *text_col(sqlite3_stmt *s, int col)
 int sq_profiles_labels(st_persist *p, const st_label_query *q, st_labels_cb cb, void *ctx)
 {
 	static const char sql[] =
-		"SELECT p.id, p.name, p.hostname, p.status, p.uploaded_at, p.generation,"
-		" coalesce(s.generation = p.generation, 0), coalesce(p.first_ns, 0),"
+		/* no column after header: those are read through its overflow
+		 * pages (generation, added last, is one) */
+		"SELECT p.id, p.name, p.hostname, p.status, p.uploaded_at,"
+		" s.profile_id IS NOT NULL, coalesce(p.first_ns, 0),"
 		" coalesce(p.last_ns, 0), t.key, t.value"
 		" FROM profiles p LEFT JOIN summary_state s ON s.profile_id = p.id"
 		" LEFT JOIN tags t ON t.profile_id = p.id"
@@ -75,7 +80,7 @@ int sq_profiles_labels(st_persist *p, const st_label_query *q, st_labels_cb cb, 
 		" AND (?3 IS NULL OR EXISTS (SELECT 1 FROM tags t2 WHERE t2.profile_id = p.id"
 		" AND t2.key = ?3 AND t2.value = ?4))"
 		" AND (?5 = 0 OR p.uploaded_at >= ?5) AND (?6 = 0 OR p.uploaded_at < ?6)"
-		" AND (?7 = 0 OR p.id = ?7)"
+		" AND (?7 = 0 OR p.id = ?7) AND (?8 = 0 OR p.id < ?8)"
 		" ORDER BY p.id DESC";
 	sqlite3 *db = sq_conn_get(p);
 	sqlite3_stmt *s = NULL;
@@ -86,13 +91,9 @@ int sq_profiles_labels(st_persist *p, const st_label_query *q, st_labels_cb cb, 
 		goto out;
 	if (!(s = sq_prep(db, sql)))
 		goto out;
-	sqlite3_bind_int(s, 1, q->status);
-	sqlite3_bind_text(s, 2, q->hostname, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, q->tag_key, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, q->tag_value, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, 5, q->since);
-	sqlite3_bind_int64(s, 6, q->until);
+	sq_bind_filter(s, q->status, q->hostname, q->tag_key, q->tag_value, q->since, q->until);
 	sqlite3_bind_int64(s, 7, q->id);
+	sqlite3_bind_int64(s, 8, q->below_id);
 	/* one row per tag: a profile's rows come together (ordered by id) */
 	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(s, 0);
@@ -110,17 +111,16 @@ int sq_profiles_labels(st_persist *p, const st_label_query *q, st_labels_cb cb, 
 			x->l.hostname = x->hostname = text_col(s, 2);
 			x->l.status = sqlite3_column_int(s, 3);
 			x->l.uploaded_at = sqlite3_column_int64(s, 4);
-			x->l.generation = sqlite3_column_int64(s, 5);
-			x->l.has_summary = sqlite3_column_int(s, 6);
-			x->l.first_ns = (uint64_t)sqlite3_column_int64(s, 7);
-			x->l.last_ns = (uint64_t)sqlite3_column_int64(s, 8);
+			x->l.has_summary = sqlite3_column_int(s, 5);
+			x->l.first_ns = (uint64_t)sqlite3_column_int64(s, 6);
+			x->l.last_ns = (uint64_t)sqlite3_column_int64(s, 7);
 			x->l.tag_keys = (const char *const *)x->keys;
 			x->l.tag_values = (const char *const *)x->values;
 		}
-		if (sqlite3_column_type(s, 9) != SQLITE_NULL && x->l.nr_tags < SQ_MAX_TAGS) {
+		if (sqlite3_column_type(s, 8) != SQLITE_NULL && x->l.nr_tags < SQ_MAX_TAGS) {
 			size_t k = x->l.nr_tags;
-			x->keys[k] = text_col(s, 9);
-			x->values[k] = text_col(s, 10);
+			x->keys[k] = text_col(s, 8);
+			x->values[k] = text_col(s, 9);
 			if (!x->keys[k] || !x->values[k]) {
 				free(x->keys[k]);
 				free(x->values[k]);
