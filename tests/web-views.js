@@ -110,7 +110,8 @@ async function main() {
     $('#cmp-form').elements.target_q.value = tq;
     submit($('#cmp-form'));
     await until(() => hash().params.base_q === bq && hash().params.target_q === tq, 'the selectors in the URL');
-    const df = await api(base, 'diff?kernel=1&rows=30&weight=samples&base_q=' + enc(bq) + '&target_q=' + enc(tq));
+    /* the weight the page asked for: the form's default */
+    const df = await api(base, 'diff?kernel=1&rows=30&weight=' + hash().params.weight + '&base_q=' + enc(bq) + '&target_q=' + enc(tq));
     await until(() => d.querySelectorAll('#cmp-regressions tbody tr[data-function]').length === df.regressions.length, 'regression rows');
     const fmt = (v) => v.toFixed(2) + '%';
     const dlt = (v) => (v >= 0 ? '+' : '') + v.toFixed(2) + ' pts';
@@ -165,7 +166,7 @@ async function main() {
 
     /* ---- callers and callees from a frame click ---- */
     const id = ids['build-base'];
-    nav('#/profile/' + id);
+    nav('#/profile/' + id + '?weight=samples');
     const fgTree = F.buildTree(await api(base, 'profiles/' + id + '/flamegraph?kernel=1&weight=samples'), { kernelMarks: true });
     await until(() => $('#fg').dataset.hash === w.location.hash && texts('fg').includes('parse'), 'profile drawn');
     clickFrame('#fg', fgTree, ['make', 'main', 'run', 'parse']);

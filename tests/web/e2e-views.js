@@ -141,7 +141,8 @@ async function compareSelectors(page, srv) {
   await page.click('#cmp-form button[type=submit]');
   await untilParam(page, 'target_q', tq);
   await drawn(page, '#cmp-fg');
-  const q = '&weight=samples&base_q=' + enc(bq) + '&target_q=' + enc(tq);
+  /* the weight the page asked for: the form's default */
+  const q = '&weight=' + (await hashParams(page)).weight + '&base_q=' + enc(bq) + '&target_q=' + enc(tq);
   const df = await srv.api('diff?kernel=1&rows=30' + q);
   for (const [sel, list] of [['#cmp-regressions', df.regressions], ['#cmp-improvements', df.improvements]]) {
     const shown = await cells(page, sel + ' tbody tr[data-function]');
