@@ -379,23 +379,4 @@ async function main() {
   log('ok: ' + stats.checks + ' checks in ' + version + '; ' + shotNo + ' screenshots in ' + shots);
 }
 
-async function finish() {
-  if (browser) await browser.close().catch(() => {});
-  if (srv) srv.stop();
-}
-
-/* the browser and the daemon are ours to end, also on a timeout */
-const watchdog = setTimeout(() => {
-  console.error('FAIL: timed out after 170 s');
-  if (srv) srv.kill();
-  if (browser && browser.process()) browser.process().kill('SIGKILL');
-  process.exit(1);
-}, 170000);
-main().then(async () => { clearTimeout(watchdog); await finish(); }, async (e) => {
-  clearTimeout(watchdog);
-  console.error(e && e.message ? e.message : e);
-  if (e && e.stack) console.error(e.stack.split('\n').slice(1, 4).join('\n'));
-  if (srv) console.error('---- perfhubd log ----\n' + srv.daemonLog());
-  await finish();
-  process.exit(1);
-});
+C.runMain(main, 170, () => srv, () => browser);

@@ -9,10 +9,8 @@
 # `perf record`, daemon/perfhubd or tests/web/hotspot.
 src=${top_srcdir:-.}
 bld=${top_builddir:-.}
+driver=puppeteer-core
 browser=${PERFHUB_FIREFOX:-/usr/bin/firefox-esr}
-command -v node >/dev/null 2>&1 || { echo "SKIP: node not installed"; exit 77; }
-[ -d "$src/tests/web/node_modules/puppeteer-core" ] ||
-	{ echo "SKIP: puppeteer-core not installed (cd tests/web && npm ci)"; exit 77; }
-[ -x "$browser" ] || { echo "SKIP: no firefox at $browser (apt-get install firefox-esr)"; exit 77; }
+progs=tests/web/hotspot
 . "$src/tests/web/e2e-requires.sh"
 exec node "$src/tests/web-e2e-firefox.js" "$bld/daemon/perfhubd" "$bld/tests/web/hotspot" "$browser"

@@ -573,16 +573,4 @@ async function main() {
   }
 }
 
-/* playwright kills the browser it launched when node exits; the daemon
- * is ours to kill */
-const watchdog = setTimeout(() => {
-  console.error('FAIL: timed out after 150 s');
-  if (srv) srv.kill();
-  process.exit(1);
-}, 150000);
-main().then(() => { clearTimeout(watchdog); }, (e) => {
-  console.error(e && e.message ? e.message : e);
-  if (e && e.stack) console.error(e.stack.split('\n').slice(1, 4).join('\n'));
-  if (srv) console.error('---- perfhubd log ----\n' + srv.daemonLog());
-  process.exit(1);
-});
+C.runMain(main, 150, () => srv, () => browser);

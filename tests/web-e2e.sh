@@ -8,10 +8,8 @@
 # `perf record`, daemon/perfhubd or tests/web/hotspot.
 src=${top_srcdir:-.}
 bld=${top_builddir:-.}
+driver=playwright-core
 browser=${PERFHUB_CHROMIUM:-/usr/bin/chromium}
-command -v node >/dev/null 2>&1 || { echo "SKIP: node not installed"; exit 77; }
-[ -d "$src/tests/web/node_modules/playwright-core" ] ||
-	{ echo "SKIP: playwright-core not installed (cd tests/web && npm ci)"; exit 77; }
-[ -x "$browser" ] || { echo "SKIP: no chromium at $browser"; exit 77; }
+progs=tests/web/hotspot
 . "$src/tests/web/e2e-requires.sh"
 exec node "$src/tests/web-e2e.js" "$bld/daemon/perfhubd" "$bld/tests/web/hotspot" "$browser"

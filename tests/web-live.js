@@ -181,10 +181,9 @@ async function main() {
     if (!missing.includes('diff')) {
       const other = ids[RECORDINGS[1]];
       nav('#/compare?base=' + other + '&target=' + id);
-      const dt = F.buildTree(await api(base, 'diff?base=' + other + '&target=' + id + '&weight=period'), { diff: true });
-      const reg = F.regressions(dt, 30);
-      await until(() => d.querySelectorAll('#cmp-regressions tbody tr').length === reg.length, 'regressions = API diff (' + reg.length + ')');
-      if (reg.length) ok(d.querySelector('#cmp-regressions tbody tr').cells[0].textContent === reg[0].name, 'largest regression first');
+      const reg = (await api(base, 'diff?base=' + other + '&target=' + id + '&weight=samples&rows=30')).regressions;
+      await until(() => d.querySelectorAll('#cmp-regressions tbody tr[data-function]').length === reg.length, 'regressions = API diff (' + reg.length + ')');
+      if (reg.length) ok(d.querySelector('#cmp-regressions tbody tr').cells[0].textContent === reg[0].function, 'largest regression first');
       P.snapshot('compare');
     }
     /* a perf.data directory (perf record --threads) dropped on the page

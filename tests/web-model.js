@@ -171,10 +171,41 @@ const d = F.buildTree({
       { name: 'slow', base: 10, target: 100, children: [] },
       { name: 'fast', base: 90, target: 100, children: [] }] }] }, { diff: true });
 eq([d.value, d.base, d.target], [200, 100, 200], 'diff root');
-const reg = F.regressions(d, 10);
-eq(reg.map((r) => [r.name, Math.round(r.deltaPct)]), [['slow', 40], ['fast', -40]], 'regressions by share (frames without self left out)');
 ok(/^hsl\(0,/.test(F.diffColor(F.findPath(d, ['app', 'slow']), 100, 200)), 'growth is red');
 ok(/^hsl\(220,/.test(F.diffColor(F.findPath(d, ['app', 'fast']), 100, 200)), 'shrink is blue');
+
+/* ---- a /sandwich tree: the function at the root, the comm at the callers' leaves ---- */
+const sw = F.buildTree({ name: 'lex', dso: '/usr/lib/libparse.so', value: 5, children: [
+  { name: 'parse', dso: '/usr/lib/libparse.so', value: 5, children: [
+    { name: 'cc1', value: 3, children: [] },
+    { name: 'do_syscall_64', dso: '[kernel.kallsyms]', value: 2, children: [{ name: 'make', value: 2, children: [] }] }] }] }, { sandwich: 'callers' });
+eq([F.nodeLabel(sw), F.frameKind(sw)], ['lex', 'root'], 'sandwich root: the function');
+const swKinds = (n) => [F.nodeLabel(n), F.frameKind(n)].concat(n.children.map(swKinds));
+eq(swKinds(sw), ['lex', 'root', ['parse', 'user', ['cc1', 'comm'], ['do_syscall_64', 'kernel', ['make', 'comm']]]],
+  'sandwich kinds: frames from the first level, comms at the callers\' leaves');
+const swDown = F.buildTree({ name: 'lex', value: 2, children: [{ name: 'getc', value: 2, children: [] }] }, { sandwich: 'callees' });
+eq(F.frameKind(swDown.children[0]), 'user', 'a callee leaf is a frame, not a comm');
+eq(F.nodeLabel(t), 'all', 'a flame graph\'s root is all');
+
+/* ---- the trend chart's geometry ---- */
+{
+  const pts = (l) => l.map(([id, at, v]) => ({ id: id, name: 'r' + id, uploaded_at: at, value: v }));
+  const g = F.trendLayout([{ label: 'a', points: pts([[1, 't1', 10], [3, 't2', 40]]) }, { label: 'b', points: pts([[2, 't1', 25]]) }], 400, 300);
+  eq(g.runs.map((r) => r.id), ['1', '2', '3'], 'runs in upload order, ids breaking ties');
+  const xs = g.runs.map((r) => r.x);
+  ok(xs[0] === g.plot.left && xs[2] === g.plot.right && Math.abs(xs[1] - (xs[0] + xs[2]) / 2) < 1e-9, 'runs evenly spaced over the plot');
+  eq(g.series[1].points[0].x, xs[1], 'a series\' point sits at its run');
+  eq(g.ticks.map((k) => k.value), [0, 10, 20, 30, 40], 'nice ticks up to the largest value');
+  ok(g.series[0].points[1].y === g.plot.top && g.ticks[0].y === g.plot.bottom, 'the largest value at the top, 0 at the bottom');
+  ok(Math.abs(g.series[0].points[0].y - (g.plot.bottom - (g.plot.bottom - g.plot.top) / 4)) < 1e-9, 'y in proportion to the value');
+  eq(F.trendLayout([{ label: '', points: pts([[5, 't', 0.3]]) }], 400, 300).ticks.map((k) => +k.value.toFixed(3)), [0, 0.1, 0.2, 0.3], 'ticks of small shares');
+  eq(F.trendLayout([{ label: '', points: [] }], 400, 300).runs, [], 'no recordings');
+}
+
+/* ---- durations ---- */
+eq([F.fmtNs(324651095), F.fmtNs(2.5e9), F.fmtNs(1500), F.fmtNs(80)], ['324.7 ms', '2.50 s', '1.5 \u00b5s', '80 ns'], 'durations');
+eq([F.fmtWeight(12345, 'samples', true), F.fmtWeight(5e6, 'offcpu', true), F.fmtWeight(5e6, 'wall'), F.fmtWeight(7, 'period')],
+  ['12.3 k samples', '5.0 ms off-CPU', '5.0 ms', '7'], 'values of each weight');
 
 /* ---- top functions from a tree (recursion counted once in total) ---- */
 const rec = F.buildTree(apiTree(['p;f;g;f 4', 'p;f 1']));
@@ -190,6 +221,12 @@ tl = F.normalizeTimeline({ start_ns: 7e9, bucket_ns: 20e6, buckets: [{ t_ns: 7e9
 eq([tl.bucketNs, tl.startNs, tl.counts], [20e6, 7e9, [2, 0, 5]], 'timeline with bucket_ns and t_ns');
 tl = F.normalizeTimeline({ bucket_ms: 20, start_ns: 0, buckets: new Array(120).fill(1) });
 eq(F.heatGrid(tl), { cols: 3, rows: 50, max: 1 }, 'heat grid: 50 rows of 20 ms per second');
+{
+  const off = { start_ns: 0, bucket_ns: 10, buckets: [{ t_ns: 0, samples: 3, period: 7, offcpu: 20 }, { t_ns: 20, samples: 1, period: 0, offcpu: 5 }] };
+  eq(F.normalizeTimeline(off, 0, 'offcpu').counts, [20, 0, 5], 'off-CPU time per bucket');
+  eq(F.normalizeTimeline(off, 0, 'wall').counts, [27, 0, 5], 'on+off-CPU: period plus off-CPU time');
+  eq(F.normalizeTimeline(off, 0).counts, [3, 0, 1], 'samples otherwise');
+}
 eq(F.bucketRange(tl, 7, 3), { fromNs: 60e6, toNs: 160e6 }, 'range of a backwards drag');
 
 /* ---- URLs ---- */
@@ -197,6 +234,14 @@ const st = { view: 'profile', id: '42', params: { event: 'cpu-clock:ppp', zoom: 
 eq(F.parseHash(F.formatHash(st)), st, 'profile URL round trip');
 eq(F.parseHash('#/compare?base=1&target=2'), { view: 'compare', id: null, params: { base: '1', target: '2' } }, 'compare URL');
 eq(F.parseHash('').view, 'list', 'empty URL is the list');
+for (const s of [{ view: 'sandwich', id: '7', params: { function: 'a::b<c>', weight: 'offcpu' } },
+  { view: 'annotate', id: '7', params: { function: 'f', dso: '/usr/lib/x.so' } },
+  { view: 'trend', id: null, params: { sel: '{build="fast", name=~"a.*"}', function: 'hash_rows', group_by: 'build' } },
+  { view: 'compare', id: null, params: { base_q: '{a="1"}', target_q: '{a!="1"}' } }]) {
+  eq(F.parseHash(F.formatHash(s)), s, s.view + ' URL round trip');
+}
+eq(F.formatHash({ view: 'sandwich', id: '3', params: {} }), '#/sandwich/3', 'sandwich URL');
+eq(F.parseHash('#/sandwich').view, 'list', 'a view of one profile without its id is the list');
 eq(F.formatHash({ view: 'list', params: { q: '', status: 'ready' } }), '#/?status=ready', 'empty params dropped');
 
 /* ---- tar of a perf.data directory, read back by tar(1) ---- */

@@ -219,11 +219,10 @@ async function main() {
     /* ---- compare ---- */
     const tgt = list.profiles.find((p) => p.name === 'build-target').id;
     nav('#/compare?base=' + id + '&target=' + tgt);
-    const diff = F.buildTree(await api(base, 'diff?base=' + id + '&target=' + tgt + '&weight=period'), { diff: true });
-    const reg = F.regressions(diff, 30);
-    await until(() => d.querySelectorAll('#cmp-regressions tbody tr').length === reg.length, 'regressions listed');
+    const reg = (await api(base, 'diff?base=' + id + '&target=' + tgt + '&weight=samples&rows=30')).regressions;
+    await until(() => d.querySelectorAll('#cmp-regressions tbody tr[data-function]').length === reg.length, 'regressions listed');
     const firstReg = d.querySelector('#cmp-regressions tbody tr').cells[0].textContent;
-    ok(firstReg === reg[0].name && reg[0].deltaPct > 0, 'largest regression first: ' + firstReg);
+    ok(firstReg === reg[0].function && reg[0].delta_self > 0, 'largest regression first: ' + firstReg);
     ok(firstReg === 'lex', 'the changed function (lex) tops the regressions');
     const lexRects = ctxs['cmp-fg'].ops.filter((o, i, a) => o.op === 'rect' && a[i + 1] && a[i + 1].op === 'text' && a[i + 1].text === 'lex');
     ok(lexRects.length > 0 && lexRects.every((o) => /^hsl\(0,/.test(o.style)), 'grown frame drawn red');

@@ -15,6 +15,9 @@
   function buildTree(json, opts) {
     const diff = !!(opts && opts.diff);
     const kmarks = !!(opts && opts.kernelMarks);
+    /* a tree of /sandwich: the function at the root, frames from the first
+     * level on; 'callers' ends each path at its comm (a leaf) */
+    const sandwich = (opts && opts.sandwich) || null;
     const num = (v) => (typeof v === 'number' && isFinite(v) && v > 0 ? v : 0);
     const make = (j, parent) => {
       const n = {
@@ -78,9 +81,22 @@
       n.self = n.value - sv;
       n.selfBase = n.base - sb;
     }
+    if (sandwich) {
+      for (const n of order) {
+        if (!n.parent || n.kind) continue;
+        n.kind = sandwich === 'callers' && !n.children.length && !n.dso ? 'comm' : nameKind(n);
+      }
+      top.rootLabel = top.name;
+    }
     top.count = count;
     top.maxDepth = maxDepth;
     return top;
+  }
+
+  /* The text a frame is drawn and described with: its name; the root of
+   * a flame graph is "all", a sandwich's root its function. */
+  function nodeLabel(n) {
+    return n.parent ? n.name : n.rootLabel || 'all';
   }
 
   /* The frames from the root's child to n, outermost first. */
@@ -211,6 +227,11 @@
     if (!n.parent) return 'root';
     if (n.kind) return n.kind;
     if (n.depth === 1) return 'comm';
+    return nameKind(n);
+  }
+
+  /* A frame's kind by its name and DSO alone, wherever it sits. */
+  function nameKind(n) {
     const s = n.name;
     if (/_\[k\]$/.test(s)) return 'kernel';
     if (/_\[j\]$/.test(s) || /^\[?jit/i.test(s) || /perf-\d+\.map/.test(s)) return 'jit';
@@ -270,35 +291,6 @@
     return r >= 0 ? 'hsl(0,80%,' + l + '%)' : 'hsl(220,80%,' + l + '%)';
   }
 
-  /* The largest regressions of a differential tree: per function name
-   * (frames at depth >= 2), self values summed over the tree and compared
-   * as shares of each side's total. Sorted by growth, largest first. */
-  function regressions(top, limit) {
-    const byName = new Map();
-    const stack = [top];
-    while (stack.length) {
-      const n = stack.pop();
-      if (n.depth >= 2) {
-        const e = byName.get(n.name) || { name: n.name, base: 0, target: 0 };
-        e.base += n.selfBase;
-        e.target += n.self;
-        byName.set(n.name, e);
-      }
-      for (const k of n.children) stack.push(k);
-    }
-    const bt = top.base, tt = top.target;
-    const rows = [];
-    for (const e of byName.values()) {
-      if (e.base <= 0 && e.target <= 0) continue;
-      e.basePct = bt > 0 ? (100 * e.base) / bt : 0;
-      e.targetPct = tt > 0 ? (100 * e.target) / tt : 0;
-      e.deltaPct = e.targetPct - e.basePct;
-      rows.push(e);
-    }
-    rows.sort((a, b) => b.deltaPct - a.deltaPct || (a.name < b.name ? -1 : 1));
-    return rows.slice(0, limit || 50);
-  }
-
   /* Self and total per function name over a tree: the page's own top
    * table when the server's /top is not reachable, and a cross-check of
    * it. "total" counts a sample once per stack even under recursion. */
@@ -329,8 +321,12 @@
   /* Reads the /timeline answer into {bucketNs, startNs, counts[]}. It
    * accepts the bucket list as numbers or as objects with a start time
    * and a count, under the names a server is likely to use. */
-  function normalizeTimeline(json, bucketMs) {
+  function normalizeTimeline(json, bucketMs, weight) {
     const j = json || {};
+    /* off-CPU weights: the nanoseconds switched out in each bucket, plus
+     * the on-CPU period for wall */
+    const measure = weight === 'offcpu' ? (b) => firstNum(b, ['offcpu']) || 0
+      : weight === 'wall' ? (b) => (firstNum(b, ['period']) || 0) + (firstNum(b, ['offcpu']) || 0) : null;
     const bms = firstNum(j, ['bucket_ms']) || bucketMs || 10;
     const bucketNs = (firstNum(j, ['bucket_ns']) || bms * 1e6);
     let list = null;
@@ -355,7 +351,7 @@
         const t = firstNum(b, tk);
         const idx = t === undefined ? i : Math.round((t - startNs) / bucketNs);
         if (idx < 0 || idx > 10000000) continue;
-        counts[idx] = (counts[idx] || 0) + (firstNum(b, ck) || 0);
+        counts[idx] = (counts[idx] || 0) + (measure ? measure(b) : firstNum(b, ck) || 0);
       }
       for (let i = 0; i < counts.length; i++) counts[i] = counts[i] || 0;
     } else {
@@ -382,6 +378,47 @@
     return { fromNs: tl.startNs + lo * tl.bucketNs, toNs: tl.startNs + (hi + 1) * tl.bucketNs };
   }
 
+  /* ---- trend chart ----------------------------------------------------------- */
+
+  /* A "nice" axis for values 0..max: the top tick and the step, as 1, 2
+   * or 5 times a power of ten, about `want` steps. */
+  function niceAxis(max, want) {
+    if (!(max > 0)) return { top: 1, step: 0.25 };
+    const raw = max / (want || 4);
+    const p = Math.pow(10, Math.floor(Math.log10(raw)));
+    const step = [1, 2, 5, 10].map((m) => m * p).find((s) => s >= raw);
+    return { top: Math.ceil(max / step - 1e-9) * step, step: step };
+  }
+
+  /* Geometry of the trend chart: series [{label, points: [{id,
+   * uploaded_at, value, ...}]}] (each oldest first, as /api/v1/series
+   * gives them) on a plot of width x height px inside the margins. Runs
+   * are evenly spaced in upload order (many share one second), all series
+   * on one axis; y from 0 to a nice top. Returns {runs, ticks, plot,
+   * series: [{label, points: [{...point, x, y}]}]}. */
+  function trendLayout(series, width, height) {
+    const plot = { left: 64, right: width - 16, top: 12, bottom: height - 30 };
+    const byId = new Map();
+    for (const s of series) for (const p of s.points || []) byId.set(String(p.id), p);
+    const runs = Array.from(byId.values()).sort((a, b) => (a.uploaded_at < b.uploaded_at ? -1 : a.uploaded_at > b.uploaded_at ? 1 : (+a.id) - (+b.id)));
+    const index = new Map(runs.map((p, i) => [String(p.id), i]));
+    let max = 0;
+    for (const s of series) for (const p of s.points || []) if (p.value > max) max = p.value;
+    const axis = niceAxis(max, 4);
+    const w = plot.right - plot.left, h = plot.bottom - plot.top;
+    const xOf = (i) => plot.left + (runs.length > 1 ? (i * w) / (runs.length - 1) : w / 2);
+    const yOf = (v) => plot.bottom - ((typeof v === 'number' && isFinite(v) ? v : 0) / axis.top) * h;
+    const ticks = [];
+    for (let i = 0; i * axis.step <= axis.top + axis.step / 2; i++) ticks.push({ value: i * axis.step, y: yOf(i * axis.step) });
+    return {
+      runs: runs.map((p, i) => ({ id: String(p.id), name: p.name, uploaded_at: p.uploaded_at, x: xOf(i) })),
+      ticks: ticks, plot: plot,
+      series: series.map((s) => ({
+        label: s.label, points: (s.points || []).map((p) => Object.assign({}, p, { x: xOf(index.get(String(p.id))), y: yOf(p.value) })),
+      })),
+    };
+  }
+
   /* ---- URL state ------------------------------------------------------------ */
 
   /* "#/profile/ID?k=v&..." <-> {view, id, params}. The zoom path is kept
@@ -399,10 +436,13 @@
         params[k] = e >= 0 ? decodeURIComponent(kv.slice(e + 1).replace(/\+/g, ' ')) : '';
       }
     }
-    if (path[0] === 'profile' && path[1]) return { view: 'profile', id: path[1], params: params };
-    if (path[0] === 'compare') return { view: 'compare', id: null, params: params };
+    if (ID_VIEWS.includes(path[0]) && path[1]) return { view: path[0], id: path[1], params: params };
+    if (path[0] === 'compare' || path[0] === 'trend') return { view: path[0], id: null, params: params };
     return { view: 'list', id: null, params: params };
   }
+
+  /* the views of one profile: #/VIEW/ID?... */
+  const ID_VIEWS = ['profile', 'sandwich', 'annotate'];
 
   function formatHash(state) {
     const keys = Object.keys(state.params || {}).filter((k) => {
@@ -411,8 +451,8 @@
     }).sort();
     const qs = keys.map((k) => encodeURIComponent(k) + '=' + encodeURIComponent(state.params[k])).join('&');
     let p = '#/';
-    if (state.view === 'profile') p = '#/profile/' + encodeURIComponent(state.id);
-    else if (state.view === 'compare') p = '#/compare';
+    if (ID_VIEWS.includes(state.view)) p = '#/' + state.view + '/' + encodeURIComponent(state.id);
+    else if (state.view === 'compare' || state.view === 'trend') p = '#/' + state.view;
     return qs ? p + '?' + qs : p;
   }
 
@@ -484,6 +524,23 @@
     return String(Math.round(v));
   }
 
+  /* A duration in nanoseconds: "1.25 s", "324.7 ms", "12.0 µs", "80 ns". */
+  function fmtNs(v) {
+    if (!isFinite(v)) return '-';
+    const a = Math.abs(v);
+    if (a >= 1e9) return (v / 1e9).toFixed(2) + ' s';
+    if (a >= 1e6) return (v / 1e6).toFixed(1) + ' ms';
+    if (a >= 1e3) return (v / 1e3).toFixed(1) + ' \u00b5s';
+    return Math.round(v) + ' ns';
+  }
+
+  /* A value of a weight: counts (samples, period) as fmtCount, with the
+   * weight's name when `named`; off-CPU and wall time as durations. */
+  function fmtWeight(v, weight, named) {
+    if (weight === 'offcpu' || weight === 'wall') return fmtNs(v) + (named ? (weight === 'offcpu' ? ' off-CPU' : ' on+off-CPU') : '');
+    return fmtCount(v) + (named ? ' ' + (weight || 'samples') : '');
+  }
+
   function fmtPct(v) {
     if (!isFinite(v)) return '-';
     return (v >= 10 ? v.toFixed(1) : v.toFixed(2)) + '%';
@@ -498,10 +555,10 @@
   }
 
   const api = {
-    buildTree, pathOf, findPath, toFolded, layout, hit, matcher, search,
-    frameKind, frameDso, frameColor, diffColor, regressions, topFunctions,
+    buildTree, nodeLabel, pathOf, findPath, toFolded, layout, hit, matcher, search,
+    frameKind, frameDso, frameColor, diffColor, topFunctions, trendLayout,
     normalizeTimeline, heatGrid, bucketRange, parseHash, formatHash,
-    tarHeader, tarParts, fmtCount, fmtPct, fmtBytes,
+    tarHeader, tarParts, fmtCount, fmtNs, fmtWeight, fmtPct, fmtBytes,
   };
   if (typeof module !== 'undefined' && module.exports) module.exports = api;
   else root.PerfhubFlame = api;

@@ -1,7 +1,9 @@
 # web/local.mk: the flame-graph page, installed under $(pkgdatadir)/web
 # (perfhubd serves it from there). Static files only, no build step.
 webdir = $(pkgdatadir)/web
-dist_web_DATA = web/index.html web/style.css web/flame.js web/app.js
+dist_web_DATA = web/index.html web/style.css web/flame.js web/page.js web/widgets.js \
+	web/list.js web/upload.js web/profile.js web/compare.js web/trend.js web/sandwich.js \
+	web/annotate.js web/app.js
 # the API's description, served at /api/v1/openapi.json from beside the page
 dist_web_DATA += docs/openapi.json
 dist_doc_DATA += docs/web.md docs/api.md

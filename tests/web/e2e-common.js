@@ -66,13 +66,13 @@ const countNear = (shown, v) => near(parseCount(shown), v, Math.max(0.5, v * 0.0
 /* The drawn frames (window.PerfhubPage.frames()) against an API tree:
  * every frame is a node of the tree with its value (or base and target);
  * every node at least 1 px wide is drawn with its width; labels are the
- * name or its start with an ellipsis, and fit their frames. Returns the
- * number of wide nodes. */
+ * name or its start with an ellipsis, and fit their frames; at least
+ * opts.minFrames (4) drawn. Returns the number of wide nodes. */
 function checkFrames(fr, apiTree, what, opts) {
   const o = opts || {};
   const vals = pathValues(apiTree);
   const field = o.diff ? 'target' : 'value';
-  ok(fr.length > 3, what + ': frames drawn (' + fr.length + ')');
+  ok(fr.length >= (o.minFrames || 4), what + ': frames drawn (' + fr.length + ')');
   for (const f of fr) {
     const v = vals.get(f.path);
     ok(v !== undefined, what + ': frame ' + f.path + ' is a node the API gave');
@@ -103,23 +103,12 @@ function checkFrames(fr, apiTree, what, opts) {
   return wide;
 }
 
-/* Records tests/web/hotspot twice with `perf record -g` (alpha.data: two
- * events, hot function alpha_hot; beta.data: beta_hot), starts perfhubd
- * on a free port with one worker, uploads both and waits until they are
- * parsed. Returns what the tests need; stop() ends the daemon. */
-async function startServer(o) {
-  const { daemon, hotspot, tmp, webRoot } = o;
-  fs.rmSync(tmp, { recursive: true, force: true });
-  fs.mkdirSync(tmp, { recursive: true });
-  const rec = (name, args) => {
-    const out = path.join(tmp, name);
-    execFileSync('perf', ['record', '-q', '-g', '-o', out].concat(args), { stdio: 'ignore', timeout: 120000 });
-    return out;
-  };
-  const aFile = rec('alpha.data', ['-e', 'cpu-clock', '-e', 'task-clock', '--', hotspot, 'alpha', '1200']);
-  const bFile = rec('beta.data', ['-e', 'cpu-clock', '--', hotspot, 'beta', '1200']);
-  log('recorded alpha.data and beta.data');
-
+/* Starts perfhubd on a free port with one worker (state under tmp, the
+ * page from webRoot, more options in args) and waits for /healthz.
+ * Returns {base, api(p), post(file, query), waitReady(id), stop(), kill(),
+ * daemonLog()}. */
+async function startDaemon(o) {
+  const { daemon, tmp, webRoot } = o;
   const port = await freePort();
   const base = 'http://127.0.0.1:' + port;
   const logFile = path.join(tmp, 'perfhubd.log');
@@ -128,10 +117,10 @@ async function startServer(o) {
   /* the recordings are this machine's: their libraries and kernel are
    * named from its files as perf would (--local-uploads) */
   const proc = spawn(daemon, ['--listen', '127.0.0.1:' + port, '--db', path.join(tmp, 'perfhub.db'),
-    '--spool', path.join(tmp, 'spool'), '--web-root', webRoot, '--workers', '1', '--local-uploads'],
+    '--spool', path.join(tmp, 'spool'), '--web-root', webRoot, '--workers', '1', '--local-uploads'].concat(o.args || []),
   { stdio: ['ignore', dlog, dlog] });
   const s = {
-    base, proc, aFile, bFile,
+    base, proc,
     stop() { proc.kill('SIGTERM'); },
     kill() { proc.kill('SIGKILL'); },
     daemonLog() { try { return fs.readFileSync(logFile, 'utf8').slice(-3000); } catch (e) { return ''; } },
@@ -161,9 +150,39 @@ async function startServer(o) {
     const end = Date.now() + 15000;
     for (;;) {
       try { if ((await fetch(base + '/healthz')).ok) break; } catch (e) { /* not yet */ }
+      if (proc.exitCode !== null || proc.signalCode !== null) throw new Error('FAIL: perfhubd exited (' + (proc.exitCode !== null ? 'status ' + proc.exitCode : proc.signalCode) + ')');
       if (Date.now() > end) throw new Error('FAIL: perfhubd did not answer /healthz');
       await sleep(100);
     }
+  } catch (e) {
+    console.error('---- perfhubd log ----\n' + s.daemonLog());
+    s.kill();
+    throw e;
+  }
+  return s;
+}
+
+/* perf record -q ARGS -o tmp/NAME -- CMD...: the file's path */
+function record(tmp, name, args, cmd) {
+  const out = path.join(tmp, name);
+  execFileSync('perf', ['record', '-q', '-o', out].concat(args, ['--'], cmd), { stdio: 'ignore', timeout: 120000 });
+  return out;
+}
+
+/* Records tests/web/hotspot twice with `perf record -g` (alpha.data: two
+ * events, hot function alpha_hot; beta.data: beta_hot), starts perfhubd
+ * (startDaemon), uploads both and waits until they are parsed. Returns
+ * what the tests need; stop() ends the daemon. */
+async function startServer(o) {
+  const { hotspot, tmp } = o;
+  fs.rmSync(tmp, { recursive: true, force: true });
+  fs.mkdirSync(tmp, { recursive: true });
+  const aFile = record(tmp, 'alpha.data', ['-g', '-e', 'cpu-clock', '-e', 'task-clock'], [hotspot, 'alpha', '1200']);
+  const bFile = record(tmp, 'beta.data', ['-g', '-e', 'cpu-clock'], [hotspot, 'beta', '1200']);
+  log('recorded alpha.data and beta.data');
+  const s = await startDaemon(o);
+  Object.assign(s, { aFile, bFile });
+  try {
     s.aId = await s.post(aFile, '?name=hot-alpha&tag=run=alpha');
     s.bId = await s.post(bFile, '?name=hot-beta&tag=run=beta');
     s.aMeta = await s.waitReady(s.aId);
@@ -199,7 +218,8 @@ const tipLines = (page) => page.$$eval('#tooltip > div', (ds) => Object.fromEntr
 
 /* the test hook: what the flame graph's canvas shows (docs/web.md) */
 const frames = (page, which) => page.evaluate((w) => window.PerfhubPage.frames(w), which || 'profile');
-const canvasOf = (which) => (which === 'compare' ? '#cmp-fg' : '#fg');
+const CANVASES = { profile: '#fg', compare: '#cmp-fg', trend: '#tr-fg', callers: '#sw-callers', callees: '#sw-callees' };
+const canvasOf = (which) => CANVASES[which] || '#fg';
 
 const hashParams = (page) => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.hash.split('?')[1] || '')));
 
@@ -267,9 +287,35 @@ function framesToHover(fr, n, skip) {
   return out;
 }
 
+/* Runs main() under a watchdog of `seconds`; exits 1 on a failure or a
+ * timeout, with the daemon's log. The daemon and the browser (getters:
+ * main starts them) are ended on every way out. */
+function runMain(main, seconds, daemon, browser) {
+  const finish = async () => {
+    if (browser()) await browser().close().catch(() => {});
+    if (daemon()) daemon().stop();
+  };
+  const watchdog = setTimeout(() => {
+    console.error('FAIL: timed out after ' + seconds + ' s');
+    if (daemon()) daemon().kill();
+    /* puppeteer's browser process; playwright ends its own when node exits */
+    const b = browser();
+    if (b && typeof b.process === 'function' && b.process()) b.process().kill('SIGKILL');
+    process.exit(1);
+  }, seconds * 1000);
+  main().then(async () => { clearTimeout(watchdog); await finish(); }, async (e) => {
+    clearTimeout(watchdog);
+    console.error(e && e.message ? e.message : e);
+    if (e && e.stack) console.error(e.stack.split('\n').slice(1, 4).join('\n'));
+    if (daemon()) console.error('---- perfhubd log ----\n' + daemon().daemonLog());
+    await finish();
+    process.exit(1);
+  });
+}
+
 module.exports = {
   checkDiffTip, framesToHover,
   tipLines, frames, canvasOf, hashParams, pointOn, centre, checkTip,
   stats, ok, sleep, near, log, freePort, pathValues, kernelPaths, parseCount, countNear,
-  checkFrames, startServer, until,
+  checkFrames, startServer, startDaemon, record, until, runMain,
 };

@@ -28,11 +28,11 @@ module.exports = [
   },
   {
     /* the browser test: node, plus the functions it hands to the page */
-    files: ['tests/web-e2e.js', 'tests/web-e2e-firefox.js', 'tests/web/e2e-common.js'],
+    files: ['tests/web-e2e.js', 'tests/web-e2e-firefox.js', 'tests/web-e2e-views.js', 'tests/web/e2e-common.js', 'tests/web/e2e-views.js'],
     languageOptions: {
       globals: Object.assign({}, node, browser, {
         MutationObserver: 'readonly', setInterval: 'readonly', clearInterval: 'readonly',
-        DataTransfer: 'readonly', File: 'readonly',
+        DataTransfer: 'readonly', File: 'readonly', Event: 'readonly',
       }),
     },
   },

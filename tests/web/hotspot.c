@@ -5,8 +5,11 @@
  * flame graph taller than the page). Two
  * recordings that differ only in WHICH give a comparison whose changed
  * function is known; the two phases give a timeline whose ranges have
- * different flame graphs. Built with frame pointers and no inlining so
- * that `perf record -g` sees every frame. */
+ * different flame graphs. `hotspot nap MS` sleeps in nap_here() five
+ * times for MS/10 milliseconds, spinning in between_naps() for as long
+ * after each: off-CPU time under a known function. Built with frame
+ * pointers, no inlining and no sibling calls so that `perf record -g`
+ * sees every frame. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -56,6 +59,27 @@ __attribute__((noinline)) void descend(int n, double end)
 	sink++;		/* not a tail call: every frame stays on the stack */
 }
 
+/* libc's nanosleep keeps no frame pointer: frame-pointer unwinding skips
+ * its caller, this one, and finds nap_here() */
+__attribute__((noinline)) void nap_call(double ms)
+{
+	struct timespec ts = { (time_t)(ms / 1e3), (long)((ms - 1e3 * (time_t)(ms / 1e3)) * 1e6) };
+
+	nanosleep(&ts, NULL);
+}
+
+/* blocked in the kernel (nanosleep) with this frame on the stack */
+__attribute__((noinline)) void nap_here(double ms)
+{
+	nap_call(ms);
+	sink++;
+}
+
+__attribute__((noinline)) void between_naps(double end)
+{
+	SPIN_UNTIL(end);
+}
+
 int main(int argc, char **argv)
 {
 	double ms = argc > 2 ? atof(argv[2]) : 1000;
@@ -66,6 +90,14 @@ int main(int argc, char **argv)
 		descend(DEEP_FRAMES, start + ms);
 		return 0;
 	}
+	if (argc > 1 && strcmp(argv[1], "nap") == 0) {
+		for (int i = 0; i < 5; i++) {
+			nap_here(ms / 10);
+			between_naps(now_ms() + ms / 10);
+		}
+		return 0;
+	}
+
 	warmup_spin(start + 0.4 * ms);
 	if (beta)
 		beta_hot(start + ms);

@@ -8,6 +8,7 @@ const http = require('http');
 const fs = require('fs');
 const path = require('path');
 const crypto = require('crypto');
+const views = require('./stub-views.js');
 
 const T0 = 1000000000000; /* perf clock of the first sample, ns */
 
@@ -50,16 +51,31 @@ function newProfile(id, name, samples, status) {
   };
 }
 
+/* A recording with off-CPU time (sched:sched_switch samples held to the
+ * thread's switch-in): make waits in wait_child between its CPU work. */
+function sleepySamples() {
+  const out = makeSamples(3);
+  for (let i = 0; i < 20; i++) {
+    out.push({ comm: 'make', pid: 100, tid: 100, t: T0 + i * 100e6 + 5e6, period: 1, off: (i % 4 + 1) * 10e6,
+      stack: ['main', 'run', 'wait_child', 'do_wait_[k]', 'schedule_[k]'] });
+  }
+  return out.sort((a, b) => a.t - b.t);
+}
+
 function createState() {
   const profiles = [
     newProfile(1, 'build-base', makeSamples(4), 'ready'),
     newProfile(2, 'build-target', makeSamples(2), 'ready'),
     newProfile(3, 'broken-upload', [], 'failed'),
+    newProfile(4, 'sleepy', sleepySamples(), 'ready'),
   ];
+  profiles[0].tags.build = 'base';
+  profiles[1].tags = { branch: 'pr-1', build: 'target' };
   profiles[2].error = 'bad magic at offset 0: not a perf.data file';
+  profiles[3].tags.build = 'base';
   /* token: API requests need "Authorization: Bearer TOKEN" (null: open);
    * busy: that many API requests get 503 with Retry-After first */
-  return { profiles, nextId: 4, requests: [], uploads: [], token: null, busy: 0 };
+  return { profiles, nextId: 5, requests: [], uploads: [], token: null, busy: 0 };
 }
 
 /* The public view of a profile, as GET /api/v1/profiles/{id} gives it. */
@@ -72,18 +88,27 @@ function describe(p) {
   /* parsed again (re-symbolized): the earlier parse is served meanwhile */
   if (p.resymbolizing && p.status !== 'ready') o.resymbolizing = true;
   if (p.status === 'ready' || o.resymbolizing) {
-    const n = p.samples.length;
+    const n = p.samples.filter((x) => !x.off).length, sw = p.samples.length - n;
     o.header = header('farm-' + p.id);
     o.events = [{ name: 'cpu-clock:ppp', type: 1, config: 0, sample_type: 295, sample_freq: 4000, ids: [1], samples: n }];
-    o.records = { SAMPLE: n, MMAP2: 40, COMM: 3, FINISHED_ROUND: 5 };
+    o.records = { SAMPLE: n + sw, MMAP2: 40, COMM: 3, FINISHED_ROUND: 5 };
     o.samples_per_event = { 'cpu-clock:ppp': n };
+    if (sw) {
+      o.events.push({ name: 'sched:sched_switch', type: 2, config: 372, sample_type: 66983, sample_period: 1, ids: [2], samples: sw });
+      o.samples_per_event['sched:sched_switch'] = sw;
+      o.records.SWITCH = 2 * sw;
+    }
     o.lost = 0;
   }
   return o;
 }
 
+/* The samples an answer counts: off-CPU weights count the switch-outs'
+ * time (wall adds the CPU samples), the others the CPU samples. */
 function filterSamples(p, q) {
+  const w = q.get('weight');
   return p.samples.filter((s) =>
+    (w === 'wall' || (w === 'offcpu') === !!s.off) &&
     (!q.get('comm') || s.comm === q.get('comm')) &&
     (!q.get('pid') || String(s.pid) === q.get('pid')) &&
     (!q.get('tid') || String(s.tid) === q.get('tid')) &&
@@ -91,7 +116,10 @@ function filterSamples(p, q) {
     (!q.get('to_ns') || s.t < Number(q.get('to_ns'))));
 }
 
-function weightOf(s, q) { return q.get('weight') === 'samples' ? 1 : s.period; }
+function weightOf(s, q) {
+  const w = q.get('weight');
+  return s.off && (w === 'offcpu' || w === 'wall') ? s.off : w === 'samples' ? 1 : s.period;
+}
 
 /* Kernel frames are stored with perfhubd's "_[k]" mark; as perfhubd does,
  * answers keep it only when asked with kernel=1 (never in /top). */
@@ -100,7 +128,7 @@ function frameName(f, q) { return q && q.get('kernel') ? f : f.replace(/_\[k\]$/
 /* The DSO of each frame, as perfhubd gives it ("dso", the full path) on
  * nodes below the comm; emit has none (the page must cope). */
 const DSOS = {
-  main: '/usr/bin/make', run: '/usr/bin/make', parse: '/usr/lib/x86_64-linux-gnu/libparse.so.1',
+  main: '/usr/bin/make', run: '/usr/bin/make', wait_child: '/usr/bin/make', parse: '/usr/lib/x86_64-linux-gnu/libparse.so.1',
   lex: '/usr/lib/x86_64-linux-gnu/libparse.so.1', 'do_syscall_64_[k]': '[kernel.kallsyms]', 'vfs_read_[k]': '[kernel.kallsyms]',
 };
 
@@ -160,6 +188,9 @@ function json(res, status, body) {
   res.end(JSON.stringify(body));
 }
 
+/* what stub-views.js computes its answers with */
+const helpers = { tree, top, merge, weightOf, filterSamples, frameName, DSOS, json };
+
 function handler(state, webRoot) {
   return (req, res) => {
     const u = new URL(req.url, 'http://stub');
@@ -198,7 +229,9 @@ function handler(state, webRoot) {
       return;
     }
     if (u.pathname === '/api/v1/profiles' && req.method === 'GET') {
-      let list = state.profiles.filter((p) => !q.get('status') || p.status === q.get('status'));
+      const picked = views.pick(state.profiles, q, 'q', res, json);
+      if (!picked) return;
+      let list = state.profiles.filter((p) => picked.includes(p) && (!q.get('status') || p.status === q.get('status')));
       const total = list.length;
       const off = Number(q.get('offset') || 0), lim = Number(q.get('limit') || 50);
       list = list.slice(off, off + lim).map(describe);
@@ -236,7 +269,18 @@ function handler(state, webRoot) {
         case 'timeline': {
           const bms = Number(q.get('bucket_ms') || 10);
           const counts = [];
-          for (const s of p.samples) {
+          const w = q.get('weight');
+          if (w === 'offcpu' || w === 'wall') {
+            /* as perfhubd: buckets with samples, period and off-CPU time */
+            for (const s of filterSamples(p, q)) {
+              const i = Math.floor((s.t - T0) / (bms * 1e6));
+              const b = counts[i] || (counts[i] = { t_ns: T0 + i * bms * 1e6, samples: 0, period: 0, offcpu: 0 });
+              b.samples++;
+              if (s.off) b.offcpu += s.off; else b.period += s.period;
+            }
+            return json(res, 200, { bucket_ms: bms, bucket_ns: bms * 1e6, start_ns: T0, buckets: counts.filter(Boolean) });
+          }
+          for (const s of p.samples.filter((x) => !x.off)) {
             const i = Math.floor((s.t - T0) / (bms * 1e6));
             counts[i] = (counts[i] || 0) + weightOf(s, q);
           }
@@ -252,14 +296,11 @@ function handler(state, webRoot) {
           }
           return res.end(Array.from(lines, ([k, v]) => k + ' ' + v + '\n').join(''));
         }
+        case 'sandwich': case 'annotate': views.route(state, u, q, { view: m[2], profile: p }, res, helpers); return;
         default: return json(res, 404, { error: 'no such endpoint' });
       }
     }
-    if (u.pathname === '/api/v1/diff') {
-      const b = find(q.get('base')), t = find(q.get('target'));
-      if (!b || !t) return json(res, 404, { error: 'no such profile' });
-      return json(res, 200, merge(tree(filterSamples(b, q), q, 'base'), tree(filterSamples(t, q), q, 'target')));
-    }
+    if (views.route(state, u, q, null, res, helpers)) return;
     if (u.pathname.startsWith('/api/')) return json(res, 404, { error: 'no such endpoint' });
     /* static files: only names in the web root, never a path outside it */
     const name = u.pathname === '/' ? 'index.html' : u.pathname.slice(1);
