@@ -14,7 +14,8 @@ DAEMON_TESTS = \
 	tests/daemon-flame.py \
 	tests/daemon-formats.py \
 	tests/api-openapi.py \
-	tests/daemon-metrics.py
+	tests/daemon-metrics.py \
+	tests/daemon-models.py
 TESTS += $(DAEMON_TESTS) tests/docs-paths.py
 EXTRA_DIST += tests/docs-paths.py
 

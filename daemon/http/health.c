@@ -71,6 +71,12 @@ MHD_Result_t http_get_metrics(api *a, struct MHD_Connection *conn)
 	    "perfhub_query_answers_total{source=\"computed\"} %llu\n",
 	    (unsigned long long)atomic_load(&a->answers_kept),
 	    (unsigned long long)atomic_load(&a->answers_computed));
+	OUT("# HELP perfhub_profile_models_total Profile models questions were answered from, by "
+	    "where they were: kept in memory (left by the parse or an earlier question) or read "
+	    "from the database.\n# TYPE perfhub_profile_models_total counter\n"
+	    "perfhub_profile_models_total{source=\"memory\"} %llu\n"
+	    "perfhub_profile_models_total{source=\"database\"} %llu\n",
+	    (unsigned long long)c.models_memory, (unsigned long long)c.models_loaded);
 	OUT("# HELP perfhub_http_responses_total HTTP responses by status class.\n"
 	    "# TYPE perfhub_http_responses_total counter\n");
 	for (i = 0; i < 5; i++)

@@ -6,6 +6,8 @@
 #ifndef PERFHUB_STORE_INT_H
 #define PERFHUB_STORE_INT_H
 
+#include <stdatomic.h>
+
 #include "engine/cache.h"
 #include "store/persist.h"
 
@@ -15,6 +17,7 @@ struct st_store {
 	const st_persist_ops *ops;	/* the backend, chosen once by st_open */
 	st_persist *p;
 	pe_cache *cache;
+	atomic_ullong models_memory, models_loaded;	/* st_counts */
 };
 
 /* A ready profile, open for reading (store-query.c): its model, and the

@@ -243,6 +243,22 @@ static int agg_write(st_persist_writer *w, const pe_agg_row *agg, size_t n)
 	return 0;
 }
 
+/* The generation the finish just gave the profile (in its transaction),
+ * 0 when it cannot be read. */
+static int64_t new_generation(st_persist_writer *w)
+{
+	sqlite3_stmt *s = sq_prep(w->db, "SELECT generation FROM profiles WHERE id = ?");
+	int64_t gen = 0;
+
+	if (!s)
+		return 0;
+	sqlite3_bind_int64(s, 1, w->id);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		gen = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return gen;
+}
+
 int sq_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
 		     const st_summary *x, st_write_times *t)
 {
@@ -284,6 +300,8 @@ int sq_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
 	/* a profile deleted while it was parsed stays deleted */
 	if (rc == 0 && sqlite3_changes(w->db) == 0)
 		rc = sq_delete_rows(w->db, w->id);
+	else if (rc == 0)
+		t->generation = new_generation(w);
 	if (rc == 0)
 		rc = w_end(w, t);
 out:
