@@ -136,8 +136,13 @@ static int enqueue(st_writer *w, batch *x)
 		return rc;
 	}
 	pthread_mutex_lock(&w->lock);
-	while (w->queued >= WRITER_QUEUE_MAX)
-		pthread_cond_wait(&w->room, &w->lock);
+	if (w->queued >= WRITER_QUEUE_MAX) {
+		uint64_t t0 = now_ns();
+
+		while (w->queued >= WRITER_QUEUE_MAX)
+			pthread_cond_wait(&w->room, &w->lock);
+		w->times.queue_ns += now_ns() - t0;
+	}
 	if (w->tail)
 		w->tail->next = x;
 	else
@@ -237,6 +242,8 @@ st_writer *st_writer_begin(st_store *st, int64_t id)
 	/* without a model or a thread the parse is stored as before, slower */
 	w->model = pe_model_new(id, 0);
 	w->threaded = pthread_create(&w->thread, NULL, writer_thread, w) == 0;
+	if (w->threaded)
+		pthread_setname_np(w->thread, "ph-store");	/* for top -H */
 	pe_builder_set_flush(w->b, flush_hook, w);
 	return w;
 }
@@ -327,7 +334,9 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 	 * status: ready and complete become visible at once */
 	if (pe_builder_flush(w->b) < 0)
 		goto fail;
+	t0 = now_ns();
 	stop_thread(w, 0);
+	w->times.queue_ns += now_ns() - t0;
 	if (atomic_load(&w->failed))
 		goto fail;
 	if (pe_builder_leaf_dropped(w->b))
