@@ -60,6 +60,31 @@ void pe_builder_rows_done(pe_builder *b)
 	b->nr_rows = 0;
 }
 
+void pe_rows_free(pe_row *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; rows && i < n; i++)
+		if (rows[i].owned) {
+			free(rows[i].text[0]);
+			free(rows[i].text[1]);
+		}
+	free(rows);
+}
+
+pe_row *pe_builder_take_rows(pe_builder *b, size_t *n)
+{
+	pe_row *r = b->rows;
+
+	*n = b->nr_rows;
+	if (!b->nr_rows)
+		return NULL;
+	b->rows = NULL;
+	b->nr_rows = 0;
+	b->cap_rows = 0;
+	return r;
+}
+
 void pe_builder_free(pe_builder *b)
 {
 	if (!b)
@@ -456,6 +481,22 @@ int pe_builder_leaf_rows(pe_builder *b, size_t max)
 		r->v[5] = (int64_t)l->offcpu;
 	}
 	return b->leaf_next < b->leaves.n;
+}
+
+uint32_t pe_builder_string_find(const pe_builder *b, const char *s)
+{
+	size_t j;
+
+	if (!s || !b->strings.cap)
+		return 0;
+	j = pe_strmap_slot(&b->strings, s, pe_hash_str(s));
+	return b->strings.strs[j] ? b->strings.ids[j] : 0;
+}
+
+const pe_agg_row *pe_builder_agg_rows(const pe_builder *b, size_t *n)
+{
+	*n = b->agg.n;
+	return b->agg.rows;
 }
 
 uint64_t pe_builder_leaf_dropped(const pe_builder *b)

@@ -125,6 +125,13 @@ int pe_builder_flush(pe_builder *b);
 const pe_row *pe_builder_rows(const pe_builder *b, size_t *n);
 void pe_builder_rows_done(pe_builder *b);
 
+/* The same rows handed over, for a hook that stores them on another
+ * thread: the caller owns the array and frees it with pe_rows_free (the
+ * texts of string rows belong to the builder and stay valid while it
+ * lives); the builder starts a new array. NULL when there are none. */
+pe_row *pe_builder_take_rows(pe_builder *b, size_t *n);
+void pe_rows_free(pe_row *rows, size_t n);
+
 /* The block being filled, encoded and compressed (OUT: valid until the
  * next pack), and emptied. 1 when it holds no sample, 0, -1 on error. */
 int pe_builder_pack_block(pe_builder *b, pe_packed_block *out);
@@ -135,6 +142,14 @@ int pe_builder_pack_block(pe_builder *b, pe_packed_block *out);
  * for a builder with a hook). 1 when more remain (store the rows and call
  * again), 0 when all were made, -1 on error. */
 int pe_builder_leaf_rows(pe_builder *b, size_t max);
+/* The id string s was interned under, 0 when it never was (nothing is
+ * added). */
+uint32_t pe_builder_string_find(const pe_builder *b, const char *s);
+
+/* The aggregate rows so far, in the order their keys were first seen
+ * (first_seq order); valid until the next sample or pe_builder_agg. */
+const pe_agg_row *pe_builder_agg_rows(const pe_builder *b, size_t *n);
+
 /* Samples whose leaf address was not kept (the cap was reached). */
 uint64_t pe_builder_leaf_dropped(const pe_builder *b);
 

@@ -183,6 +183,16 @@ int pe_model_seal(pe_model *m)
 	return 0;
 }
 
+int pe_model_order_names(pe_model *m)
+{
+	return pe_model_ranks(m) ? 0 : -1;
+}
+
+void pe_model_set_gen(pe_model *m, int64_t gen)
+{
+	m->gen = gen;
+}
+
 int64_t pe_model_id(const pe_model *m)
 {
 	return m->id;

@@ -54,6 +54,15 @@ uint32_t pe_model_string_id(const pe_model *m, const char *text);
  * model's size reckoned. 0 or -1. */
 int pe_model_seal(pe_model *m);
 
+/* Makes the name order flame graphs sort children by now, on a sealed
+ * model (else the first flame graph makes it). 0, or -1 out of memory. */
+int pe_model_order_names(pe_model *m);
+
+/* The parse generation of a model filled while its parse was written
+ * (the generation is known once the parse is stored); before the model
+ * is shared. */
+void pe_model_set_gen(pe_model *m, int64_t gen);
+
 int64_t pe_model_id(const pe_model *m);
 int64_t pe_model_gen(const pe_model *m);
 /* Bytes the model holds, for the cache's bound. */

@@ -14,18 +14,27 @@ Two recordings, each taken from the environment or made here:
       that call each other 32 deep, -O2 -g) is built and a program spending
       its time in it recorded
 
-For each file: `perfhub collapse` against `perf script` and against
-`perf script | stackcollapse` (tests/symbols/stackcollapse.py, or
-FlameGraph's Perl script when FLAMEGRAPH_DIR has it): wall time, CPU time
-of the whole process tree (perf stat's task-clock counts the addr2line
-processes perf script starts, which GNU time misses), peak RSS; the
-agreement of the folded outputs; then `perfhub inspect --json` against
-`perf report --stats` (parse speed). Figures are taken under whatever load
-the machine has: the load average is printed, and CPU time is the fairer
-comparison on a shared machine.
+For each file, three parts (PERFHUB_BENCH_PARTS=collapse,parse,daemon
+chooses; default all):
 
-PERFHUB (default ./cli/perfhub), PERFHUB_BENCH_DIR (recordings made here;
-default /tmp/perfhub-bench-farm).
+  collapse  `perfhub collapse` against `perf script` and against `perf
+            script | stackcollapse` (tests/symbols/stackcollapse.py, or
+            FlameGraph's Perl script when FLAMEGRAPH_DIR has it): wall time,
+            CPU time of the whole process tree (perf stat's task-clock
+            counts the addr2line processes perf script starts, which GNU
+            time misses), peak RSS; the agreement of the folded outputs
+  parse     `perfhub inspect --json` against `perf report --stats`
+  daemon    perfhubd (a fresh state directory, its default workers): the
+            upload until the profile is ready, perfhubd's CPU time and
+            peak RSS, and the first flame graph asked right after ready;
+            against `perf report --stdio` on the same file (wall, CPU, peak
+            RSS)
+
+Figures are taken under whatever load the machine has: the load average
+is printed, and CPU time is the fairer comparison on a shared machine.
+
+PERFHUB (default ./cli/perfhub; perfhubd is the build directory's),
+PERFHUB_BENCH_DIR (recordings made here; default /tmp/perfhub-bench-farm).
 """
 
 import os
@@ -34,6 +43,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from perfhubd_harness import Daemon, cpu_seconds, proc_status_kb  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SRCDIR = os.environ.get("top_srcdir", os.path.dirname(HERE))
@@ -47,6 +59,12 @@ GOALS = {  # name: (min speed-up over perf script, min agreement %)
     "system-wide build": (10.0, 99.5),
     "dwarf, inlined library": (3.0, 97.0),
 }
+# the daemon on a system-wide build: upload to ready this many times faster
+# than perf report --stdio (wall), the first flame graph after ready in at
+# most this share of perf report's wall time
+READY_GOAL = {"system-wide build": 5.0}
+FLAME_GOAL = 1.0 / 50
+PARTS = os.environ.get("PERFHUB_BENCH_PARTS", "collapse,parse,daemon").split(",")
 
 
 def loadavg():
@@ -155,6 +173,51 @@ def record_dwarf(dst):
                    stderr=subprocess.DEVNULL, check=False)
 
 
+def bench_daemon(name, path, tmp):
+    """upload to ready and the first flame graph, beside perf report --stdio"""
+    wall_r, cpu_r, rss_r = measure("perf report --stdio -i '%s'" % path, os.path.join(tmp, "r"))
+    d = Daemon(state=tempfile.mkdtemp(prefix="bench-farm-d."), workers=os.cpu_count() or 1)
+    try:
+        with d:
+            cpu0 = cpu_seconds(d.proc.pid)
+            t0 = time.perf_counter()
+            st, r = d.upload(path)
+            if st != 202:
+                print("  perfhubd: upload answered %s %s" % (st, r))
+                return
+            while True:  # ready is noticed within 5 ms
+                st, p = d.json("GET", "/api/v1/profiles/%d" % r["id"])
+                if p["status"] in ("ready", "failed"):
+                    break
+                time.sleep(0.005)
+            ready = time.perf_counter() - t0
+            cpu = cpu_seconds(d.proc.pid) - cpu0
+            if p["status"] != "ready":
+                print("  perfhubd: the parse failed: %s" % p.get("error"))
+                return
+            t1 = time.perf_counter()
+            st, _, body = d.request("GET", "/api/v1/profiles/%d/flamegraph" % r["id"], timeout=600)
+            flame = time.perf_counter() - t1
+            rss = proc_status_kb(d.proc.pid, "VmHWM") / 1024.0
+    finally:
+        shutil.rmtree(d.state, ignore_errors=True)
+    print("  %-28s %8.2f s wall %8.2f s CPU  peak RSS %7.1f MB (parse_ms %d)" % (
+        "perfhubd upload to ready", ready, cpu, rss, p["parse_ms"]))
+    print("  %-28s %8.2f s wall %8.2f s CPU  peak RSS %7.1f MB" % (
+        "perf report --stdio", wall_r, cpu_r, rss_r))
+    print("  first flame graph after ready: %.0f ms (%d, %.1f MB) = 1/%.0f of perf report's "
+          "wall time" % (flame * 1000, st, len(body) / 1e6, wall_r / flame))
+    print("  upload to ready: %.1fx faster than perf report --stdio in wall time, %.1fx in CPU "
+          "time; peak RSS %.2f of perf report's" % (wall_r / ready, cpu_r / cpu if cpu else 0,
+                                                     rss / rss_r if rss_r else 0))
+    goal = READY_GOAL.get(name)
+    if goal:
+        print("  goal (upload to ready >= %.0fx perf report --stdio, first flame graph <= 1/%.0f "
+              "of it): %s" % (goal, 1 / FLAME_GOAL,
+                              "met" if wall_r / ready >= goal and flame <= FLAME_GOAL * wall_r
+                              else "NOT met"))
+
+
 def bench(name, path):
     size = os.path.getsize(path)
     n = samples_of(path)
@@ -164,6 +227,17 @@ def bench(name, path):
         while f.read(1 << 24):
             pass
     tmp = tempfile.mkdtemp(prefix="bench-farm-out.")
+    if "collapse" in PARTS:
+        bench_collapse(name, path, n, tmp)
+    if "parse" in PARTS:
+        bench_parse(path, size, tmp)
+    if "daemon" in PARTS:
+        bench_daemon(name, path, tmp)
+    print("  load average after: %s" % loadavg())
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+def bench_collapse(name, path, n, tmp):
     ours, script, pipe = (os.path.join(tmp, x) for x in ("ours", "script", "pipe"))
     flame = os.environ.get("FLAMEGRAPH_DIR", "")
     if flame and os.access(os.path.join(flame, "stackcollapse-perf.pl"), os.X_OK):
@@ -189,13 +263,15 @@ def bench(name, path):
         met = min(w1 / w0, c1 / c0 if c0 else 0) >= goal[0] and agree >= goal[1]
         print("  goal (>= %.0fx perf script in wall and CPU time, agreement >= %.1f%%): %s" % (
             goal[0], goal[1], "met" if met else "NOT met"))
+
+
+def bench_parse(path, size, tmp):
     inspect = measure("'%s' inspect --json '%s'" % (PERFHUB, path), os.path.join(tmp, "i"))
     stats = measure("perf report --stats -i '%s'" % path, os.path.join(tmp, "s"))
     print("  parse: perfhub inspect %.2f s wall (%.0f MB/s), %.2f s CPU (%.0f MB/s), peak RSS "
           "%.1f MB; perf report --stats %.2f s wall, %.2f s CPU (%.1fx), %.1f MB" % (
               inspect[0], size / 1e6 / inspect[0], inspect[1], size / 1e6 / inspect[1] if inspect[1] else 0,
               inspect[2], stats[0], stats[1], stats[0] / inspect[0], stats[2]))
-    shutil.rmtree(tmp, ignore_errors=True)
 
 
 def main():

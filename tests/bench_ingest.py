@@ -6,28 +6,14 @@ import threading
 import time
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
-from perfhubd_harness import Daemon, have_perf_record, perf_record, tmpdir
+from perfhubd_harness import (Daemon, cpu_seconds, have_perf_record, perf_record,
+                              proc_status_kb, tmpdir)
 
 SECONDS = float(os.environ.get("PERFHUB_BENCH_SECONDS", "60"))
 # existing recordings to use instead of recording (space separated; the
 # first is used with 1 worker, all with 2)
 FILES = os.environ.get("PERFHUB_BENCH_FILES", "").split()
 MIN_BYTES = 200 * 1000 * 1000
-
-
-def cpu_seconds(pid):
-    """user + system CPU seconds of a process so far."""
-    with open("/proc/%d/stat" % pid) as f:
-        fields = f.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def rss_kb(pid, field):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith(field + ":"):
-                return int(line.split()[1])
-    return 0
 
 
 def query_ms(d, path, n=5):
@@ -98,7 +84,7 @@ def measure(d, files, workers):
                      "/api/v1/profiles?limit=100"):
             ms, n = query_ms(d, path)
             print("  GET %-60s p50 %8.1f ms (%d bytes)" % (path[:60], ms, n))
-        print("  peak RSS of perfhubd: %.1f MB" % (rss_kb(d.proc.pid, "VmHWM") / 1024.0))
+        print("  peak RSS of perfhubd: %.1f MB" % (proc_status_kb(d.proc.pid, "VmHWM") / 1024.0))
         # the daemon's own account of each parse (ms; per-record phases estimated)
         for line in d.read_log().splitlines():
             if 'msg="parse phases"' in line:

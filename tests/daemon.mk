@@ -19,7 +19,8 @@ DAEMON_TESTS = \
 	tests/daemon-hardening.py \
 	tests/daemon-defaults.py \
 	tests/daemon-resymbolize.py \
-	tests/daemon-refuse.py
+	tests/daemon-refuse.py \
+	tests/daemon-models.py
 TESTS += $(DAEMON_TESTS) tests/docs-paths.py
 EXTRA_DIST += tests/docs-paths.py
 

@@ -227,6 +227,20 @@ def elf_build_id(path):
         if "Build ID:" in line:
             return line.split("Build ID:")[1].strip()
     raise AssertionError("no build-id in " + path)
+def cpu_seconds(pid):
+    """user + system CPU seconds of a process so far."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def proc_status_kb(pid, field):
+    """A kB field of /proc/PID/status (VmHWM: peak RSS), 0 when absent."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
 
 
 def have_perf_record():

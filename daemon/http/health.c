@@ -86,6 +86,12 @@ MHD_Result_t http_get_metrics(api *a, struct MHD_Connection *conn)
 		    "# TYPE perfhub_http_header_timeouts_total counter\n"
 		    "perfhub_http_header_timeouts_total %llu\n", (unsigned long long)hd_cut(a->hd));
 	}
+	OUT("# HELP perfhub_profile_models_total Profile models questions were answered from, by "
+	    "where they were: kept in memory (left by the parse or an earlier question) or read "
+	    "from the database.\n# TYPE perfhub_profile_models_total counter\n"
+	    "perfhub_profile_models_total{source=\"memory\"} %llu\n"
+	    "perfhub_profile_models_total{source=\"database\"} %llu\n",
+	    (unsigned long long)c.models_memory, (unsigned long long)c.models_loaded);
 	OUT("# HELP perfhub_http_responses_total HTTP responses by status class.\n"
 	    "# TYPE perfhub_http_responses_total counter\n");
 	for (i = 0; i < 5; i++)

@@ -69,6 +69,17 @@ static void requeue_if_late(const pe_feed *in, st_store *st, int64_t id, int64_t
 	}
 }
 
+/* The dsos write_dsos notes, for the model the writer keeps in memory. */
+static void note_dsos(const pe_feed *in, st_writer *w)
+{
+	size_t i, nr;
+	const pe_feed_dso *dsos = pe_feed_dsos(in, &nr);
+
+	for (i = 0; i < nr; i++)
+		if (dsos[i].hex[0] && st_writer_dso(w, dsos[i].path, dsos[i].hex) < 0)
+			return;
+}
+
 static char *dump(const json_t *j)
 {
 	return j ? json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY) : NULL;
@@ -90,6 +101,7 @@ static int write_summary(pe_feed *in, st_writer *w, pd_file *f, int64_t parse_ms
 		st_writer_abort(w);
 		goto out;
 	}
+	note_dsos(in, w);
 	header = json_object_get(rep, "header");
 	h = dump(header);
 	e = dump(json_object_get(rep, "events"));

@@ -86,10 +86,12 @@ static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 		/* where the time went (the per-record phases are estimates) */
 		log_info("msg=\"parse phases\" id=%lld open_ms=%.0f read_ms=%.0f symbolize_ms=%.0f"
 			 " intern_ms=%.0f sample_ms=%.0f other_ms=%.0f finish_ms=%.0f"
-			 " compress_ms=%.0f lock_ms=%.0f insert_ms=%.0f commit_ms=%.0f agg_ms=%.0f"
+			 " compress_ms=%.0f queue_ms=%.0f lock_ms=%.0f insert_ms=%.0f commit_ms=%.0f"
+			 " agg_ms=%.0f"
 			 " blocks=%llu commits=%llu chain_hits=%llu tail_hits=%llu",
 			 (long long)id, res.open_ms, res.read_ms, res.symbolize_ms, res.intern_ms,
 			 res.sample_ms, res.other_ms, res.finish_ms, (double)res.write.compress_ns / 1e6,
+			 (double)res.write.queue_ns / 1e6,
 			 (double)res.write.lock_ns / 1e6, (double)res.write.insert_ns / 1e6,
 			 (double)res.write.commit_ns / 1e6, (double)res.write.agg_ns / 1e6, (unsigned long long)res.write.blocks,
 			 (unsigned long long)res.write.commits, (unsigned long long)res.chain_hits,
@@ -186,7 +188,9 @@ jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes, dbg_store *
 		return NULL;
 	}
 	for (i = 0; i < workers; i++) {
-		if (pthread_create(&j->threads[i], NULL, worker, j) != 0)
+		if (pthread_create(&j->threads[i], NULL, worker, j) == 0)
+			pthread_setname_np(j->threads[i], "ph-parse");	/* for top -H */
+		else
 			break;
 		j->nr++;
 	}

@@ -138,7 +138,9 @@ typedef struct st_persist_ops {
 	 * was deleted meanwhile: then its rows go and it stays deleted.
 	 * writer_abort removes what was written and frees w. Each adds the
 	 * time it waited for the lock, inserted, committed (and, in finish,
-	 * spent on the aggregate) to *t. */
+	 * spent on the aggregate) to *t; writer_finish sets t->generation to
+	 * the generation it made (a backend that leaves it 0 has the model of
+	 * a new parse read back at the first question instead of kept). */
 	st_persist_writer *(*writer_begin)(st_persist *p, int64_t id);
 	int (*writer_write)(st_persist_writer *w, const pe_row *rows, size_t n,
 			    const pe_packed_block *block, st_write_times *t);

@@ -21,6 +21,7 @@ struct st_store {
 	 * the top), done once a pass found nothing left */
 	atomic_int backfilling, backfill_done;
 	atomic_llong backfill_below, backfill_made;
+	atomic_ullong models_memory, models_loaded;	/* st_counts */
 };
 
 /* A ready profile, open for reading (store-query.c): its model, and the

@@ -24,6 +24,8 @@ int stq_open(st_store *st, int64_t id, stq_reading *r)
 	if (rc)
 		return rc;
 	r->m = pe_cache_get(st->cache, id, gen);
+	if (r->m)
+		atomic_fetch_add(&st->models_memory, 1);
 	if (!r->m) {
 		/* loaded without the cache's lock: other profiles' readers go on */
 		pe_model *m = pe_model_new(id, gen);
@@ -34,6 +36,7 @@ int stq_open(st_store *st, int64_t id, stq_reading *r)
 			return -1;
 		}
 		pe_cache_put(st->cache, m);
+		atomic_fetch_add(&st->models_loaded, 1);
 		r->m = m;
 	}
 	return 0;

@@ -1,24 +1,53 @@
 /*
  * store-writer.c - writing a parse: the engine's builder interns and
- * fills blocks, the backend stores each full block with the rows made
- * since the last one in one short transaction, and the aggregate with the
- * summary at the end.
+ * fills blocks on the parsing thread; a writer thread stores each full
+ * block with the rows made since the last one in one short transaction
+ * (so parsing and storing overlap on two cores) and fills the profile's
+ * model from the same rows; the aggregate goes with the summary at the
+ * end, and the model, sealed, into the store's cache: the first question
+ * after ready is answered without reading the profile back.
  */
 #include "config.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "log.h"
 #include "store/store-int.h"
+
+#define WRITER_QUEUE_MAX 4	/* batches waiting for the writer thread, at most */
+
+/* Rows and (maybe) a packed block, stored in one transaction. */
+typedef struct batch {
+	struct batch *next;
+	pe_row *rows;		/* owned (pe_rows_free) */
+	size_t n;
+	int with_block;
+	pe_packed_block block;	/* its data owned */
+} batch;
 
 struct st_writer {
 	st_store *st;
 	int64_t id;
 	pe_builder *b;
 	st_persist_writer *pw;
-	st_write_times times;
-	int failed;
+	st_write_times times;	/* the writer thread's while it runs */
+	atomic_int failed;
+	/* the queue to the writer thread */
+	pthread_t thread;
+	int threaded;		/* the thread runs (else batches are stored here) */
+	pthread_mutex_t lock;
+	pthread_cond_t more, room;
+	batch *head, *tail;
+	size_t queued;
+	int closing;		/* no more batches: drain and end */
+	int discard;		/* aborting: free what is queued unstored */
+	/* the profile's model, filled from the rows; NULL once it cannot be */
+	pthread_mutex_t model_lock;
+	pe_model *model;
 };
 
 static uint64_t now_ns(void)
@@ -29,34 +58,157 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The rows waiting and (with_block) the block being filled, to the backend. */
+static void batch_free(batch *x)
+{
+	if (!x)
+		return;
+	pe_rows_free(x->rows, x->n);
+	free((void *)x->block.data);
+	free(x);
+}
+
+/* The model's part of a batch: what a backend's read_model would load
+ * from these rows (the build-ids come from st_writer_dso, as the backend's
+ * come from the dsos the parse noted, not from the maps). */
+static void model_rows(st_writer *w, const pe_row *rows, size_t n)
+{
+	size_t i;
+
+	pthread_mutex_lock(&w->model_lock);
+	for (i = 0; w->model && i < n; i++)
+		if (rows[i].kind != PE_ROW_MAP && pe_model_load_rows(w->model, &rows[i], 1) < 0) {
+			pe_model_free(w->model);	/* the first question loads it */
+			w->model = NULL;
+		}
+	pthread_mutex_unlock(&w->model_lock);
+}
+
+/* One batch into the backend (on the writer thread, or inline). */
+static int store_batch(st_writer *w, batch *x)
+{
+	if (atomic_load(&w->failed))
+		return -1;
+	if (w->st->ops->writer_write(w->pw, x->rows, x->n, x->with_block ? &x->block : NULL,
+				     &w->times) < 0) {
+		atomic_store(&w->failed, 1);
+		return -1;
+	}
+	model_rows(w, x->rows, x->n);
+	return 0;
+}
+
+static void *writer_thread(void *arg)
+{
+	st_writer *w = arg;
+
+	for (;;) {
+		batch *x;
+		int drop;
+
+		pthread_mutex_lock(&w->lock);
+		while (!w->head && !w->closing)
+			pthread_cond_wait(&w->more, &w->lock);
+		x = w->head;
+		drop = w->discard;
+		if (x) {
+			w->head = x->next;
+			if (!w->head)
+				w->tail = NULL;
+			w->queued--;
+			pthread_cond_signal(&w->room);
+		}
+		pthread_mutex_unlock(&w->lock);
+		if (!x)
+			return NULL;	/* closing and drained */
+		if (!drop)
+			store_batch(w, x);
+		batch_free(x);
+	}
+}
+
+/* A batch to the writer thread, waiting while the queue is full. */
+static int enqueue(st_writer *w, batch *x)
+{
+	if (!w->threaded) {
+		int rc = store_batch(w, x);
+
+		batch_free(x);
+		return rc;
+	}
+	pthread_mutex_lock(&w->lock);
+	if (w->queued >= WRITER_QUEUE_MAX) {
+		uint64_t t0 = now_ns();
+
+		while (w->queued >= WRITER_QUEUE_MAX)
+			pthread_cond_wait(&w->room, &w->lock);
+		w->times.queue_ns += now_ns() - t0;
+	}
+	if (w->tail)
+		w->tail->next = x;
+	else
+		w->head = x;
+	w->tail = x;
+	w->queued++;
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->lock);
+	return 0;
+}
+
+/* Ends the writer thread once it stored (or, discarding, dropped) what is
+ * queued. */
+static void stop_thread(st_writer *w, int discard)
+{
+	if (!w->threaded)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->closing = 1;
+	w->discard = discard;
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	w->threaded = 0;
+}
+
+/* The rows waiting and (with_block) the block being filled, to the writer. */
 static int flush(st_writer *w, int with_block)
 {
-	pe_packed_block pb, *block = NULL;
-	const pe_row *rows;
-	size_t n;
+	pe_packed_block pb;
+	batch *x;
 	int rc;
 
-	if (w->failed || pe_builder_failed(w->b))
+	if (atomic_load(&w->failed) || pe_builder_failed(w->b) || !(x = calloc(1, sizeof(*x))))
 		goto fail;
 	if (with_block) {
 		uint64_t t0 = now_ns();
+
 		rc = pe_builder_pack_block(w->b, &pb);
 		if (rc < 0)
-			goto fail;
+			goto fail_batch;
 		if (rc == 0) {
-			block = &pb;
+			void *copy = malloc(pb.len ? pb.len : 1);
+
+			if (!copy)
+				goto fail_batch;
+			/* the packer's buffer is reused by the next block */
+			memcpy(copy, pb.data, pb.len);
+			x->block = pb;
+			x->block.data = copy;
+			x->with_block = 1;
+			/* only this thread counts these two */
 			w->times.compress_ns += now_ns() - t0;
 			w->times.blocks++;
 		}
 	}
-	rows = pe_builder_rows(w->b, &n);
-	if (w->st->ops->writer_write(w->pw, rows, n, block, &w->times) < 0)
-		goto fail;
-	pe_builder_rows_done(w->b);
-	return 0;
+	x->rows = pe_builder_take_rows(w->b, &x->n);
+	if (!x->n && !x->with_block) {
+		batch_free(x);
+		return 0;
+	}
+	return enqueue(w, x);
+fail_batch:
+	batch_free(x);
 fail:
-	w->failed = 1;
+	atomic_store(&w->failed, 1);
 	return -1;
 }
 
@@ -75,6 +227,11 @@ st_writer *st_writer_begin(st_store *st, int64_t id)
 		return NULL;
 	w->st = st;
 	w->id = id;
+	atomic_init(&w->failed, 0);
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_mutex_init(&w->model_lock, NULL);
+	pthread_cond_init(&w->more, NULL);
+	pthread_cond_init(&w->room, NULL);
 	if (!(w->b = pe_builder_new()) || !(w->pw = st->ops->writer_begin(st->p, id))) {
 		if (!w->b)
 			log_warn("msg=\"out of memory\" what=\"writer\" profile=%lld", (long long)id);
@@ -82,17 +239,33 @@ st_writer *st_writer_begin(st_store *st, int64_t id)
 		free(w);
 		return NULL;
 	}
+	/* without a model or a thread the parse is stored as before, slower */
+	w->model = pe_model_new(id, 0);
+	w->threaded = pthread_create(&w->thread, NULL, writer_thread, w) == 0;
+	if (w->threaded)
+		pthread_setname_np(w->thread, "ph-store");	/* for top -H */
 	pe_builder_set_flush(w->b, flush_hook, w);
 	return w;
+}
+
+static void writer_free(st_writer *w)
+{
+	pe_model_free(w->model);
+	pe_builder_free(w->b);
+	pthread_mutex_destroy(&w->lock);
+	pthread_mutex_destroy(&w->model_lock);
+	pthread_cond_destroy(&w->more);
+	pthread_cond_destroy(&w->room);
+	free(w);
 }
 
 void st_writer_abort(st_writer *w)
 {
 	if (!w)
 		return;
+	stop_thread(w, 1);
 	w->st->ops->writer_abort(w->pw);
-	pe_builder_free(w->b);
-	free(w);
+	writer_free(w);
 }
 
 pe_builder *st_writer_builder(st_writer *w)
@@ -100,9 +273,59 @@ pe_builder *st_writer_builder(st_writer *w)
 	return w->b;
 }
 
+int st_writer_dso(st_writer *w, const char *path, const char *build_id_hex)
+{
+	uint32_t s = pe_builder_string_find(w->b, path);
+	int rc = 0;
+
+	/* a backend joins the dsos the parse noted to the profile's strings */
+	if (!s || !build_id_hex || !build_id_hex[0])
+		return 0;
+	pthread_mutex_lock(&w->model_lock);
+	if (w->model && pe_model_add_build_id(w->model, s, build_id_hex) < 0) {
+		pe_model_free(w->model);
+		w->model = NULL;
+		rc = -1;
+	}
+	pthread_mutex_unlock(&w->model_lock);
+	return rc;
+}
+
+/* The model's aggregate (in first_seq order, as the builder made it). */
+static void model_agg(st_writer *w)
+{
+	const pe_agg_row *agg;
+	size_t n, i;
+
+	if (!w->model)
+		return;
+	agg = pe_builder_agg_rows(w->b, &n);
+	for (i = 0; i < n; i++)
+		if (pe_model_add_agg(w->model, &agg[i]) < 0) {
+			pe_model_free(w->model);
+			w->model = NULL;
+			return;
+		}
+}
+
+/* The model sealed, with the name order the first flame graph needs
+ * (a thread beside the backend's last transaction); freed on failure. */
+static void *model_seal(void *arg)
+{
+	st_writer *w = arg;
+
+	if (pe_model_seal(w->model) < 0 || pe_model_order_names(w->model) < 0) {
+		pe_model_free(w->model);
+		w->model = NULL;
+	}
+	return NULL;
+}
+
 int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 {
 	const pe_agg_row *agg;
+	pthread_t sealer;
+	int sealing = 0;
 	size_t n;
 	uint64_t t0;
 	int rc = -1;
@@ -111,22 +334,42 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 	 * status: ready and complete become visible at once */
 	if (pe_builder_flush(w->b) < 0)
 		goto fail;
+	t0 = now_ns();
+	stop_thread(w, 0);
+	w->times.queue_ns += now_ns() - t0;
+	if (atomic_load(&w->failed))
+		goto fail;
 	if (pe_builder_leaf_dropped(w->b))
 		log_info("msg=\"leaf addresses capped\" profile=%lld kept=%d samples_left_out=%llu",
 			 (long long)w->id, PE_MAX_LEAF_ADDRS,
 			 (unsigned long long)pe_builder_leaf_dropped(w->b));
+	model_agg(w);
+	if (w->model && pthread_create(&sealer, NULL, model_seal, w) != 0)
+		model_seal(w);
+	else if (w->model)
+		sealing = 1;
 	t0 = now_ns();
 	agg = pe_builder_agg(w->b, &n);
 	w->times.agg_ns += now_ns() - t0;
+	w->times.generation = 0;
 	rc = w->st->ops->writer_finish(w->pw, agg, n, x, &w->times);
 	w->pw = NULL;
+	if (sealing)
+		pthread_join(sealer, NULL);
+	/* a backend that says which generation it made gets its model cached */
+	if (rc == 0 && w->model && w->times.generation > 0) {
+		pe_model_set_gen(w->model, w->times.generation);
+		pe_cache_put(w->st->cache, w->model);
+		pe_cache_release(w->st->cache, w->model);
+		w->model = NULL;
+	}
 	goto out;
 fail:
+	stop_thread(w, 1);
 	w->st->ops->writer_abort(w->pw);
 out:
 	if (times)
 		*times = w->times;
-	pe_builder_free(w->b);
-	free(w);
+	writer_free(w);
 	return rc;
 }

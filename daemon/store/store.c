@@ -152,8 +152,13 @@ json_t *st_profile_list_json(st_store *st, const st_list_filter *f)
 
 int st_counts_get(st_store *st, st_counts *c)
 {
+	int rc;
+
 	memset(c, 0, sizeof(*c));
-	return st->ops->counts(st->p, c);
+	rc = st->ops->counts(st->p, c);
+	c->models_memory = atomic_load(&st->models_memory);
+	c->models_loaded = atomic_load(&st->models_loaded);
+	return rc;
 }
 
 /* ---- debuginfo index ------------------------------------------------------------ */

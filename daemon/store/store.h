@@ -118,6 +118,10 @@ json_t *st_profile_list_json(st_store *st, const st_list_filter *f);
 typedef struct st_counts {
 	int64_t queued, parsing, ready, failed;
 	int64_t db_bytes;
+	/* the profile models questions were answered from: kept in memory
+	 * (the parse left it, or an earlier question loaded it) or read back
+	 * from the backend (filled by the store, not the backend) */
+	uint64_t models_memory, models_loaded;
 } st_counts;
 int st_counts_get(st_store *st, st_counts *c);
 
@@ -386,12 +390,20 @@ typedef struct st_summary {
 	const char *warnings;	/* the parser's warnings, a JSON array; NULL: none */
 } st_summary;
 /* Where the writer's time went so far (nanoseconds, wall clock): encoding
- * and compressing sample blocks, waiting for the write lock, inserting rows,
- * committing, and the final aggregate. */
+ * and compressing sample blocks, the parse waiting for the writer thread
+ * (its queue full, or its last batches at the end), waiting for the write
+ * lock, inserting rows, committing, and the final aggregate. */
 typedef struct st_write_times {
-	uint64_t compress_ns, lock_ns, insert_ns, commit_ns, agg_ns;
+	uint64_t compress_ns, queue_ns, lock_ns, insert_ns, commit_ns, agg_ns;
 	uint64_t blocks, commits;
+	int64_t generation;	/* the parse generation the finish made (0: the
+				   backend does not say; its model is not cached) */
 } st_write_times;
+/* A dso of the recording with its build-id (hex), as st_profile_dsos_set
+ * will note it: the model of the profile kept in memory after the finish
+ * knows it as one read back from the backend would. 0, or -1 out of memory
+ * (the model is then read back at the first question). */
+int st_writer_dso(st_writer *w, const char *path, const char *build_id_hex);
 /* Writes the summary, marks the profile ready and commits. Frees w. When
  * `times` is not NULL it gets the writer's times, the finish's included. */
 int st_writer_finish(st_writer *w, const st_summary *s, st_write_times *times);

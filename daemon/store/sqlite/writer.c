@@ -306,6 +306,22 @@ static int served_key(st_persist_writer *w, int64_t *key)
 	return 0;
 }
 
+/* The generation the finish just gave the profile (in its transaction),
+ * 0 when it cannot be read. */
+static int64_t new_generation(st_persist_writer *w)
+{
+	sqlite3_stmt *s = sq_prep(w->db, "SELECT generation FROM profiles WHERE id = ?");
+	int64_t gen = 0;
+
+	if (!s)
+		return 0;
+	sqlite3_bind_int64(s, 1, w->id);
+	if (sqlite3_step(s) == SQLITE_ROW)
+		gen = sqlite3_column_int64(s, 0);
+	sqlite3_finalize(s);
+	return gen;
+}
+
 int sq_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
 		     const st_summary *x, st_write_times *t)
 {
@@ -354,8 +370,11 @@ int sq_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
 	/* a profile deleted while it was parsed stays deleted */
 	if (rc == 0 && sqlite3_changes(w->db) == 0)
 		rc = sq_delete_rows(w->db, w->key);
-	else if (rc == 0 && old && old != w->key)
-		rc = sq_stale_add(w->db, old);	/* the parse served until now */
+	else if (rc == 0) {
+		t->generation = new_generation(w);
+		if (old && old != w->key)
+			rc = sq_stale_add(w->db, old);	/* the parse served until now */
+	}
 	if (rc == 0)
 		rc = w_end(w, t);
 	if (rc == 0)
