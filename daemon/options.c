@@ -473,7 +473,6 @@ int cfg_load(cfg *c, int argc, char **argv)
 	c->connection_timeout = 60;
 	c->header_timeout = 10;
 	c->max_queries = ncpu > 2 ? 2 * (unsigned)ncpu : 4;
-	c->web_root = strdup(PERFHUB_DATADIR "/web");
 	c->log_level = LL_INFO;
 	c->shutdown_grace = DEFAULT_SHUTDOWN_GRACE;
 	c->retention_interval = DEFAULT_RETENTION_INTERVAL;
