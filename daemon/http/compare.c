@@ -59,6 +59,25 @@ static int add_ranked(jb_tree *w, json_t *ranked)
 	return w->b.oom ? -1 : 0;
 }
 
+/* The answer-cache key of a diff of two profiles by id: both parse
+ * generations and every parameter. 0, or 1 when it is not kept (a side
+ * is a selector, whose profiles come and go, or is not ready). */
+static int diff_key(api *a, const st_rdiff_req *r, const http_fold_args *fa, int64_t max_nodes,
+		    char key[API_KEY_LEN])
+{
+	int64_t gen;
+	size_t n;
+
+	if (r->base.id <= 0 || r->target.id <= 0 ||
+	    http_answer_key(a, "diff", r->base.id, fa, max_nodes, key) != 0 ||
+	    st_profile_generation(a->st, r->target.id, &gen) != 0)
+		return 1;
+	n = strlen(key);
+	return snprintf(key + n, API_KEY_LEN - n, "|%lld|%lld|%.17g|%.17g|%zu",
+			(long long)r->target.id, (long long)gen, r->min_share, r->alpha,
+			r->rows) >= (int)(API_KEY_LEN - n);
+}
+
 MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 {
 	static const st_diff_cb cb = { diff_enter, jb_node_close };
@@ -70,7 +89,8 @@ MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 	int64_t rows = 50, max_nodes = API_DIFF_MAX_NODES;
 	jb_tree w;
 	MHD_Result_t ret;
-	int rc;
+	char key[API_KEY_LEN];
+	int rc, keep, claimed = 0;
 
 	if (http_fold_args_parse(a, conn, &fa, &ret) < 0)
 		return ret;
@@ -102,6 +122,14 @@ MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 	}
 	r.base = base.pick;
 	r.target = target.pick;
+	/* two profiles by id: the answer is kept, and the same diff asked at
+	 * once by several clients is computed once */
+	keep = diff_key(a, &r, &fa, max_nodes, key) == 0;
+	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, &claimed)) {
+		http_pick_free(&base);
+		http_pick_free(&target);
+		return ret;
+	}
 	memset(&w, 0, sizeof(w));
 	rc = st_rdiff(a->st, &r, &fa.f, fa.by_samples, &cb, &w, &ranked, info);
 	http_pick_free(&base);
@@ -111,11 +139,14 @@ MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 	json_decref(ranked);
 	if (rc != 0) {
 		free(w.b.p);
-		if (rc == 1)
-			return http_reply_error(a, conn, 404, "base or target is not a ready profile");
-		return http_many_error(a, conn, rc);
+		ret = rc == 1 ? http_reply_error(a, conn, 404, "base or target is not a ready profile")
+			      : http_many_error(a, conn, rc);
+	} else {
+		ret = http_reply_keep(a, conn, w.b.p, w.b.len, "application/json", keep ? key : NULL);
 	}
-	return http_reply(a, conn, 200, w.b.p, w.b.len, "application/json");
+	if (claimed)
+		qc_unclaim(a->qc, key);
+	return ret;
 }
 
 /* Each side keeps its largest max_nodes nodes (API_DIFF_MAX_NODES at
