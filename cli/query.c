@@ -25,7 +25,7 @@
 static json_t *file_top(pe_offline *p, const qo_opts *o, size_t rows, const char *who)
 {
 	pe_model *m = pe_offline_model(p);
-	int by_samples = qo_by_samples(o, 1);
+	int by_samples = qo_by_samples(o, 0);
 	pe_selection *sel = NULL;
 	pe_top_row *tr = NULL;
 	pe_fntab *t = pe_fntab_new();

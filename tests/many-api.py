@@ -114,7 +114,7 @@ def test_merged(d, ids):
     check(lines == sorted(lines, key=lambda s: s.encode()), "collapsed order")
     check(h.get("X-Perfhub-Profiles") == "3", "profiles header %r" % h)
     # top: self and total summed
-    st, tp = d.json("GET", "/api/v1/query/top?rows=100000&q=" + sel)
+    st, tp = d.json("GET", "/api/v1/query/top?rows=100000&weight=samples&q=" + sel)
     check(st == 200 and tp["profiles"] == 3, "merged top")
     singles = [top_rows(d, pid) for pid in slow]
     for f in tp["functions"]:
@@ -123,7 +123,7 @@ def test_merged(d, ids):
         check(f["self"] == ws and f["total"] == wt, "top %s: %r" % (f["name"], f))
     check(tp["functions"][0]["name"] == "hash_rows", "top first %r" % tp["functions"][0])
     check(tp["total"] == sum(root(d, pid)["value"] for pid in slow), "top total")
-    st, tn = d.json("GET", "/api/v1/query/top?normalize=profile&q=" + sel)
+    st, tn = d.json("GET", "/api/v1/query/top?normalize=profile&weight=samples&q=" + sel)
     h = [f for f in tn["functions"] if f["name"] == "hash_rows"][0]
     want_sh = sum(t["hash_rows"]["self"] / root(d, pid)["value"]
                   for t, pid in zip(singles, slow)) / 3 * 100

@@ -122,6 +122,22 @@ MHD_Result_t http_get_diff(api *a, struct MHD_Connection *conn)
 	}
 	r.base = base.pick;
 	r.target = target.pick;
+	/* an event a profile picked by id does not have is a 400 naming its
+	 * events (a selector's profiles each fold what they have) */
+	if (fa.f.event) {
+		int64_t ids[2] = { r.base.id, r.target.id };
+		int i;
+
+		for (i = 0; i < 2; i++) {
+			http_fold_args one = fa;
+
+			if (ids[i] > 0 && http_fold_event(a, conn, ids[i], &one, &ret) < 0) {
+				http_pick_free(&base);
+				http_pick_free(&target);
+				return ret;
+			}
+		}
+	}
 	/* two profiles by id: the answer is kept, and the same diff asked at
 	 * once by several clients is computed once */
 	keep = diff_key(a, &r, &fa, max_nodes, key) == 0;

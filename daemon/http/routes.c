@@ -33,8 +33,7 @@ static const char *const series_params[] = { PICK_PARAMS, "function", "dso", "co
 					     "event", "group_by", NULL };
 static const char *const query_flamegraph_params[] = { PICK_PARAMS, HTTP_FOLD_PARAMS, "max_nodes",
 						       "normalize", NULL };
-static const char *const query_collapsed_params[] = { PICK_PARAMS, HTTP_FOLD_PARAMS,
-						      "normalize", NULL };
+static const char *const query_collapsed_params[] = { PICK_PARAMS, HTTP_FOLD_PARAMS, NULL };
 static const char *const query_top_params[] = { PICK_PARAMS, HTTP_FILTER_PARAMS, "rows",
 						"normalize", NULL };
 static const char *const query_timeline_params[] = { PICK_PARAMS, "event", "bucket_ms", NULL };
