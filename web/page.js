@@ -137,8 +137,10 @@
     return bad;
   }
 
-  /* The weight the page asks for when the URL names none. */
-  const DEFAULT_WEIGHT = 'samples';
+  /* The weight the page asks for when the URL names none: the server's
+   * default for every answer, the sample period as stackcollapse-perf
+   * sums it (docs/query.md). */
+  const DEFAULT_WEIGHT = 'period';
 
   /* A profile view's data parameters from its URL state: the flame
    * graph's filters and weight, which /sandwich takes as well. */

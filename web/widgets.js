@@ -21,7 +21,7 @@
       this.icicle = false;
       this.match = { nodes: new Set(), value: 0, pct: 0 };
       this.rows = [];
-      this.unit = 'samples';
+      this.unit = U.DEFAULT_WEIGHT;
       canvas.addEventListener('mousemove', (e) => this.hover(e));
       canvas.addEventListener('mouseleave', () => hideTip());
       canvas.addEventListener('click', (e) => {
@@ -43,7 +43,7 @@
 
     setTree(tree, unit) {
       this.tree = tree;
-      this.unit = unit || 'samples';
+      this.unit = unit || U.DEFAULT_WEIGHT;
       this.focus = tree;
       this.sel = null;
     }
