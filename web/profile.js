@@ -251,8 +251,9 @@
       if (key !== this.dataKey) {
         const seq = ++this.loadSeq;
         this.loadingKey = key;
-        /* the heat map counts samples, or the off-CPU weight's time */
-        const tlWeight = OFFCPU_WEIGHTS.includes(dp.weight) ? dp.weight : '';
+        /* the heat map counts what the flame graph does: period, samples
+         * or the off-CPU weight's time */
+        const tlWeight = dp.weight;
         const tlKey = id + '|' + (dp.event || '') + '|' + tlWeight + '|' + this.bucketMs();
         /* kernel=1: kernel frames come marked "_[k]", which buildTree
          * turns into their kind (colour) */
