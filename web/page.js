@@ -23,6 +23,9 @@
         if (v === undefined || v === null || v === false) continue;
         if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
         else if (k === 'text') e.textContent = v;
+        /* through the CSSOM: the server's Content-Security-Policy
+         * (style-src 'self') refuses style attributes */
+        else if (k === 'style') e.style.cssText = String(v);
         else e.setAttribute(k, v === true ? '' : String(v));
       }
     }
