@@ -189,6 +189,9 @@ async function main() {
   const scrollY = await page.evaluate(() => window.scrollY);
   await page.keyboard.press('ArrowUp');
   await page.keyboard.press('ArrowUp');
+  /* a key press can return before the page has handled it (WebDriver
+   * BiDi): read the selection once both presses have moved it */
+  await until(page, () => { const f = window.PerfhubPage.frames().find((x) => x.selected); return f && f.depth >= 2; }, null, 'ArrowUp twice selects a frame two levels up');
   ok(await page.evaluate(() => window.scrollY) === scrollY, 'arrows on the graph do not scroll the page');
   fr = await frames(page);
   const sel = fr.find((f) => f.selected);
@@ -203,15 +206,26 @@ async function main() {
    * may be the last of its row (the recording decides), so go towards the
    * side that has a neighbour and come back. */
   const selectedPath = async () => ((await frames(page)).find((f) => f.selected) || { path: null }).path;
+  /* the selection after a key press: polled until it is what `done` says
+   * (the press may return before the page has handled it), or as it is
+   * after ms */
+  const selectionAfter = async (key, done, ms) => {
+    await page.keyboard.press(key);
+    const end = Date.now() + ms;
+    for (;;) {
+      const p = await selectedPath();
+      if (done(p) || Date.now() > end) return p;
+      await C.sleep(50);
+    }
+  };
   let [away, back] = ['ArrowRight', 'ArrowLeft'];
-  await page.keyboard.press(away);
-  if (await selectedPath() === sel.path) {
+  let moved = await selectionAfter(away, (p) => p !== sel.path, 2000);
+  if (moved === sel.path) {
     [away, back] = ['ArrowLeft', 'ArrowRight'];
-    await page.keyboard.press(away);
+    moved = await selectionAfter(away, (p) => p !== sel.path, 5000);
   }
-  ok(await selectedPath() !== sel.path, away + ' moves the selection to a neighbour');
-  await page.keyboard.press(back);
-  ok(await selectedPath() === sel.path, away + ' then ' + back + ' comes back');
+  ok(moved !== sel.path, away + ' moves the selection to a neighbour');
+  ok(await selectionAfter(back, (p) => p === sel.path, 5000) === sel.path, away + ' then ' + back + ' comes back');
   await page.keyboard.press('Enter');
   await untilParam(page, 'zoom', sel.path);
   await drawn(page, '#fg');

@@ -181,7 +181,7 @@ async function main() {
     if (!missing.includes('diff')) {
       const other = ids[RECORDINGS[1]];
       nav('#/compare?base=' + other + '&target=' + id);
-      const reg = (await api(base, 'diff?base=' + other + '&target=' + id + '&weight=samples&rows=30')).regressions;
+      const reg = (await api(base, 'diff?base=' + other + '&target=' + id + '&weight=period&rows=30')).regressions;
       await until(() => d.querySelectorAll('#cmp-regressions tbody tr[data-function]').length === reg.length, 'regressions = API diff (' + reg.length + ')');
       if (reg.length) ok(d.querySelector('#cmp-regressions tbody tr').cells[0].textContent === reg[0].function, 'largest regression first');
       P.snapshot('compare');

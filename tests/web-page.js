@@ -219,7 +219,7 @@ async function main() {
     /* ---- compare ---- */
     const tgt = list.profiles.find((p) => p.name === 'build-target').id;
     nav('#/compare?base=' + id + '&target=' + tgt);
-    const reg = (await api(base, 'diff?base=' + id + '&target=' + tgt + '&weight=samples&rows=30')).regressions;
+    const reg = (await api(base, 'diff?base=' + id + '&target=' + tgt + '&weight=period&rows=30')).regressions;
     await until(() => d.querySelectorAll('#cmp-regressions tbody tr[data-function]').length === reg.length, 'regressions listed');
     const firstReg = d.querySelector('#cmp-regressions tbody tr').cells[0].textContent;
     ok(firstReg === reg[0].function && reg[0].delta_self > 0, 'largest regression first: ' + firstReg);

@@ -80,7 +80,7 @@ async function main() {
     for (let i = 0; i < vs.length; i++) for (let j = 0; j < vs.length; j++) if (vs[i] > vs[j]) ok(ys[i] < ys[j], 'a larger value is drawn higher');
     const circles = Array.from(d.querySelectorAll('#tr-chart circle.pt'));
     ok(circles.map((c) => c.dataset.id).join() === series.points.map((p) => p.id).join(), 'the chart\'s circles in /series\' order');
-    ok(Array.from($('#tr-names').options).map((o) => o.value).join() === (await api(base, 'query/top?weight=samples&rows=500')).functions.map((f) => f.name).join(),
+    ok(Array.from($('#tr-names').options).map((o) => o.value).join() === (await api(base, 'query/top?weight=period&rows=500')).functions.map((f) => f.name).join(),
       'the names offered are the selection\'s functions');
     P.snapshot('trend');
     /* a click on a point opens that recording with the function marked */
@@ -96,7 +96,7 @@ async function main() {
       JSON.stringify(grouped.series.map((s) => [s.label, s.points.map((p) => [String(p.id), p.value])])), 'groups = /series?group_by');
     ok(d.querySelectorAll('#tr-chart polyline').length === 1 && $('#tr-legend').children.length === 2, 'a line per group of two or more, a legend');
     /* a click on a frame of the merged graph follows its function */
-    const merged = F.buildTree(await api(base, 'query/flamegraph?weight=samples&kernel=1&q=' + enc('{branch=~"main|pr-1"}')), { kernelMarks: true });
+    const merged = F.buildTree(await api(base, 'query/flamegraph?weight=period&kernel=1&q=' + enc('{branch=~"main|pr-1"}')), { kernelMarks: true });
     await until(() => texts('tr-fg').includes('parse'), 'merged flame graph drawn');
     clickFrame('#tr-fg', merged, ['make', 'main', 'run', 'parse']);
     await until(() => hash().params.function === 'parse' && hash().params.sel === '{branch=~"main|pr-1"}', 'a frame picks its function, the selector stays');

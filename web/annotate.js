@@ -48,7 +48,7 @@
 
     render(id, j) {
       const self = typeof j.self === 'number' ? j.self : 0;
-      const w = j.weight || 'samples';
+      const w = j.weight || U.DEFAULT_WEIGHT;
       const val = (v) => F.fmtWeight(v || 0, w);
       const share = (v) => (self > 0 ? F.fmtPct((100 * (v || 0)) / self) : '-');
       /* a row's background: how much of the function's self it holds */

@@ -44,7 +44,7 @@
       /* a token given after a 401: the view asks again with it */
       if (tok.classList.contains('wanted')) {
         tok.classList.remove('wanted');
-        route();
+        U.route();
       }
     });
     U.initUpload();

@@ -23,6 +23,9 @@
         if (v === undefined || v === null || v === false) continue;
         if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
         else if (k === 'text') e.textContent = v;
+        /* through the CSSOM: the server's Content-Security-Policy
+         * (style-src 'self') refuses style attributes */
+        else if (k === 'style') e.style.cssText = String(v);
         else e.setAttribute(k, v === true ? '' : String(v));
       }
     }
@@ -55,16 +58,35 @@
     return s ? '?' + s : '';
   }
 
+  /* A server that needs a token (require-read-token) answers the API 401
+   * while the page itself loads: the token box says so and takes focus;
+   * app.js asks again once a token is given. */
+  function askForToken() {
+    const tok = $('#token');
+    tok.classList.add('wanted');
+    tok.focus();
+  }
+
   /* JSON from the API; a failure throws an Error carrying the server's
-   * {"error"} text and the HTTP status. */
+   * {"error"} text and the HTTP status. A busy server (503 with
+   * Retry-After of 1..30 s: too many heavy queries at once) is asked
+   * again, up to three times. */
   async function api(path, opts) {
-    const o = Object.assign({ headers: headers() }, opts || {});
-    const r = await fetch(path.startsWith('/') || path.startsWith('healthz') ? path : API + path, o);
+    const url = path.startsWith('/') || path.startsWith('healthz') ? path : API + path;
+    let r;
+    for (let attempt = 0; ; attempt++) {
+      r = await fetch(url, Object.assign({ headers: headers() }, opts || {}));
+      const wait = Number(r.headers.get('Retry-After'));
+      if (r.status !== 503 || attempt >= 3 || !(wait > 0 && wait <= 30)) break;
+      await new Promise((res) => setTimeout(res, wait * 1000));
+    }
     if (r.status === 204) return null;
     const type = r.headers.get('Content-Type') || '';
     const body = type.includes('json') ? await r.json().catch(() => null) : await r.text();
     if (!r.ok) {
-      const msg = body && body.error ? body.error : 'HTTP ' + r.status;
+      if (r.status === 401) askForToken();
+      const msg = r.status === 401 ? 'this server wants a token: enter it in the Token box above'
+        : body && body.error ? body.error : 'HTTP ' + r.status;
       const err = new Error(msg);
       err.status = r.status;
       err.body = body;
@@ -118,8 +140,10 @@
     return bad;
   }
 
-  /* The weight the page asks for when the URL names none. */
-  const DEFAULT_WEIGHT = 'samples';
+  /* The weight the page asks for when the URL names none: the server's
+   * default for every answer, the sample period as stackcollapse-perf
+   * sums it (docs/query.md). */
+  const DEFAULT_WEIGHT = 'period';
 
   /* A profile view's data parameters from its URL state: the flame
    * graph's filters and weight, which /sandwich takes as well. */

@@ -121,8 +121,13 @@
         this.loadMeta();
         return;
       }
-      if (this.meta && this.meta.status === 'ready') this.loadData(params);
-      else this.loadMeta(); /* left while parsing: the poll stopped with the view */
+      /* back from another view: the profile may have changed meanwhile
+       * (parsed again, relabeled), and a poll stopped with the view */
+      if (!this.meta || this.meta.status !== 'ready' || (prev && prev.view !== 'profile')) {
+        this.loadMeta();
+        return;
+      }
+      this.loadData(params);
     },
 
     async loadMeta() {
@@ -136,16 +141,18 @@
         return;
       }
       if (id !== this.id || U.state.view !== 'profile') return;
+      /* a parse that replaced the one shown: its answers are new */
+      const replaced = !!(this.meta && this.meta.resymbolizing && !m.resymbolizing);
       this.meta = m;
       this.renderMeta(m);
-      if (m.status === 'queued' || m.status === 'parsing') {
-        this.pollTimer = setTimeout(() => this.loadMeta(), U.POLL_MS);
-        return;
-      }
-      if (m.status === 'ready') {
-        this.loadThreads();
+      if (replaced) this.dataKey = null;
+      /* a profile being parsed again (re-symbolized) is served from its
+       * earlier parse meanwhile: shown, and followed until it is done */
+      if (m.status === 'ready' || m.resymbolizing) {
+        if (replaced || !this.dataKey) this.loadThreads();
         this.loadData(U.state.params);
       }
+      if (m.status === 'queued' || m.status === 'parsing') this.pollTimer = setTimeout(() => this.loadMeta(), U.POLL_MS);
     },
 
     renderMeta(m) {
@@ -154,7 +161,15 @@
       st.textContent = '';
       st.append(el('span', { class: 'status-' + m.status }, m.status));
       if (m.status === 'failed') st.append(': ', el('span', null, m.error || 'unknown error'));
-      if (m.status === 'queued' || m.status === 'parsing') st.append(el('span', { class: 'muted' }, ' (updating live)'));
+      if (m.resymbolizing) st.append(el('span', { class: 'muted' }, ' (re-symbolizing; the earlier parse is shown until the new one is complete)'));
+      else if (m.status === 'queued' || m.status === 'parsing') st.append(el('span', { class: 'muted' }, ' (updating live)'));
+      else if (m.status === 'ready' && m.error) st.append(': ', el('span', null, m.error));
+      /* what the parser warned about: an unfinished recording (perf record
+       * killed), a broken header section */
+      const warn = $('#p-warnings');
+      warn.textContent = '';
+      for (const w of Array.isArray(m.warnings) ? m.warnings : []) warn.append(el('li', null, String(w)));
+      warn.hidden = !warn.children.length;
       const h = m.header || {};
       const dl = $('#p-header');
       dl.textContent = '';
@@ -183,10 +198,12 @@
       ev.textContent = '';
       const sel = $('#fg-filter').elements.event;
       sel.textContent = '';
-      /* no event in the URL: the server's default (the event of the
-       * recording's first sample); the page never pins one by itself */
-      sel.append(el('option', { value: '' }, '(default)'));
+      /* no event in the URL: the server's default, the first event in the
+       * recording's own order that has samples (perf report's); the page
+       * names it but never pins it by itself */
       const spe = m.samples_per_event || {};
+      const sampled = (m.events || []).find((e) => (spe[e.name] !== undefined ? spe[e.name] : e.samples) > 0);
+      sel.append(el('option', { value: '' }, sampled ? '(default: ' + sampled.name + ')' : '(default)'));
       for (const e of m.events || []) {
         const n = spe[e.name] !== undefined ? spe[e.name] : e.samples;
         ev.append(el('tr', null, el('td', null, e.name), el('td', { class: 'num' }, n === undefined ? '' : n),
@@ -234,8 +251,9 @@
       if (key !== this.dataKey) {
         const seq = ++this.loadSeq;
         this.loadingKey = key;
-        /* the heat map counts samples, or the off-CPU weight's time */
-        const tlWeight = OFFCPU_WEIGHTS.includes(dp.weight) ? dp.weight : '';
+        /* the heat map counts what the flame graph does: period, samples
+         * or the off-CPU weight's time */
+        const tlWeight = dp.weight;
         const tlKey = id + '|' + (dp.event || '') + '|' + tlWeight + '|' + this.bucketMs();
         /* kernel=1: kernel frames come marked "_[k]", which buildTree
          * turns into their kind (colour) */

@@ -21,6 +21,9 @@
     return kind ? { kind: kind, name: p[kind] } : { kind: 'function', name: '' };
   };
   const isShare = (metric) => !metric || /share$/.test(metric);
+  /* the flame graph weight a metric counts by (samples, self_samples;
+   * period, self_period); the shares: the server's default */
+  const weightOf = (metric) => (/period$/.test(metric || '') ? 'period' : /samples$/.test(metric || '') ? 'samples' : U.DEFAULT_WEIGHT);
   const fmtValue = (v, metric) => (typeof v !== 'number' ? '-' : isShare(metric) ? v.toFixed(2) + '%' : F.fmtCount(v));
 
   const trendView = {
@@ -168,14 +171,15 @@
       if (key.kind === 'function' && key.name) params.q = '/^' + escapeRe(key.name) + '$/';
       if (key.kind === 'dso') params.q = 'dso:' + key.name;
       if (key.kind === 'comm') params.comm = key.name;
-      if (this.data.metric === 'period') params.weight = 'period';
+      const weight = weightOf(this.data.metric);
+      if (weight !== U.DEFAULT_WEIGHT) params.weight = weight;
       U.go({ view: 'profile', id: String(p.id), params: params });
     },
 
     /* ---- the selection's merged flame graph and the names offered ---- */
 
     async loadMerged(p) {
-      const weight = p.metric === 'period' ? 'period' : 'samples';
+      const weight = weightOf(p.metric);
       const mk = JSON.stringify([p.sel || '', weight]);
       if (mk !== this.mergedKey) {
         this.mergedKey = mk;

@@ -21,7 +21,7 @@
       this.icicle = false;
       this.match = { nodes: new Set(), value: 0, pct: 0 };
       this.rows = [];
-      this.unit = 'samples';
+      this.unit = U.DEFAULT_WEIGHT;
       canvas.addEventListener('mousemove', (e) => this.hover(e));
       canvas.addEventListener('mouseleave', () => hideTip());
       canvas.addEventListener('click', (e) => {
@@ -43,7 +43,7 @@
 
     setTree(tree, unit) {
       this.tree = tree;
-      this.unit = unit || 'samples';
+      this.unit = unit || U.DEFAULT_WEIGHT;
       this.focus = tree;
       this.sel = null;
     }
@@ -139,6 +139,7 @@
         }
       }
       ctx.globalAlpha = 1;
+      this.openAtRoot(cv.parentElement);
       if (this.sel) {
         const r = this.rectOf(this.sel);
         if (r) {
@@ -149,6 +150,19 @@
       }
       /* which URL state this drawing shows (see frames() and docs/web.md) */
       cv.dataset.hash = location.hash;
+    }
+
+    /* A graph taller than its box (deep stacks: a 128-frame chain is
+     * 2,000 px; style.css caps .fg-wrap) scrolls inside the box; a new
+     * graph, zoom or layout opens at the root's end, where the widest
+     * frames - the most samples - are, not on the empty top of the
+     * deepest tower. Redraws of the same view keep the reader's scroll. */
+    openAtRoot(wrap) {
+      const view = [this.tree, this.focus, this.icicle];
+      const prev = this.openedView || [];
+      if (view.every((v, i) => v === prev[i])) return;
+      this.openedView = view;
+      wrap.scrollTop = this.icicle ? 0 : wrap.scrollHeight;
     }
 
     /* What the last draw() put on the canvas, one object per rectangle
