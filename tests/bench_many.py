@@ -168,7 +168,7 @@ def main():
     print("bench-many: load average %s at the start; %d profiles (%d and %d bytes each, %s)" %
           (load(), N_SERIES, len(fast), len(slow),
            FILE if FILE else "regress %s rounds" % ROUNDS))
-    with Daemon(workers=2) as d:
+    with Daemon(workers=2, args=["--local-uploads"]) as d:
         secs = upload_all(d, fast, slow)
         print("stored and parsed %d profiles in %.1f s (%.1f ms each, summaries included)" %
               (N_SERIES, secs, 1000 * secs / N_SERIES))

@@ -884,7 +884,9 @@ int st_rdiff(st_store *st, const st_rdiff_req *r, const st_fold_filter *f, int b
 		rc = -2;
 		goto out;
 	}
-	rc = pe_diff_walk(d, cb, ctx);
+	/* the tree handed out keeps its largest f->max_nodes nodes (0: all);
+	 * the ranked lists above were made from all of them */
+	rc = pe_diff_prune(d, f->max_nodes) < 0 ? -2 : pe_diff_walk(d, cb, ctx);
 out:
 	if (rc) {
 		json_decref(*ranked);

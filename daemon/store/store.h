@@ -344,7 +344,7 @@ json_t *st_series_json(st_store *st, const st_series_req *r, st_many_info *info)
 
 /* The diff of two picks: the tree as st_diff hands it (each side the sum of
  * its profiles' flame graphs; profiles picked on both sides count as the
- * target's only), and in *ranked {"regressions", "improvements",
+ * target's only; f->max_nodes of its largest nodes, 0 = all), and in *ranked {"regressions", "improvements",
  * "summary"} (engine/many.h, pe_fntab_rank). 0, 1 = an id on either
  * side is not a ready profile, -1, -2, -3 as st_query_flame. */
 typedef struct st_rdiff_req {
