@@ -218,14 +218,22 @@ async function main() {
       await C.sleep(50);
     }
   };
+  /* the frames drawn in the selection's row: its possible neighbours (a
+   * row of one frame - the recording and the window's width decide - has
+   * none, and the arrows must leave the selection where it is) */
+  const row = (await frames(page)).filter((f) => f.depth === sel.depth);
   let [away, back] = ['ArrowRight', 'ArrowLeft'];
-  let moved = await selectionAfter(away, (p) => p !== sel.path, 2000);
+  let moved = await selectionAfter(away, (p) => p !== sel.path, row.length > 1 ? 2000 : 500);
   if (moved === sel.path) {
     [away, back] = ['ArrowLeft', 'ArrowRight'];
-    moved = await selectionAfter(away, (p) => p !== sel.path, 5000);
+    moved = await selectionAfter(away, (p) => p !== sel.path, row.length > 1 ? 5000 : 500);
   }
-  ok(moved !== sel.path, away + ' moves the selection to a neighbour');
-  ok(await selectionAfter(back, (p) => p === sel.path, 5000) === sel.path, away + ' then ' + back + ' comes back');
+  if (row.length > 1) {
+    ok(moved !== sel.path, away + ' moves the selection to a neighbour (' + row.length + ' frames in its row)');
+    ok(await selectionAfter(back, (p) => p === sel.path, 5000) === sel.path, away + ' then ' + back + ' comes back');
+  } else {
+    ok(row.length === 1 && moved === sel.path, 'a row of one frame: left and right keep the selection');
+  }
   await page.keyboard.press('Enter');
   await untilParam(page, 'zoom', sel.path);
   await drawn(page, '#fg');
