@@ -199,6 +199,7 @@ static void reload(cfg *c, int argc, char **argv, api *a, retention *ret)
 	RESTART("listen", strcmp(n.listen_addr, c->listen_addr) ||
 			  n.listen_port != c->listen_port)
 	RESTART("db", strcmp(n.db_path, c->db_path))
+	RESTART("job-lease", n.job_lease != c->job_lease)
 	RESTART("spool", strcmp(n.spool_dir, c->spool_dir))
 	RESTART("web-root", strcmp(n.web_root, c->web_root))
 	RESTART("workers", n.workers != c->workers)
@@ -232,8 +233,9 @@ int main(int argc, char **argv)
 	api *a;
 	watch *w;
 	retention *ret = NULL;
+	st_options so = { 0 };
 	sigset_t set;
-	char err[512];
+	char err[512], db_shown[512];
 	int sig, requeued = 0, rc, left;
 
 	/* Every HTTP connection is a thread, and glibc gives new threads their
@@ -271,10 +273,12 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	if (make_parent(c.db_path) < 0 || sp_init(c.spool_dir) < 0)
+	st_display(c.db_path, db_shown, sizeof(db_shown));
+	if ((!st_is_uri(c.db_path) && make_parent(c.db_path) < 0) || sp_init(c.spool_dir) < 0)
 		fatal("msg=\"cannot create the state directories\" db=\"%s\" spool=\"%s\" error=\"%s\"",
-		      c.db_path, c.spool_dir, strerror(errno));
-	st = st_open(c.db_path, err, sizeof(err));
+		      db_shown, c.spool_dir, strerror(errno));
+	so.job_lease_s = c.job_lease;
+	st = st_open_with(c.db_path, &so, err, sizeof(err));
 	if (!st)
 		fatal("msg=\"cannot open the database\" error=\"%s\"", err);
 	/* a job that was being parsed when the process died starts over */
@@ -298,7 +302,7 @@ int main(int argc, char **argv)
 	w = watch_start(&c, st, j);
 	log_info("msg=\"listening\" addr=%s port=%u db=\"%s\" spool=\"%s\" workers=%u"
 		 " log_level=%s retain_days=%u max_db_size=%llu shutdown_grace=%u",
-		 c.listen_addr, api_port(a), c.db_path, c.spool_dir, c.workers,
+		 c.listen_addr, api_port(a), db_shown, c.spool_dir, c.workers,
 		 log_level_name(c.log_level), c.retain_days, (unsigned long long)c.max_db_size,
 		 c.shutdown_grace);
 	log_debug("msg=\"configuration\" file=\"%s\" queue_size=%u max_upload=%llu"

@@ -19,6 +19,7 @@
 #define DEFAULT_SHUTDOWN_GRACE 30	/* below the unit's TimeoutStopSec=60 */
 #define DEFAULT_RETENTION_INTERVAL 3600
 #define DEFAULT_MAX_DEBUGINFO (4ULL << 30)	/* 4 GiB: big C++ debug files */
+#define DEFAULT_JOB_LEASE 30		/* seconds */
 
 enum opt_type {
 	OPT_STR, OPT_U64, OPT_UINT, OPT_BOOL, OPT_LISTEN, OPT_WATCH, OPT_SIZE, OPT_LEVEL,
@@ -39,8 +40,8 @@ struct opt {
 static const struct opt opts[] = {
 	{ "config", OPT_CONFIG, 0, 0, 0, 1, "FILE", "settings file (name = value lines)" },
 	{ "listen", OPT_LISTEN, 0, 0, 0, 0, "ADDR:PORT", "address to listen on (127.0.0.1:8080)" },
-	{ "db", OPT_STR, F(db_path), 0, 0, 0, "PATH",
-	  "SQLite database ($STATE_DIRECTORY/perfhub.db)" },
+	{ "db", OPT_STR, F(db_path), 0, 0, 0, "PATH|URI",
+	  "SQLite database ($STATE_DIRECTORY/perfhub.db), or a postgresql:// URI" },
 	{ "spool", OPT_STR, F(spool_dir), 0, 0, 0, "DIR",
 	  "directory holding uploaded originals ($STATE_DIRECTORY/spool)" },
 	{ "watch", OPT_WATCH, 0, 0, 0, 0, "DIR", "ingest files appearing in DIR (repeatable)" },
@@ -77,6 +78,8 @@ static const struct opt opts[] = {
 	  "largest debuginfo file, bytes or K/M/G (4G)" },
 	{ "debuginfod", OPT_STR, F(debuginfod), 0, 0, 0, "URLS",
 	  "debuginfod URLs for missing symbols ($DEBUGINFOD_URLS)" },
+	{ "job-lease", OPT_UINT, F(job_lease), 1, 86400, 0, "SECONDS",
+	  "PostgreSQL: a job whose node stops renewing it is taken over after this (30)" },
 };
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -386,6 +389,7 @@ int cfg_load(cfg *c, int argc, char **argv)
 	c->log_level = LL_INFO;
 	c->shutdown_grace = DEFAULT_SHUTDOWN_GRACE;
 	c->retention_interval = DEFAULT_RETENTION_INTERVAL;
+	c->job_lease = DEFAULT_JOB_LEASE;
 
 	for (i = 0; i < NR_OPTS; i++) {
 		lopts[i].name = opts[i].name;

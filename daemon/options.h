@@ -5,7 +5,7 @@
 #include <stdint.h>
 
 #define CFG_MAX_WATCH 16
-#define CFG_MAX_KEYS 32
+#define CFG_MAX_KEYS 48
 
 /* What this invocation does: serve, or one administrative action. */
 enum cfg_action { CFG_RUN, CFG_CHECK, CFG_VACUUM, CFG_BACKUP };
@@ -37,6 +37,7 @@ typedef struct cfg {
 	unsigned connection_timeout;	/* seconds idle; also the grace before the upload rate floor */
 	uint64_t max_debuginfo;	/* bytes of one debuginfo file */
 	char *debuginfod;	/* URLs; NULL = $DEBUGINFOD_URLS */
+	unsigned job_lease;	/* seconds a shared store's job stays claimed unrenewed */
 } cfg;
 
 /* Fills *c from defaults, then the config file (--config), then the flags.

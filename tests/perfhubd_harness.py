@@ -2,6 +2,13 @@
 state directory and talk to it over HTTP (Python 3 standard library only).
 
 Used by the tests/daemon-*.py integration tests and tests/bench-ingest.
+
+The store is SQLite (a file in the state directory) unless
+PERFHUB_TEST_BACKEND=postgresql: then the test's own PostgreSQL
+(tests/pg_harness.py, started once per test process) holds one database per
+state directory, so a daemon restarted on the same state finds its data
+again, and jobs are leased for PG_TEST_LEASE seconds (a killed node's job
+comes back that soon).
 """
 import http.client
 import json
@@ -23,6 +30,44 @@ EXPECT_CONTINUE_BYTES = 64 * 1024
 EXPECT_WAIT_SECONDS = 5
 
 SKIP = 77
+PG_TEST_LEASE = 5
+
+_pg = None
+
+
+def backend():
+    """"sqlite" or "postgresql": the store the tests' daemons use."""
+    b = os.environ.get("PERFHUB_TEST_BACKEND") or "sqlite"
+    if b not in ("sqlite", "postgresql"):
+        raise RuntimeError("PERFHUB_TEST_BACKEND: sqlite or postgresql, not %r" % b)
+    return b
+
+
+def pg_server():
+    """The test process's PostgreSQL (started at the first call)."""
+    global _pg
+    if _pg is None:
+        import pg_harness
+        _pg = pg_harness.Postgres().start()
+        import atexit
+        atexit.register(_pg.cleanup)
+    return _pg
+
+
+def pg_uri_for(state):
+    """The database of a state directory, created at the first call."""
+    pg = pg_server()
+    name = "s_" + re.sub(r"[^a-z0-9]", "_", os.path.basename(os.path.normpath(state)).lower())
+    if not pg.psql("postgres", "SELECT 1 FROM pg_database WHERE datname = '%s'" % name).strip():
+        pg.create_db(name)
+    return pg.uri(name)
+
+
+def db_args(state):
+    """--db (and the lease) for a daemon on this state directory."""
+    if backend() == "postgresql":
+        return ["--db", pg_uri_for(state), "--job-lease", str(PG_TEST_LEASE)]
+    return ["--db", os.path.join(state, "perfhub.db")]
 
 
 def builddir():
@@ -57,7 +102,7 @@ class Daemon:
 
     def start(self, timeout=20):
         exe = os.path.join(builddir(), "daemon", "perfhubd")
-        cmd = [exe, "--listen", "127.0.0.1:0", "--db", os.path.join(self.state, "perfhub.db"),
+        cmd = [exe, "--listen", "127.0.0.1:0"] + db_args(self.state) + [
                "--spool", os.path.join(self.state, "spool"), "--workers", str(self.workers)]
         cmd += self.args
         self.log = open(self.log_path, "ab")

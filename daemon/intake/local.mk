@@ -1,6 +1,8 @@
 # daemon/intake/: bytes in, a queued job out (see README.md).
 daemon_libperfhubd_a_SOURCES += \
 	daemon/intake/sha256.c daemon/intake/sha256.h \
+	daemon/intake/s3.c daemon/intake/s3.h \
+	daemon/intake/s3xml.c daemon/intake/s3xml.h \
 	daemon/intake/spool.c daemon/intake/spool.h \
 	daemon/intake/upload.c daemon/intake/upload.h \
 	daemon/intake/watch.c daemon/intake/watch.h

@@ -51,6 +51,12 @@ static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 	log_info("msg=\"parse start\" id=%lld path=\"%s\"", (long long)id, path);
 	ingest_profile(j->st, j->symcache, j->dbg, id, path, kind, j->max_bytes, &j->stop, &res);
 	ms = now_ms() - t0;
+	if (!res.ok && st_job_lost(j->st, id)) {
+		/* another node may hold it now: neither failed nor requeued here */
+		log_warn("msg=\"parse abandoned\" id=%lld reason=\"this node's lease on the job"
+			 " ran out\" parse_ms=%lld", (long long)id, (long long)ms);
+		return;
+	}
 	if (res.cancelled) {
 		st_profile_requeue(j->st, id);
 		log_info("msg=\"parse requeued\" id=%lld reason=shutdown", (long long)id);
@@ -133,6 +139,12 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+/* A shared store's wake-up: another node queued a job. */
+static void woken(void *ctx)
+{
+	jobs_notify(ctx);
+}
+
 jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes, dbg_store *dbg)
 {
 	jobs *j = calloc(1, sizeof(*j));
@@ -167,6 +179,7 @@ jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes, dbg_store *
 		free(j);
 		return NULL;
 	}
+	st_set_wakeup(st, woken, j);
 	return j;
 }
 
@@ -202,6 +215,7 @@ void jobs_stop(jobs *j)
 
 	if (!j)
 		return;
+	st_set_wakeup(j->st, NULL, NULL);
 	atomic_store(&j->stop, 1);
 	pthread_mutex_lock(&j->lock);
 	pthread_cond_broadcast(&j->wake);

@@ -13,31 +13,66 @@
 #include "store/store-int.h"
 
 /* The backend --db names: a libpq URI selects PostgreSQL, anything else is
- * an SQLite file. NULL and err when that backend is not built in. */
+ * an SQLite file. */
 static const st_persist_ops *backend_of(const char *where, char *err, size_t errlen)
 {
-	if (!strncmp(where, "postgresql://", 13) || !strncmp(where, "postgres://", 11)) {
-		snprintf(err, errlen, "%s: this perfhubd has no PostgreSQL backend built in",
-			 where);
-		return NULL;
-	}
-	return &st_sqlite_ops;
+	(void)err;
+	(void)errlen;
+	return st_is_uri(where) ? &st_pg_ops : &st_sqlite_ops;
+}
+
+int st_is_uri(const char *where)
+{
+	return !strncmp(where, "postgresql://", 13) || !strncmp(where, "postgres://", 11);
+}
+
+const char *st_display(const char *where, char *out, size_t outlen)
+{
+	const char *auth, *at, *colon, *query;
+	size_t len = strlen(where);
+
+	snprintf(out, outlen, "%s", where);
+	if (!st_is_uri(where))
+		return out;
+	auth = strstr(where, "://") + 3;
+	query = strchr(auth, '?');
+	at = memchr(auth, '@', (size_t)((query ? query : where + len) - auth));
+	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	/* a password among the parameters: they all go */
+	if (query && strstr(query, "password"))
+		len = (size_t)(query - where);
+	if (colon)
+		snprintf(out, outlen, "%.*s***%.*s", (int)(colon + 1 - where), where,
+			 (int)(where + len - at), at);
+	else
+		snprintf(out, outlen, "%.*s", (int)len, where);
+	return out;
 }
 
 st_store *st_open(const char *where, char *err, size_t errlen)
 {
+	st_options o = { 0 };
+
+	return st_open_with(where, &o, err, errlen);
+}
+
+st_store *st_open_with(const char *where, const st_options *opt, char *err, size_t errlen)
+{
 	st_store *st;
 	const st_persist_ops *ops = backend_of(where, err, errlen);
+	st_options o = *opt;
 
 	if (!ops)
 		return NULL;
+	if (!o.job_lease_s)
+		o.job_lease_s = ST_JOB_LEASE_S;
 	if (!(st = calloc(1, sizeof(*st))) || !(st->cache = pe_cache_new(ST_CACHE_BYTES))) {
 		free(st);
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	st->ops = ops;
-	if (!(st->p = ops->open(where, err, errlen))) {
+	if (!(st->p = ops->open(where, &o, err, errlen))) {
 		st_close(st);
 		return NULL;
 	}
@@ -57,6 +92,11 @@ void st_close(st_store *st)
 int st_ping(st_store *st)
 {
 	return st->ops->ping(st->p);
+}
+
+int st_shared(const st_store *st)
+{
+	return st->ops->job_lost != NULL;
 }
 
 static const char *const status_names[] = { "queued", "parsing", "ready", "failed" };
@@ -106,6 +146,28 @@ int st_profile_requeue(st_store *st, int64_t id)
 int st_requeue_parsing(st_store *st, int *count)
 {
 	return st->ops->requeue_parsing(st->p, count);
+}
+
+void st_set_wakeup(st_store *st, void (*fn)(void *ctx), void *ctx)
+{
+	if (st->ops->set_wakeup)
+		st->ops->set_wakeup(st->p, fn, ctx);
+}
+
+int st_job_lost(st_store *st, int64_t id)
+{
+	return st->ops->job_lost ? st->ops->job_lost(st->p, id) : 0;
+}
+
+int st_singleton_begin(st_store *st, const char *name, int wait)
+{
+	return st->ops->singleton_begin ? st->ops->singleton_begin(st->p, name, wait) : 1;
+}
+
+void st_singleton_end(st_store *st, const char *name)
+{
+	if (st->ops->singleton_end)
+		st->ops->singleton_end(st->p, name);
 }
 
 int st_profile_delete(st_store *st, int64_t id, char **spool_path)

@@ -37,6 +37,7 @@ enum pgj_result {
 	PGJ_OK = 0,
 	PGJ_NONE = 1,		/* nothing queued / no such row */
 	PGJ_FENCED = 2,		/* the lease was lost: this attempt may write no more */
+	PGJ_APPLIED = 3,	/* this batch committed before (pgj_fence_batch) */
 	PGJ_ERR = -1,
 };
 
@@ -61,6 +62,20 @@ int pgj_renew(PGconn *conn, const pgj_job *job, unsigned lease_s, char *err, siz
 /* Inside a transaction, before its writes: PGJ_OK (the row is locked for
  * share until the end of the transaction) or PGJ_FENCED. */
 int pgj_fence(PGconn *conn, const pgj_job *job, char *err, size_t errlen);
+/* Inside the transaction that starts a parse's writes (after removing
+ * what earlier attempts left): no batch committed yet. PGJ_OK or
+ * PGJ_FENCED. */
+int pgj_begin_writes(PGconn *conn, const pgj_job *job, char *err, size_t errlen);
+/* Inside a transaction writing batch `batch` (1, 2, ...) of the job's
+ * parse: PGJ_OK (the row is locked until the commit and counts the batch),
+ * PGJ_APPLIED (that batch committed already, its answer lost with the
+ * connection: skip it) or PGJ_FENCED. The batch count makes a write
+ * transaction safe to run twice (pgc_txn). */
+int pgj_fence_batch(PGconn *conn, const pgj_job *job, int64_t batch, char *err,
+		    size_t errlen);
+/* PGJ_OK when this very attempt already ended the job in `status` (2
+ * ready, 3 failed): a finish whose commit was applied, then run again. */
+int pgj_ended(PGconn *conn, const pgj_job *job, int status, char *err, size_t errlen);
 /* Inside the parse's last transaction: the job is done, its profile ready
  * and its generation one more (answers cached under the old one are
  * stale). PGJ_OK (also when a retried commit had done it) or PGJ_FENCED. */
@@ -85,6 +100,8 @@ int pgj_wait(PGconn *conn, int timeout_ms, char *err, size_t errlen);
 /* Singleton work: 1 = this connection now holds `name`, 0 = another
  * session does, -1 = error. Release with pgj_singleton_release. */
 int pgj_singleton_try(PGconn *conn, const char *name, char *err, size_t errlen);
+/* The same, waiting while another session holds it: 1, or -1 on error. */
+int pgj_singleton_wait(PGconn *conn, const char *name, char *err, size_t errlen);
 int pgj_singleton_release(PGconn *conn, const char *name, char *err, size_t errlen);
 
 #endif

@@ -61,6 +61,13 @@ const char *const pgs_migrations[] = {
 	"CREATE TABLE profile_dsos (profile_id bigint NOT NULL, build_id text NOT NULL,"
 	" path text NOT NULL, unresolved bigint, PRIMARY KEY (profile_id, build_id, path));"
 	"CREATE INDEX profile_dsos_bid ON profile_dsos (build_id);",
+	/* 2: strings keep a recording's bytes exactly (names in a perf.data
+	 * file need not be UTF-8; a text column would refuse them), and the
+	 * profile row counts the batches its parse committed, which makes a
+	 * batch's transaction safe to run twice (after a commit whose answer
+	 * was lost with the connection) */
+	"ALTER TABLE strings ALTER COLUMN text TYPE bytea USING convert_to(text, 'UTF8');"
+	"ALTER TABLE profiles ADD COLUMN batches bigint NOT NULL DEFAULT 0;",
 };
 const int pgs_nr_migrations = (int)(sizeof(pgs_migrations) / sizeof(pgs_migrations[0]));
 
