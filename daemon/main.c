@@ -201,6 +201,10 @@ static void reload(cfg *c, int argc, char **argv, api *a, retention *ret)
 	RESTART("db", strcmp(n.db_path, c->db_path))
 	RESTART("job-lease", n.job_lease != c->job_lease)
 	RESTART("spool", strcmp(n.spool_dir, c->spool_dir))
+	RESTART("s3-endpoint", (n.s3_endpoint || c->s3_endpoint) &&
+			       (!n.s3_endpoint || !c->s3_endpoint ||
+				strcmp(n.s3_endpoint, c->s3_endpoint)))
+	RESTART("cache-dir", strcmp(n.cache_dir, c->cache_dir))
 	RESTART("web-root", strcmp(n.web_root, c->web_root))
 	RESTART("workers", n.workers != c->workers)
 	RESTART("queue-size", n.queue_size != c->queue_size)
@@ -233,6 +237,7 @@ int main(int argc, char **argv)
 	api *a;
 	watch *w;
 	retention *ret = NULL;
+	spool *sp;
 	st_options so = { 0 };
 	sigset_t set;
 	char err[512], db_shown[512];
@@ -274,9 +279,12 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	st_display(c.db_path, db_shown, sizeof(db_shown));
-	if ((!st_is_uri(c.db_path) && make_parent(c.db_path) < 0) || sp_init(c.spool_dir) < 0)
-		fatal("msg=\"cannot create the state directories\" db=\"%s\" spool=\"%s\" error=\"%s\"",
-		      db_shown, c.spool_dir, strerror(errno));
+	if (!st_is_uri(c.db_path) && make_parent(c.db_path) < 0)
+		fatal("msg=\"cannot create the state directories\" db=\"%s\" error=\"%s\"",
+		      db_shown, strerror(errno));
+	sp = spool_open(c.spool_dir, c.s3_endpoint, c.cache_dir, err, sizeof(err));
+	if (!sp)
+		fatal("msg=\"cannot open the spool\" spool=\"%s\" error=\"%s\"", c.spool_dir, err);
 	so.job_lease_s = c.job_lease;
 	st = st_open_with(c.db_path, &so, err, sizeof(err));
 	if (!st)
@@ -286,14 +294,14 @@ int main(int argc, char **argv)
 		fatal("msg=\"cannot requeue jobs\"");
 	if (requeued)
 		log_info("msg=\"requeued interrupted jobs\" count=%d", requeued);
-	dbg = dbg_open(c.spool_dir, st, c.debuginfod, 0, err, sizeof(err));
+	dbg = dbg_open(sp, st, c.debuginfod, 0, err, sizeof(err));
 	if (!dbg)
 		fatal("msg=\"cannot open the debuginfo store\" error=\"%s\"", err);
-	j = jobs_start(st, c.workers, c.max_upload, dbg);
+	j = jobs_start(st, sp, c.workers, c.max_upload, dbg);
 	if (!j)
 		fatal("msg=\"cannot start workers\"");
 	/* always running, so that SIGHUP can turn retention on */
-	ret = ret_start(st, c.retain_days, c.max_db_size, c.retention_interval);
+	ret = ret_start(st, sp, c.retain_days, c.max_db_size, c.retention_interval);
 	if (ret)
 		jobs_on_done(j, ret_kick, ret);
 	a = api_start(&c, st, j);
@@ -337,6 +345,7 @@ int main(int argc, char **argv)
 	ret_stop(ret);	/* after the workers: they kick it */
 	dbg_close(dbg);
 	st_close(st);
+	spool_close(sp);
 	cfg_free(&c);
 	log_info("msg=\"stopped\"");
 	return 0;

@@ -42,8 +42,12 @@ static const struct opt opts[] = {
 	{ "listen", OPT_LISTEN, 0, 0, 0, 0, "ADDR:PORT", "address to listen on (127.0.0.1:8080)" },
 	{ "db", OPT_STR, F(db_path), 0, 0, 0, "PATH|URI",
 	  "SQLite database ($STATE_DIRECTORY/perfhub.db), or a postgresql:// URI" },
-	{ "spool", OPT_STR, F(spool_dir), 0, 0, 0, "DIR",
-	  "directory holding uploaded originals ($STATE_DIRECTORY/spool)" },
+	{ "spool", OPT_STR, F(spool_dir), 0, 0, 0, "DIR|s3://BUCKET/PREFIX",
+	  "where uploaded originals are kept ($STATE_DIRECTORY/spool); several nodes may share it" },
+	{ "s3-endpoint", OPT_STR, F(s3_endpoint), 0, 0, 0, "URL",
+	  "the S3-compatible service of an s3:// spool (credentials: AWS_* variables)" },
+	{ "cache-dir", OPT_STR, F(cache_dir), 0, 0, 0, "DIR",
+	  "this node's copies of an s3:// spool's files ($STATE_DIRECTORY/cache)" },
 	{ "watch", OPT_WATCH, 0, 0, 0, 0, "DIR", "ingest files appearing in DIR (repeatable)" },
 	{ "watch-remove", OPT_BOOL, F(watch_remove), 0, 1, 0, NULL,
 	  "remove watched files once spooled" },
@@ -443,6 +447,8 @@ int cfg_load(cfg *c, int argc, char **argv)
 			c->db_path = join(dir, "perfhub.db");
 		if (!c->spool_dir)
 			c->spool_dir = join(dir, "spool");
+		if (!c->cache_dir)
+			c->cache_dir = join(dir, "cache");
 		free(dir);
 	}
 	return rc;
@@ -464,6 +470,8 @@ void cfg_free(cfg *c)
 	free(c->listen_addr);
 	free(c->db_path);
 	free(c->spool_dir);
+	free(c->s3_endpoint);
+	free(c->cache_dir);
 	free(c->web_root);
 	free(c->token_file);
 	free(c->backup_path);

@@ -14,7 +14,9 @@ typedef struct cfg {
 	char *listen_addr;	/* "127.0.0.1" */
 	unsigned listen_port;	/* 8080 */
 	char *db_path;		/* STATE/perfhub.db */
-	char *spool_dir;	/* STATE/spool */
+	char *spool_dir;	/* STATE/spool, or s3://BUCKET/PREFIX */
+	char *s3_endpoint;	/* an S3 spool's endpoint URL */
+	char *cache_dir;	/* this node's own files of an S3 spool: STATE/cache */
 	char *watch[CFG_MAX_WATCH];
 	unsigned nr_watch;
 	int watch_remove;	/* delete watched originals once spooled */

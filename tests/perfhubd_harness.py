@@ -9,6 +9,10 @@ PERFHUB_TEST_BACKEND=postgresql: then the test's own PostgreSQL
 state directory, so a daemon restarted on the same state finds its data
 again, and jobs are leased for PG_TEST_LEASE seconds (a killed node's job
 comes back that soon).
+
+The spool is a directory in the state directory unless
+PERFHUB_TEST_SPOOL=s3: then the test's own S3-compatible server
+(tests/s3_harness.py) holds it under a prefix per state directory.
 """
 import http.client
 import json
@@ -33,6 +37,7 @@ SKIP = 77
 PG_TEST_LEASE = 5
 
 _pg = None
+_s3 = None
 
 
 def backend():
@@ -61,6 +66,35 @@ def pg_uri_for(state):
     if not pg.psql("postgres", "SELECT 1 FROM pg_database WHERE datname = '%s'" % name).strip():
         pg.create_db(name)
     return pg.uri(name)
+
+
+def spool_backend():
+    """"dir" or "s3": where the tests' daemons spool."""
+    b = os.environ.get("PERFHUB_TEST_SPOOL") or "dir"
+    if b not in ("dir", "s3"):
+        raise RuntimeError("PERFHUB_TEST_SPOOL: dir or s3, not %r" % b)
+    return b
+
+
+def s3_server():
+    """The test process's S3-compatible server (started at the first call)."""
+    global _s3
+    if _s3 is None:
+        import s3_harness
+        import atexit
+        _s3 = s3_harness.S3Server(prefix="").start()
+        atexit.register(_s3.__exit__, None, None, None)
+    return _s3
+
+
+def spool_args(state):
+    """--spool (an S3 spool: --s3-endpoint, --cache-dir) and the environment."""
+    if spool_backend() == "s3":
+        s3 = s3_server()
+        prefix = re.sub(r"[^a-z0-9]", "-", os.path.basename(os.path.normpath(state)).lower())
+        return (["--spool", "%s/%s" % (s3.url(), prefix), "--s3-endpoint", s3.endpoint(),
+                 "--cache-dir", os.path.join(state, "cache")], s3.env())
+    return ["--spool", os.path.join(state, "spool")], None
 
 
 def db_args(state):
@@ -102,12 +136,13 @@ class Daemon:
 
     def start(self, timeout=20):
         exe = os.path.join(builddir(), "daemon", "perfhubd")
-        cmd = [exe, "--listen", "127.0.0.1:0"] + db_args(self.state) + [
-               "--spool", os.path.join(self.state, "spool"), "--workers", str(self.workers)]
+        spool, env = spool_args(self.state)
+        cmd = [exe, "--listen", "127.0.0.1:0"] + db_args(self.state) + spool + [
+               "--workers", str(self.workers)]
         cmd += self.args
         self.log = open(self.log_path, "ab")
         self.log_start = self.log.tell()
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log)
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log, env=env)
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:

@@ -51,7 +51,7 @@ static void take(watch *w, const char *path)
 	int64_t id = 0;
 	int existed = 0, rc;
 
-	rc = sp_add_path(w->c->spool_dir, path, w->c->max_upload, sha, &size, &spooled, &kind);
+	rc = sp_add_path(jobs_spool(w->j), path, w->c->max_upload, sha, &size, &spooled, &kind);
 	if (rc != SP_OK) {
 		log_warn("msg=\"watch: cannot spool\" path=\"%s\" error=\"%s\"", path,
 			 rc == SP_ERR_TOO_LARGE ? "larger than --max-upload" : strerror(errno));
@@ -63,7 +63,7 @@ static void take(watch *w, const char *path)
 		log_warn("msg=\"watch: cannot queue\" path=\"%s\" error=\"%s\"", path,
 			 rc == -2 ? "queue full" : "storage error");
 		if (rc == -2)
-			sp_remove(spooled);
+			sp_remove(jobs_spool(w->j), spooled);
 		free(spooled);
 		return;
 	}

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dso.h"
 #include "jobs/ingest.h"
 #include "jobs/jobs.h"
 #include "log.h"
@@ -17,6 +18,7 @@ const double jobs_hist_bounds[8] = { 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 1e300 };
 
 struct jobs {
 	st_store *st;
+	spool *sp;
 	pd_symcache *symcache;	/* symbol tables shared by the workers */
 	dbg_store *dbg;		/* uploaded debuginfo, NULL = none */
 	uint64_t max_bytes;
@@ -49,7 +51,8 @@ static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 	int b;
 
 	log_info("msg=\"parse start\" id=%lld path=\"%s\"", (long long)id, path);
-	ingest_profile(j->st, j->symcache, j->dbg, id, path, kind, j->max_bytes, &j->stop, &res);
+	ingest_profile(j->st, j->sp, j->symcache, j->dbg, id, path, kind, j->max_bytes, &j->stop,
+		       &res);
 	ms = now_ms() - t0;
 	if (!res.ok && st_job_lost(j->st, id)) {
 		/* another node may hold it now: neither failed nor requeued here */
@@ -145,7 +148,20 @@ static void woken(void *ctx)
 	jobs_notify(ctx);
 }
 
-jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes, dbg_store *dbg)
+/* A shared store's news: symbols for a build-id arrived on some node; the
+ * tables loaded here without them go. */
+static void symbols_arrived(void *ctx, const char *hex)
+{
+	jobs *j = ctx;
+	uint8_t bid[DBG_MAX_BUILD_ID];
+	char norm[DBG_HEX_LEN];
+	size_t n;
+
+	if (dbg_parse_build_id(hex, norm, bid, &n) == 0)
+		pd_dso_cache_forget(j->symcache, bid, n);
+}
+
+jobs *jobs_start(st_store *st, spool *sp, unsigned workers, uint64_t max_bytes, dbg_store *dbg)
 {
 	jobs *j = calloc(1, sizeof(*j));
 	unsigned i;
@@ -153,6 +169,7 @@ jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes, dbg_store *
 	if (!j)
 		return NULL;
 	j->st = st;
+	j->sp = sp;
 	j->max_bytes = max_bytes;
 	j->symcache = pd_symcache_new(0);
 	j->dbg = dbg;
@@ -180,6 +197,7 @@ jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes, dbg_store *
 		return NULL;
 	}
 	st_set_wakeup(st, woken, j);
+	st_set_debuginfo_hook(st, symbols_arrived, j);
 	return j;
 }
 
@@ -202,6 +220,11 @@ dbg_store *jobs_debuginfo(jobs *j)
 	return j->dbg;
 }
 
+spool *jobs_spool(jobs *j)
+{
+	return j->sp;
+}
+
 void jobs_get_stats(jobs *j, jobs_stats *out)
 {
 	pthread_mutex_lock(&j->lock);
@@ -216,6 +239,7 @@ void jobs_stop(jobs *j)
 	if (!j)
 		return;
 	st_set_wakeup(j->st, NULL, NULL);
+	st_set_debuginfo_hook(j->st, NULL, NULL);
 	atomic_store(&j->stop, 1);
 	pthread_mutex_lock(&j->lock);
 	pthread_cond_broadcast(&j->wake);

@@ -14,6 +14,7 @@
 
 struct retention {
 	st_store *st;
+	spool *sp;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
@@ -24,15 +25,15 @@ struct retention {
 
 static int delete_one(retention *r, int64_t id, const char *why)
 {
-	char *spool = NULL;
-	int rc = st_profile_delete(r->st, id, &spool);
+	char *ref = NULL;
+	int rc = st_profile_delete(r->st, id, &ref);
 
 	if (rc == 0) {
-		if (spool && *spool)
-			sp_remove(spool);
+		if (ref && *ref)
+			sp_remove(r->sp, ref);
 		log_info("msg=\"retention: profile deleted\" id=%lld reason=%s", (long long)id, why);
 	}
-	free(spool);
+	free(ref);
 	return rc;
 }
 
@@ -84,7 +85,12 @@ static void *run(void *arg)
 
 		r->kicked = 0;
 		pthread_mutex_unlock(&r->lock);
-		n = prune(r, days, max_size);
+		n = 0;
+		/* one node at a time on a shared store; SQLite: always this one */
+		if ((days || max_size) && st_singleton_begin(r->st, "retention", 0) == 1) {
+			n = prune(r, days, max_size);
+			st_singleton_end(r->st, "retention");
+		}
 		if (n)
 			log_info("msg=\"retention pass\" deleted=%u retain_days=%u max_db_size=%llu",
 				 n, days, (unsigned long long)max_size);
@@ -99,8 +105,8 @@ static void *run(void *arg)
 	return NULL;
 }
 
-retention *ret_start(st_store *st, unsigned retain_days,
-		     uint64_t max_db_size, unsigned interval_s)
+retention *ret_start(st_store *st, spool *sp, unsigned retain_days, uint64_t max_db_size,
+		     unsigned interval_s)
 {
 	retention *r = calloc(1, sizeof(*r));
 
@@ -109,6 +115,7 @@ retention *ret_start(st_store *st, unsigned retain_days,
 		return NULL;
 	}
 	r->st = st;
+	r->sp = sp;
 	r->retain_days = retain_days;
 	r->max_db_size = max_db_size;
 	r->interval_s = interval_s ? interval_s : 1;

@@ -4,20 +4,23 @@
  * --max-db-size (never the newest upload). Rows go through
  * st_profile_delete, then the spooled original is removed. A pass runs at
  * start, every --retention-interval seconds and after each ingest; queued
- * and parsing profiles are never touched.
+ * and parsing profiles are never touched. On a store shared by several
+ * nodes a pass runs on one node at a time (st_singleton_begin); the others
+ * skip theirs.
  */
 #ifndef PERFHUB_DAEMON_RETENTION_H
 #define PERFHUB_DAEMON_RETENTION_H
 
 #include <stdint.h>
 
+#include "intake/spool.h"
 #include "store/store.h"
 
 typedef struct retention retention;
 
 /* Starts the thread; NULL on failure (logged). */
-retention *ret_start(st_store *st, unsigned retain_days,
-		     uint64_t max_db_size, unsigned interval_s);
+retention *ret_start(st_store *st, spool *sp, unsigned retain_days, uint64_t max_db_size,
+		     unsigned interval_s);
 /* New limits (SIGHUP); a pass follows at once. */
 void ret_set_policy(retention *r, unsigned retain_days, uint64_t max_db_size,
 		    unsigned interval_s);

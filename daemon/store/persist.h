@@ -130,6 +130,11 @@ typedef struct st_persist_ops {
 	 * singleton_end), 0 when another node runs it (wait: block until this
 	 * one may), -1 on error. */
 	void (*set_wakeup)(st_persist *p, void (*fn)(void *ctx), void *ctx);
+	/* announce_debuginfo tells every node (this one too) that symbols for
+	 * a build-id arrived; each calls its hook fn(ctx, build_id) */
+	void (*set_debuginfo_hook)(st_persist *p, void (*fn)(void *ctx, const char *build_id),
+				   void *ctx);
+	int (*announce_debuginfo)(st_persist *p, const char *build_id);
 	int (*job_lost)(st_persist *p, int64_t id);
 	int (*singleton_begin)(st_persist *p, const char *name, int wait);
 	void (*singleton_end)(st_persist *p, const char *name);

@@ -154,6 +154,18 @@ void st_set_wakeup(st_store *st, void (*fn)(void *ctx), void *ctx)
 		st->ops->set_wakeup(st->p, fn, ctx);
 }
 
+void st_set_debuginfo_hook(st_store *st, void (*fn)(void *ctx, const char *build_id),
+			   void *ctx)
+{
+	if (st->ops->set_debuginfo_hook)
+		st->ops->set_debuginfo_hook(st->p, fn, ctx);
+}
+
+int st_announce_debuginfo(st_store *st, const char *build_id)
+{
+	return st->ops->announce_debuginfo ? st->ops->announce_debuginfo(st->p, build_id) : 0;
+}
+
 int st_job_lost(st_store *st, int64_t id)
 {
 	return st->ops->job_lost ? st->ops->job_lost(st->p, id) : 0;

@@ -89,6 +89,13 @@ int st_requeue_parsing(st_store *st, int *count);
  * queue (a shared store's wake-ups; never called on SQLite, whose only
  * process wakes its workers itself). Set before the workers start. */
 void st_set_wakeup(st_store *st, void (*fn)(void *ctx), void *ctx);
+/* Symbols for a build-id arrived: every node of a shared store forgets the
+ * tables it loaded without them (fn(ctx, build_id) runs on each, on a
+ * thread of the backend's; SQLite: nothing to tell, the one process knows).
+ * The hook is set before the workers start. */
+void st_set_debuginfo_hook(st_store *st, void (*fn)(void *ctx, const char *build_id),
+			   void *ctx);
+int st_announce_debuginfo(st_store *st, const char *build_id);
 /* After a parse that did not finish: 1 when this node lost the job (its
  * lease ran out and another node may hold it): the caller neither fails
  * nor requeues it. 0 = still this node's (always, on SQLite). */

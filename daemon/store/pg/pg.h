@@ -63,6 +63,8 @@ struct st_persist {
 	pg_singleton singles[PG_MAX_SINGLETONS];
 	void (*wake)(void *ctx);
 	void *wake_ctx;
+	void (*dbg_hook)(void *ctx, const char *build_id);
+	void *dbg_hook_ctx;
 	pthread_t keeper;
 	int keeper_running;
 	atomic_int stop;
@@ -122,6 +124,9 @@ void pg_held_drop(st_persist *p, int64_t id);
 void pg_held_lose(st_persist *p, int64_t id, int32_t attempt);
 void pg_set_wakeup(st_persist *p, void (*fn)(void *ctx), void *ctx);
 int pg_job_lost(st_persist *p, int64_t id);
+void pg_set_debuginfo_hook(st_persist *p, void (*fn)(void *ctx, const char *build_id),
+			   void *ctx);
+int pg_announce_debuginfo(st_persist *p, const char *build_id);
 int pg_singleton_begin(st_persist *p, const char *name, int wait);
 void pg_singleton_end(st_persist *p, const char *name);
 

@@ -276,23 +276,45 @@ int pgj_notify(PGconn *conn, char *err, size_t errlen)
 
 int pgj_listen(PGconn *conn, char *err, size_t errlen)
 {
-	return pgc_exec(conn, "LISTEN " PGJ_CHANNEL, err, errlen) < 0 ? PGJ_ERR : PGJ_OK;
+	return pgc_exec(conn, "LISTEN " PGJ_CHANNEL "; LISTEN " PGJ_DEBUGINFO_CHANNEL, err,
+			errlen) < 0 ? PGJ_ERR : PGJ_OK;
+}
+
+int pgj_announce(PGconn *conn, const char *channel, const char *payload, char *err,
+		 size_t errlen)
+{
+	const char *v[2] = { channel, payload };
+
+	if (strlen(payload) > PGJ_MAX_PAYLOAD) {
+		snprintf(err, errlen, "notify %s: payload too long", channel);
+		return PGJ_ERR;
+	}
+	return run(conn, "notify", "SELECT pg_notify($1, $2)", 2, v, NULL, err, errlen) < 0 ?
+	       PGJ_ERR : PGJ_OK;
 }
 
 /* Takes every notification that arrived; 1 when there was one. */
-static int drain(PGconn *conn)
+static int drain(PGconn *conn, pgj_note_fn fn, void *ctx)
 {
 	PGnotify *n;
 	int got = 0;
 
 	while ((n = PQnotifies(conn))) {
 		got = 1;
+		if (fn)
+			fn(ctx, n->relname, n->extra ? n->extra : "");
 		PQfreemem(n);
 	}
 	return got;
 }
 
 int pgj_wait(PGconn *conn, int timeout_ms, char *err, size_t errlen)
+{
+	return pgj_wait_notes(conn, timeout_ms, NULL, NULL, err, errlen);
+}
+
+int pgj_wait_notes(PGconn *conn, int timeout_ms, pgj_note_fn fn, void *ctx, char *err,
+		   size_t errlen)
 {
 	struct pollfd pfd;
 	int rc;
@@ -301,7 +323,7 @@ int pgj_wait(PGconn *conn, int timeout_ms, char *err, size_t errlen)
 		snprintf(err, errlen, "waiting for jobs: %s", PQerrorMessage(conn));
 		return -1;
 	}
-	if (drain(conn))
+	if (drain(conn, fn, ctx))
 		return 1;
 	pfd.fd = PQsocket(conn);
 	pfd.events = POLLIN;
@@ -322,7 +344,7 @@ int pgj_wait(PGconn *conn, int timeout_ms, char *err, size_t errlen)
 		snprintf(err, errlen, "waiting for jobs: %s", PQerrorMessage(conn));
 		return -1;
 	}
-	return drain(conn);
+	return drain(conn, fn, ctx);
 }
 
 /* FNV-1a, 64 bits: the same key for the same name on every node */

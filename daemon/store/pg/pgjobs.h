@@ -29,6 +29,7 @@
 #include <libpq-fe.h>
 
 #define PGJ_CHANNEL "perfhub_jobs"
+#define PGJ_DEBUGINFO_CHANNEL "perfhub_debuginfo"	/* payload: a build-id */
 #define PGJ_MAX_EXPIRIES 3
 #define PGJ_MAX_NODE 128	/* bytes of a node's name */
 #define PGJ_MAX_LEASE_S 86400
@@ -91,11 +92,20 @@ int pgj_requeue_expired(PGconn *conn, int *requeued, int *failed, char *err, siz
 
 /* NOTIFY the workers (inside a transaction: at its commit). */
 int pgj_notify(PGconn *conn, char *err, size_t errlen);
-/* LISTEN on this connection (again after every reconnect). */
+/* LISTEN on this connection to both channels (again after every
+ * reconnect). */
 int pgj_listen(PGconn *conn, char *err, size_t errlen);
 /* Waits up to timeout_ms for a notification. 1 notified, 0 not, -1 the
  * connection failed (reconnect, listen again, and look at the queue). */
 int pgj_wait(PGconn *conn, int timeout_ms, char *err, size_t errlen);
+/* The same, each notification handed to fn (payload "" when none). */
+typedef void (*pgj_note_fn)(void *ctx, const char *channel, const char *payload);
+int pgj_wait_notes(PGconn *conn, int timeout_ms, pgj_note_fn fn, void *ctx, char *err,
+		   size_t errlen);
+/* NOTIFY channel with a payload (at most PGJ_MAX_PAYLOAD bytes). */
+#define PGJ_MAX_PAYLOAD 256
+int pgj_announce(PGconn *conn, const char *channel, const char *payload, char *err,
+		 size_t errlen);
 
 /* Singleton work: 1 = this connection now holds `name`, 0 = another
  * session does, -1 = error. Release with pgj_singleton_release. */

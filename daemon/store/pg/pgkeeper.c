@@ -117,6 +117,33 @@ void pg_set_wakeup(st_persist *p, void (*fn)(void *ctx), void *ctx)
 	pthread_mutex_unlock(&p->lock);
 }
 
+void pg_set_debuginfo_hook(st_persist *p, void (*fn)(void *ctx, const char *build_id),
+			   void *ctx)
+{
+	pthread_mutex_lock(&p->lock);
+	p->dbg_hook = fn;
+	p->dbg_hook_ctx = ctx;
+	pthread_mutex_unlock(&p->lock);
+}
+
+typedef struct announce_ctx {
+	const char *hex;
+} announce_ctx;
+
+static int announce_body(PGconn *conn, void *ctx, char *err, size_t errlen)
+{
+	announce_ctx *x = ctx;
+
+	return pgj_announce(conn, PGJ_DEBUGINFO_CHANNEL, x->hex, err, errlen) == PGJ_OK ? 0 : -1;
+}
+
+int pg_announce_debuginfo(st_persist *p, const char *build_id)
+{
+	announce_ctx x = { build_id };
+
+	return pg_txn(p, "announcing debuginfo", announce_body, &x);
+}
+
 /* Under the lock: pg_set_wakeup(NULL) returns only when no call of the
  * old function runs any more (its context may go then). */
 static void wake(st_persist *p)
@@ -125,6 +152,22 @@ static void wake(st_persist *p)
 	if (p->wake)
 		p->wake(p->wake_ctx);
 	pthread_mutex_unlock(&p->lock);
+}
+
+/* A notification: a queued job wakes the workers, a build-id's new
+ * debuginfo makes this node forget what it loaded without it. */
+static void noted(void *ctx, const char *channel, const char *payload)
+{
+	st_persist *p = ctx;
+
+	if (!strcmp(channel, PGJ_DEBUGINFO_CHANNEL)) {
+		pthread_mutex_lock(&p->lock);
+		if (p->dbg_hook)
+			p->dbg_hook(p->dbg_hook_ctx, payload);
+		pthread_mutex_unlock(&p->lock);
+		return;
+	}
+	wake(p);
 }
 
 /* ---- the keeper thread --------------------------------------------------------------- */
@@ -246,10 +289,8 @@ static void *keeper(void *arg)
 			wait = PG_KEEPER_TICK_MS;
 		if (wait < 0)
 			wait = 0;
-		rc = pgj_wait(conn, (int)wait, err, sizeof(err));
-		if (rc > 0)
-			wake(p);
-		else if (rc < 0)
+		rc = pgj_wait_notes(conn, (int)wait, noted, p, err, sizeof(err));
+		if (rc < 0)
 			listening = 0;	/* reconnect, listen again, look again */
 	}
 	pgc_close(c);
