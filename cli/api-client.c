@@ -25,12 +25,26 @@ struct ac_client {
 	int curl_ready;		/* curl_global_init succeeded */
 };
 
+/* What a request's answer goes to: r, or `sink` once the status is 200. */
+typedef struct ac_answer {
+	ac_response *r;
+	FILE *sink;
+	CURL *h;
+} ac_answer;
+
 static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
 {
-	ac_response *r = ctx;
+	ac_answer *ans = ctx;
+	ac_response *r = ans->r;
 	size_t n = size * nmemb;
+	long status = 0;
 	char *p;
 
+	if (ans->sink) {
+		curl_easy_getinfo(ans->h, CURLINFO_RESPONSE_CODE, &status);
+		if (status == 200)
+			return fwrite(data, 1, n, ans->sink);
+	}
 	if (n > AC_MAX_RESPONSE - r->len)
 		return 0;
 	p = realloc(r->body, r->len + n + 1);
@@ -198,13 +212,14 @@ static size_t on_read(char *buf, size_t size, size_t nitems, void *ctx)
 	return n < 0 ? CURL_READFUNC_ABORT : (size_t)n;
 }
 
-int ac_request(ac_client *c, const char *method, const char *path, const ac_body *body,
-	       ac_response *r)
+static int request(ac_client *c, const char *method, const char *path, const ac_body *body,
+		   ac_response *r, FILE *sink)
 {
 	size_t ulen = strlen(c->server) + strlen(path) + 1;
 	CURL *h = curl_easy_init();
 	struct curl_slist *hdr = NULL;
 	char *url = malloc(ulen), ct[256];
+	ac_answer ans = { r, sink, h };
 	CURLcode rc;
 
 	memset(r, 0, sizeof(*r));
@@ -218,7 +233,7 @@ int ac_request(ac_client *c, const char *method, const char *path, const ac_body
 		hdr = curl_slist_append(hdr, c->auth);
 	curl_easy_setopt(h, CURLOPT_URL, url);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, r);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, &ans);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, AC_CONNECT_TIMEOUT_S);
 	if (body) {
@@ -259,6 +274,17 @@ int ac_request(ac_client *c, const char *method, const char *path, const ac_body
 		return -1;
 	}
 	return 0;
+}
+
+int ac_request(ac_client *c, const char *method, const char *path, const ac_body *body,
+	       ac_response *r)
+{
+	return request(c, method, path, body, r, NULL);
+}
+
+int ac_download(ac_client *c, const char *path, FILE *out, ac_response *r)
+{
+	return request(c, "GET", path, NULL, r, out);
 }
 
 void ac_print_error(const char *what, const ac_response *r)

@@ -53,6 +53,9 @@ const char *ac_server(const ac_client *c);
 int ac_request(ac_client *c, const char *method, const char *path, const ac_body *body,
 	       ac_response *r);
 void ac_response_free(ac_response *r);
+/* GET path; a 200 answer's body is written to `out` as it arrives (never
+ * kept), any other's kept in *r as ac_request keeps it. As ac_request. */
+int ac_download(ac_client *c, const char *path, FILE *out, ac_response *r);
 
 /* "perfhub WHAT: HTTP 404: no profile 7" from the server's {"error"}. */
 void ac_print_error(const char *what, const ac_response *r);

@@ -10,5 +10,8 @@ int cmd_record(int argc, char **argv);
 int cmd_ls(int argc, char **argv);
 int cmd_show(int argc, char **argv);
 int cmd_rm(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_tag(int argc, char **argv);
+int cmd_rename(int argc, char **argv);
 
 #endif

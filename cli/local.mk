@@ -10,7 +10,8 @@ cli_perfhub_SOURCES = \
 # offline commands (inspect, collapse)
 CLI_OFFLINE_SOURCES = cli/inspect.c cli/collapse.c
 # API client commands: the HTTP plumbing (api-client), uploads and the
-# debuginfo they send, CI labels, the profile summary, ls/show/rm
+# debuginfo they send, CI labels, the profile summary, ls/show/rm,
+# export, tag and rename
 CLI_CLIENT_SOURCES = \
 	cli/api-client.c cli/api-client.h \
 	cli/upload.c cli/upload.h \
@@ -18,8 +19,9 @@ CLI_CLIENT_SOURCES = \
 	cli/debuginfo-up.c cli/debuginfo-up.h \
 	cli/labels.c cli/labels.h \
 	cli/summary.c cli/summary.h \
-	cli/profiles.c
+	cli/profiles.c \
+	cli/export.c cli/edit.c
 cli_perfhub_SOURCES += $(CLI_OFFLINE_SOURCES) $(CLI_CLIENT_SOURCES)
 cli_perfhub_CPPFLAGS = $(AM_CPPFLAGS) $(COMMON_CPPFLAGS) $(ENGINE_CPPFLAGS)
-cli_perfhub_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(ELF_CFLAGS)
+cli_perfhub_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(ELF_CFLAGS) $(PROTOBUF_C_CFLAGS)
 cli_perfhub_LDADD = $(COMMON_LIBS) $(ENGINE_LIBS) $(PARSER_LIBS) $(CURL_LIBS)

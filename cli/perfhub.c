@@ -19,6 +19,9 @@ static const struct command commands[] = {
 	{"ls", cmd_ls, "ls [--tag K=V] [--name N]        list profiles on a server"},
 	{"show", cmd_show, "show ID                          one profile's details"},
 	{"rm", cmd_rm, "rm ID                            delete a profile"},
+	{"export", cmd_export, "export ID|FILE --format F [-o OUT] a profile as pprof, speedscope, folded or json"},
+	{"tag", cmd_tag, "tag ID KEY=VALUE... [KEY-]...    set or remove a profile's tags"},
+	{"rename", cmd_rename, "rename ID NAME                   rename a profile"},
 };
 
 static void usage(FILE *out)

@@ -452,6 +452,10 @@ int pe_model_load_rows(pe_model *m, const pe_row *rows, size_t n)
 			rc = pe_model_add_event(m, (uint32_t)v[0], r->null_mask & 2 ? NULL :
 						pe_row_text(r, 1));
 			break;
+		case PE_ROW_MAP:
+			if (!(r->null_mask & 64))
+				rc = pe_model_add_build_id(m, (uint32_t)v[5], pe_row_text(r, 6));
+			break;
 		default:
 			break;	/* not part of the model */
 		}

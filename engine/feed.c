@@ -723,6 +723,32 @@ const pe_feed_dso *pe_feed_dsos(const pe_feed *in, size_t *n)
 	return in->dsos;
 }
 
+/* Finishes the offline profile with the build-ids of the dsos the
+ * recording names (the daemon's store keeps them beside the profile): the
+ * model knows them by the string id of the dso's path. 0 or -1. */
+static int offline_finish(pe_feed *in, pe_offline *o)
+{
+	size_t n = 0, i;
+	const pe_feed_dso *d = pe_feed_dsos(in, &n);
+	uint32_t *ids = calloc(n + 1, sizeof(*ids));
+	int rc = -1;
+
+	if (!ids)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (d[i].hex[0] && d[i].path)
+			ids[i] = pe_builder_string(pe_offline_builder(o), d[i].path);
+	if (pe_offline_finish(o) < 0)
+		goto out;
+	rc = 0;
+	for (i = 0; i < n && rc == 0; i++)
+		if (ids[i])
+			rc = pe_model_add_build_id(pe_offline_model(o), ids[i], d[i].hex);
+out:
+	free(ids);
+	return rc;
+}
+
 pe_offline *pe_feed_load(const char *path, const pd_sym_options *so, pe_feed_warn_fn warn,
 			 void *ctx, char *msg, size_t msglen)
 {
@@ -755,7 +781,7 @@ pe_offline *pe_feed_load(const char *path, const pd_sym_options *so, pe_feed_war
 		goto nomem;
 	/* the events name the model's samples; features and counts are cheap */
 	rep = report_json(f);
-	if (!rep || pe_feed_summary(in, rep) < 0 || pe_offline_finish(o) < 0)
+	if (!rep || pe_feed_summary(in, rep) < 0 || offline_finish(in, o) < 0)
 		goto nomem;
 	for (i = 0; warn && i < pd_symbolizer_nr_warnings(sym); i++)
 		warn(ctx, pd_symbolizer_warning(sym, i));

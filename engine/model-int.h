@@ -28,6 +28,8 @@ struct pe_model {
 	size_t nr_stacks, cap_stacks;
 	char **event_names;	/* by event index; NULL = none */
 	size_t nr_events, cap_events;
+	char **build_ids;	/* hex, by the string id of the DSO's path; NULL = none */
+	size_t nr_build_ids, cap_build_ids;
 	pe_agg_row *agg;	/* in first_seq order once sealed */
 	size_t nr_agg, cap_agg;
 	/* bytewise order of frame names, by key (name string id * 2 + "_[k]"
@@ -44,6 +46,11 @@ static inline const char *pe_str(const pe_model *m, uint32_t i)
 static inline const char *pe_event_name(const pe_model *m, uint32_t idx)
 {
 	return idx < m->nr_events ? m->event_names[idx] : NULL;
+}
+
+static inline const char *pe_build_id(const pe_model *m, uint32_t dso)
+{
+	return dso < m->nr_build_ids ? m->build_ids[dso] : NULL;
 }
 
 /* The rank of every frame name key (2 * nr_strs + 2 of them), made once

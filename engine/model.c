@@ -31,6 +31,9 @@ void pe_model_free(pe_model *m)
 	for (i = 0; i < m->nr_events; i++)
 		free(m->event_names[i]);
 	free(m->event_names);
+	for (i = 0; i < m->nr_build_ids; i++)
+		free(m->build_ids[i]);
+	free(m->build_ids);
 	free(m->frame_name);
 	free(m->frame_kernel);
 	free(m->frame_dso);
@@ -91,6 +94,13 @@ int pe_model_add_string(pe_model *m, uint32_t id, const char *text)
 int pe_model_add_event(pe_model *m, uint32_t idx, const char *name)
 {
 	return set_text(&m->event_names, &m->nr_events, &m->cap_events, idx, name);
+}
+
+int pe_model_add_build_id(pe_model *m, uint32_t dso, const char *hex)
+{
+	if (!dso || !hex || !*hex)
+		return 0;
+	return set_text(&m->build_ids, &m->nr_build_ids, &m->cap_build_ids, dso, hex);
 }
 
 int pe_model_add_frame(pe_model *m, uint32_t id, uint32_t name, uint32_t dso, int kernel)
@@ -158,6 +168,8 @@ int pe_model_seal(pe_model *m)
 		   m->nr_events * sizeof(char *) + (2 * m->nr_strs + 2) * sizeof(uint32_t);
 	for (i = 0; i < m->nr_strs; i++)
 		m->bytes += m->strs[i] ? strlen(m->strs[i]) + 17 : 0;
+	for (i = 0; i < m->nr_build_ids; i++)
+		m->bytes += sizeof(char *) + (m->build_ids[i] ? strlen(m->build_ids[i]) + 17 : 0);
 	return 0;
 }
 

@@ -3,7 +3,7 @@
  * its interned strings, frames (name, DSO, kernel mark), the stack prefix
  * tree (a node is a frame under its parent node), event names and the
  * aggregate (samples and period per event, thread, comm and leaf stack
- * node). Every query of one profile is answered from it, plus the sample
+ * node), and the build-ids of its DSOs. Every query of one profile is answered from it, plus the sample
  * blocks when a time range is asked.
  *
  * A model is filled once - by a persistence backend's loader, or from a
@@ -42,6 +42,9 @@ int pe_model_add_frame(pe_model *m, uint32_t id, uint32_t name, uint32_t dso, in
 int pe_model_add_stack(pe_model *m, uint32_t id, uint32_t parent, uint32_t frame);
 int pe_model_add_event(pe_model *m, uint32_t idx, const char *name);
 int pe_model_add_agg(pe_model *m, const pe_agg_row *r);
+/* The build-id (hex) of the DSO whose path is string `dso` (a mapping
+ * of the recording named it); a DSO mapped with several keeps the last. */
+int pe_model_add_build_id(pe_model *m, uint32_t dso, const char *hex);
 /* Ends loading: the aggregate is put in file order (first_seq) and the
  * model's size reckoned. 0 or -1. */
 int pe_model_seal(pe_model *m);

@@ -47,6 +47,7 @@ PG_API_TESTS = \
 	tests/daemon-upload.py tests/daemon-intake.py tests/daemon-corpus.py \
 	tests/daemon-crash.py tests/daemon-watch.py tests/daemon-client.py \
 	tests/daemon-query.py tests/daemon-access.py tests/daemon-flame.py \
+	tests/daemon-formats.py tests/api-openapi.py tests/daemon-metrics.py \
 	tests/debuginfo-resym.py tests/debuginfo-client.py tests/debuginfo-archive.py \
 	tests/debuginfo-debuginfod.py tests/debuginfo-vdso.py \
 	tests/client-record.py tests/client-upload.py tests/client-token.py \

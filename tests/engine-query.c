@@ -9,26 +9,12 @@
 
 #include "engine_common.h"
 
-#define EV_CLOCK 0
-#define EV_SWITCH 1
-#define DYING UINT32_MAX
-
-/* Two events, three threads of two processes, a comm with a space, a
- * kernel leaf, a dying task (pid/tid -1) and an empty stack. */
+/* The shared samples (engine_common.h), a block every two samples: time
+ * ranges skip blocks. */
 static pe_model *scenario(mem_profile *p)
 {
-	mem_begin(p, 2);	/* a block every two samples: ranges skip blocks */
-	pe_builder_event(p->b, EV_CLOCK, "cpu-clock:ppp", 1, 0, 0, 4000, 1, 6);
-	pe_builder_event(p->b, EV_SWITCH, "sched:sched_switch", 2, 0, 0, 1, 0, 2);
-	mem_sample(p, EV_CLOCK, 1000, 10, 10, "make", "main@/bin/app;parse@/bin/app;lex@/bin/app", 100);
-	mem_sample(p, EV_CLOCK, 2000, 10, 10, "make", "main@/bin/app;parse@/bin/app;lex@/bin/app", 100);
-	mem_sample(p, EV_CLOCK, 3000, 10, 11, "make", "main@/bin/app;parse@/bin/app", 50);
-	mem_sample(p, EV_CLOCK, 4000, 20, 20, "cc1 x",
-		   "main@/bin/app;emit@/bin/app;write@/lib/libc.so.6;sys_write@[kernel.kallsyms]!", 10);
-	mem_sample(p, EV_CLOCK, 5000, 20, 20, "cc1 x", "main@/bin/app;parse@/bin/app;lex@/bin/app", 10);
-	mem_sample(p, EV_CLOCK, 6000, DYING, DYING, "make", "main@/bin/app;parse@/bin/app;lex@/bin/app", 5);
-	mem_sample(p, EV_SWITCH, 7000, 10, 10, "make", "main@/bin/app;parse@/bin/app", 1);
-	mem_sample(p, EV_SWITCH, 8000, 20, 20, "cc1 x", "", 1);
+	mem_begin(p, 2);
+	mem_two_events(p);
 	return mem_end(p, 1);
 }
 

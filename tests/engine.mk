@@ -2,7 +2,7 @@
 # models built in memory with the engine's builder, no database; every
 # answer compared with one worked out by hand.
 EXTRA_DIST += tests/engine_common.h tests/check.h
-ENGINE_TESTS = tests/engine-query tests/engine-blocks tests/engine-compare
+ENGINE_TESTS = tests/engine-query tests/engine-blocks tests/engine-compare tests/engine-export
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 tests_engine_query_SOURCES = tests/engine-query.c tests/engine_common.h
@@ -28,3 +28,7 @@ tests_engine_fold_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS)
 tests_engine_fold_LDADD = $(ENGINE_LIBS) $(PARSER_LIBS)
 TESTS += tests/engine-offline.py
 EXTRA_DIST += tests/engine-offline.py
+tests_engine_export_SOURCES = tests/engine-export.c tests/engine_common.h
+tests_engine_export_CPPFLAGS = $(AM_CPPFLAGS) $(ENGINE_CPPFLAGS)
+tests_engine_export_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(JANSSON_CFLAGS) $(PROTOBUF_C_CFLAGS)
+tests_engine_export_LDADD = $(ENGINE_LIBS) $(JANSSON_LIBS)

@@ -105,6 +105,28 @@ static inline void mem_sample(mem_profile *p, uint32_t event, uint64_t time, uin
 		mem_pack(p);
 }
 
+#define EV_CLOCK 0
+#define EV_SWITCH 1
+#define DYING UINT32_MAX
+
+/* The samples the engine tests share: two events, three threads of two
+ * processes, a comm with a space, a kernel leaf, a dying task (pid/tid -1)
+ * and an empty stack. */
+static inline void mem_two_events(mem_profile *p)
+{
+	pe_builder_event(p->b, EV_CLOCK, "cpu-clock:ppp", 1, 0, 0, 4000, 1, 6);
+	pe_builder_event(p->b, EV_SWITCH, "sched:sched_switch", 2, 0, 0, 1, 0, 2);
+	mem_sample(p, EV_CLOCK, 1000, 10, 10, "make", "main@/bin/app;parse@/bin/app;lex@/bin/app", 100);
+	mem_sample(p, EV_CLOCK, 2000, 10, 10, "make", "main@/bin/app;parse@/bin/app;lex@/bin/app", 100);
+	mem_sample(p, EV_CLOCK, 3000, 10, 11, "make", "main@/bin/app;parse@/bin/app", 50);
+	mem_sample(p, EV_CLOCK, 4000, 20, 20, "cc1 x",
+		   "main@/bin/app;emit@/bin/app;write@/lib/libc.so.6;sys_write@[kernel.kallsyms]!", 10);
+	mem_sample(p, EV_CLOCK, 5000, 20, 20, "cc1 x", "main@/bin/app;parse@/bin/app;lex@/bin/app", 10);
+	mem_sample(p, EV_CLOCK, 6000, DYING, DYING, "make", "main@/bin/app;parse@/bin/app;lex@/bin/app", 5);
+	mem_sample(p, EV_SWITCH, 7000, 10, 10, "make", "main@/bin/app;parse@/bin/app", 1);
+	mem_sample(p, EV_SWITCH, 8000, 20, 20, "cc1 x", "", 1);
+}
+
 /* Ends the building: the model of profile `id`, generation 1. */
 static inline pe_model *mem_end(mem_profile *p, int64_t id)
 {

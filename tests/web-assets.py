@@ -128,7 +128,7 @@ def main():
     endpoints = set()
     for name in sorted(os.listdir(HTTP)):
         if name.endswith((".c", ".h")):
-            for path in re.findall(r'"(/[a-z0-9_/]*)', read(os.path.join(HTTP, name))):
+            for path in re.findall(r'"(/[a-z0-9_/{}.]*)', read(os.path.join(HTTP, name))):
                 endpoints.update(seg for seg in path.split("/") if seg)
     if not {"api", "profiles"} <= endpoints:
         fail("no routes found in %s" % HTTP)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "http/http.h"
-#include "http/jsonbuf.h"
+#include "jsonbuf.h"
 
 /* /diff: the two flame graphs merged into one tree by the store (each node
  * with its base and target value), written as JSON as it is walked. */

@@ -4,13 +4,16 @@
  * compressed answers), query parameters, and the handlers the router in
  * server.c calls, one file per group of endpoints:
  *
- *   profiles.c   POST/GET /api/v1/profiles, GET/DELETE /api/v1/profiles/{id}
+ *   routes.c     the table of routes, and finding a request's route
+ *   profiles.c   POST/GET /api/v1/profiles, GET/PATCH/DELETE /api/v1/profiles/{id}
  *   queries.c    /collapsed, /flamegraph, /top, /timeline, /threads of one profile
+ *   formats.c    /pprof, /speedscope, /perf.data of one profile
+ *   openapi.c    /api/v1/openapi.json
  *   compare.c    /api/v1/diff, /api/v1/aggregate
  *   health.c     /healthz, /metrics
  *   static.c     the web page's files
  *   debuginfo.c  /api/v1/debuginfo/..., /api/v1/profiles/{id}/resymbolize
- *   respond.c    answers and parameters; jsonbuf.c JSON text without jansson
+ *   respond.c    answers and parameters (lib/jsonbuf.c: JSON text without jansson)
  */
 #ifndef PERFHUB_DAEMON_HTTP_H
 #define PERFHUB_DAEMON_HTTP_H
@@ -67,7 +70,10 @@ struct api {
 	atomic_uint streams;	/* streamed uploads under way */
 };
 
-enum req_kind { REQ_PLAIN, REQ_UPLOAD, REQ_DEBUGINFO };
+enum req_kind { REQ_PLAIN, REQ_UPLOAD, REQ_DEBUGINFO, REQ_BODY };
+
+/* The largest request body kept whole (a PATCH's JSON) */
+#define API_MAX_BODY (64u * 1024)
 
 /* Per-request state, kept in MHD's con_cls. */
 typedef struct req {
@@ -76,7 +82,37 @@ typedef struct req {
 	int stream;		/* a streamed upload, counted in api.streams */
 	int refused;		/* a body to read and drop, then answer */
 	void *dbg;		/* debuginfo.c's state */
+	char *body;		/* REQ_BODY: the body so far, NUL-terminated */
+	size_t body_len;
+	int body_too_large;
 } req;
+
+/* ---- routes (routes.c) ------------------------------------------------------- */
+
+enum http_route_kind {
+	ROUTE_PLAIN,		/* answered by fn or fn_id */
+	ROUTE_UPLOAD,		/* the body streamed to intake/ (profiles.c) */
+	ROUTE_BODY,		/* a small JSON body read whole, then fn_body */
+	ROUTE_DEBUGINFO,	/* debuginfo.c reads the request itself */
+};
+
+typedef struct http_route {
+	const char *method;	/* a GET route answers HEAD too */
+	const char *path;	/* '/'-separated: literal, {id} (a profile id), {build_id} */
+	int kind;		/* enum http_route_kind */
+	MHD_Result_t (*fn)(api *a, struct MHD_Connection *conn);
+	MHD_Result_t (*fn_id)(api *a, struct MHD_Connection *conn, int64_t id);
+	MHD_Result_t (*fn_body)(api *a, struct MHD_Connection *conn, int64_t id,
+				const char *body, size_t len);
+} http_route;
+
+/* Every route the server answers (the static page's files aside). */
+extern const http_route http_routes[];
+extern const size_t http_nr_routes;
+/* The route of this method and url (OUT: *id, the {id} segment), or NULL;
+ * then `allowed` lists the methods the path takes ("" when none). */
+const http_route *http_route_find(const char *method, const char *url, int64_t *id,
+				  char *allowed, size_t allowed_len);
 
 /* ---- answers (respond.c) ---------------------------------------------------- */
 
@@ -98,6 +134,10 @@ MHD_Result_t http_reply_json(api *a, struct MHD_Connection *conn, unsigned statu
 MHD_Result_t http_reply_json_keep(api *a, struct MHD_Connection *conn, json_t *j,
 				  const char *key);
 MHD_Result_t http_reply_empty(api *a, struct MHD_Connection *conn, unsigned status);
+/* A 200 answer streamed from an open regular file of `size` bytes, with
+ * a Content-Disposition unless NULL (static.c). Takes fd. */
+MHD_Result_t http_reply_fd(api *a, struct MHD_Connection *conn, int fd, uint64_t size,
+			   const char *type, const char *disposition);
 
 /* ---- query parameters (respond.c) --------------------------------------------- */
 
@@ -148,6 +188,14 @@ void http_upload_completed(api *a, req *r);
 MHD_Result_t http_profiles_list(api *a, struct MHD_Connection *conn);
 MHD_Result_t http_profile_get(api *a, struct MHD_Connection *conn, int64_t id);
 MHD_Result_t http_profile_delete(api *a, struct MHD_Connection *conn, int64_t id);
+/* PATCH: {"name": ..., "tags": {"k": "v" or null}} */
+MHD_Result_t http_profile_patch(api *a, struct MHD_Connection *conn, int64_t id,
+				const char *body, size_t len);
+
+/* formats.c: one profile in other tools' formats, and its original bytes */
+MHD_Result_t http_get_pprof(api *a, struct MHD_Connection *conn, int64_t id);
+MHD_Result_t http_get_speedscope(api *a, struct MHD_Connection *conn, int64_t id);
+MHD_Result_t http_get_perf_data(api *a, struct MHD_Connection *conn, int64_t id);
 
 /* queries.c */
 MHD_Result_t http_get_collapsed(api *a, struct MHD_Connection *conn, int64_t id);
@@ -166,5 +214,10 @@ MHD_Result_t http_get_metrics(api *a, struct MHD_Connection *conn);
 
 /* static.c */
 MHD_Result_t http_get_static(api *a, struct MHD_Connection *conn, const char *url);
+/* "/": the page's index.html */
+MHD_Result_t http_get_page(api *a, struct MHD_Connection *conn);
+
+/* openapi.c: GET /api/v1/openapi.json, the description of this API */
+MHD_Result_t http_get_openapi(api *a, struct MHD_Connection *conn);
 
 #endif

@@ -3,7 +3,7 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/http/api.h daemon/http/http.h \
 	daemon/http/server.c \
 	daemon/http/respond.c \
-	daemon/http/jsonbuf.c daemon/http/jsonbuf.h \
+	daemon/http/formats.c daemon/http/routes.c daemon/http/openapi.c \
 	daemon/http/profiles.c \
 	daemon/http/queries.c \
 	daemon/http/compare.c \

@@ -235,3 +235,100 @@ MHD_Result_t http_profile_delete(api *a, struct MHD_Connection *conn, int64_t id
 	free(path);
 	return http_reply_empty(a, conn, 204);
 }
+
+/* ---- PATCH: a profile's name and tags ---------------------------------------------- */
+
+#define API_MAX_NAME 256	/* bytes of a profile's name */
+#define API_MAX_TAG_KEY 128
+#define API_MAX_TAG_VALUE 256
+
+/* A label text is UTF-8 (jansson checked) without control characters. */
+static int label_ok(const char *s, size_t max)
+{
+	size_t n = strlen(s), i;
+
+	if (n > max)
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* {"name": "..." | null, "tags": {"key": "value" | null, ...}}: the name
+ * set or removed, each tag key set (its earlier value replaced) or
+ * removed; anything else is refused before a thing changes. */
+MHD_Result_t http_profile_patch(api *a, struct MHD_Connection *conn, int64_t id,
+				const char *body, size_t len)
+{
+	const char *keys[API_MAX_TAGS], *values[API_MAX_TAGS], *k;
+	st_profile_patch patch = { 0 };
+	json_error_t jerr;
+	json_t *in = json_loadb(body, len, 0, &jerr), *v, *tags;
+	int notfound = 0, rc;
+	MHD_Result_t ret;
+	json_t *out;
+
+	if (!in || !json_is_object(in)) {
+		json_decref(in);
+		return http_reply_error(a, conn, 400, "the body must be a JSON object "
+					"{\"name\": ..., \"tags\": {...}}%s%s", in ? "" : ": ",
+					in ? "" : jerr.text);
+	}
+	json_object_foreach(in, k, v)
+		if (strcmp(k, "name") && strcmp(k, "tags")) {
+			/* k belongs to in: answered before in goes */
+			ret = http_reply_error(a, conn, 400, "unknown field '%.64s' (name, tags)", k);
+			json_decref(in);
+			return ret;
+		}
+	if ((v = json_object_get(in, "name"))) {
+		if (!json_is_null(v) && (!json_is_string(v) ||
+					 !label_ok(json_string_value(v), API_MAX_NAME))) {
+			json_decref(in);
+			return http_reply_error(a, conn, 400, "'name' must be a string of at most %d "
+						"bytes without control characters, or null",
+						API_MAX_NAME);
+		}
+		patch.set_name = 1;
+		patch.name = json_string_value(v);
+	}
+	tags = json_object_get(in, "tags");
+	if (tags && (!json_is_object(tags) || json_object_size(tags) > API_MAX_TAGS)) {
+		json_decref(in);
+		return http_reply_error(a, conn, 400, "'tags' must be an object of at most %d "
+					"keys", API_MAX_TAGS);
+	}
+	json_object_foreach(tags, k, v) {
+		if (!*k || strchr(k, '=') || !label_ok(k, API_MAX_TAG_KEY) ||
+		    (!json_is_null(v) && (!json_is_string(v) ||
+					  !label_ok(json_string_value(v), API_MAX_TAG_VALUE)))) {
+			ret = http_reply_error(a, conn, 400, "bad tag '%.64s': a key of 1 to %d "
+					       "bytes without '=' and a string value of at most %d "
+					       "bytes (null removes it)", k, API_MAX_TAG_KEY,
+					       API_MAX_TAG_VALUE);
+			json_decref(in);
+			return ret;
+		}
+		keys[patch.nr_tags] = k;
+		values[patch.nr_tags++] = json_string_value(v);
+	}
+	if (!patch.set_name && !patch.nr_tags) {
+		json_decref(in);
+		return http_reply_error(a, conn, 400, "nothing to change: give 'name' or 'tags'");
+	}
+	patch.tag_keys = keys;
+	patch.tag_values = values;
+	rc = st_profile_update(a->st, id, &patch);
+	json_decref(in);
+	if (rc == 1)
+		return http_reply_error(a, conn, 404, "no profile %lld", (long long)id);
+	if (rc < 0)
+		return http_reply_error(a, conn, 500, "storage error");
+	log_info("msg=\"labels changed\" id=%lld", (long long)id);
+	out = st_profile_json(a->st, id, &notfound);
+	if (!out)
+		return http_reply_error(a, conn, notfound ? 404 : 500, "profile %lld is gone",
+					(long long)id);
+	return http_reply_json(a, conn, 200, out);
+}

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "http/http.h"
-#include "http/jsonbuf.h"
+#include "jsonbuf.h"
 
 /* ---- folded stacks: collapsed text and the flame graph tree ------------------ */
 
@@ -84,27 +84,11 @@ MHD_Result_t http_get_collapsed(api *a, struct MHD_Connection *conn, int64_t id)
 	return ret;
 }
 
-static int fg_enter(void *ctx, const char *name, size_t len, const char *dso, uint64_t value)
-{
-	static const char tail[] = ",\"children\":[";
-	jb_tree *w = ctx;
-	char num[64], *d;
-
-	jb_node_open(w, name, len, dso);
-	/* ,"value":N,"children":[ without printf */
-	memcpy(num + sizeof(num) - sizeof(tail), tail, sizeof(tail) - 1);
-	d = jb_u64_dec(num + sizeof(num) - sizeof(tail), value);
-	d -= 9;
-	memcpy(d, ",\"value\":", 9);
-	jb_add(&w->b, d, (size_t)(num + sizeof(num) - 1 - d));
-	return w->b.oom ? -1 : 0;
-}
-
 /* /flamegraph computed; kept under key unless NULL. */
 static MHD_Result_t flamegraph_answer(api *a, struct MHD_Connection *conn, int64_t id,
 				      const http_fold_args *fa, const char *key)
 {
-	static const st_tree_cb cb = { fg_enter, jb_node_close };
+	static const st_tree_cb cb = { jb_value_node_open, jb_node_close };
 	jb_tree w;
 	int rc;
 

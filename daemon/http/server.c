@@ -17,65 +17,25 @@
 
 /* ---- routing -------------------------------------------------------------------- */
 
-/* "/api/v1/profiles/123/rest" -> id 123 and rest "/rest" (or ""). */
-static int parse_id(const char *p, int64_t *id, const char **rest)
-{
-	char *end;
-	long long v;
-
-	if (*p < '0' || *p > '9')
-		return -1;
-	errno = 0;
-	v = strtoll(p, &end, 10);
-	if (errno || v <= 0 || (*end && *end != '/'))
-		return -1;
-	*id = v;
-	*rest = end;
-	return 0;
-}
-
+/* A request to its handler through the table of routes (routes.c); a
+ * body a PATCH carried comes as body/len. */
 static MHD_Result_t route(api *a, struct MHD_Connection *conn, const char *url,
-			  const char *method)
+			  const char *method, const char *body, size_t len)
 {
 	int get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+	char allowed[64];
 	int64_t id;
-	const char *rest;
+	const http_route *r = http_route_find(method, url, &id, allowed, sizeof(allowed));
 
-	if (!strcmp(url, "/healthz"))
-		return get ? http_get_healthz(a, conn) : http_reply_error(a, conn, 405, "use GET");
-	if (!strcmp(url, "/metrics"))
-		return get ? http_get_metrics(a, conn) : http_reply_error(a, conn, 405, "use GET");
-	if (!strcmp(url, API_PREFIX) || !strcmp(url, API_PREFIX "/"))
-		return get ? http_profiles_list(a, conn) : http_reply_error(a, conn, 405, "use GET or POST");
-	if (!strncmp(url, API_PREFIX "/", sizeof(API_PREFIX))) {
-		if (parse_id(url + sizeof(API_PREFIX), &id, &rest) < 0)
-			return http_reply_error(a, conn, 404, "no such profile");
-		if (!*rest || !strcmp(rest, "/")) {
-			if (get)
-				return http_profile_get(a, conn, id);
-			if (!strcmp(method, "DELETE"))
-				return http_profile_delete(a, conn, id);
-			return http_reply_error(a, conn, 405, "use GET or DELETE");
-		}
-		if (!get)
-			return http_reply_error(a, conn, 405, "use GET");
-		if (!strcmp(rest, "/collapsed"))
-			return http_get_collapsed(a, conn, id);
-		if (!strcmp(rest, "/flamegraph"))
-			return http_get_flamegraph(a, conn, id);
-		if (!strcmp(rest, "/top"))
-			return http_get_top(a, conn, id);
-		if (!strcmp(rest, "/timeline"))
-			return http_get_timeline(a, conn, id);
-		if (!strcmp(rest, "/threads"))
-			return http_get_threads(a, conn, id);
-		return http_reply_error(a, conn, 404, "no such endpoint");
-	}
-	if (!strcmp(url, "/api/v1/diff"))
-		return get ? http_get_diff(a, conn) : http_reply_error(a, conn, 405, "use GET");
-	if (!strcmp(url, "/api/v1/aggregate"))
-		return get ? http_get_aggregate(a, conn) : http_reply_error(a, conn, 405, "use GET");
-	if (!strncmp(url, "/api/", 5))
+	if (!r && allowed[0])
+		return http_reply_error(a, conn, 405, "use %s", allowed);
+	if (r && r->fn)
+		return r->fn(a, conn);
+	if (r && r->fn_id)
+		return r->fn_id(a, conn, id);
+	if (r && r->fn_body)
+		return r->fn_body(a, conn, id, body, len);
+	if (!strncmp(url, "/api/", 5) || r)
 		return http_reply_error(a, conn, 404, "no such endpoint");
 	if (get)
 		return http_get_static(a, conn, url);
@@ -134,10 +94,14 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const cha
 			return (MHD_Result_t)apid_request(a->dbg, conn, url, method, data,
 							  data_size, &r->dbg);
 		}
-		/* a POST or PUT elsewhere: its body is read and dropped, then
-		 * answered */
+		/* a PATCH's body is kept (up to API_MAX_BODY); a POST or PUT
+		 * elsewhere: its body is read and dropped, then answered */
+		if (!strcmp(method, "PATCH")) {
+			r->kind = REQ_BODY;
+			return MHD_YES;
+		}
 		if (strcmp(method, "POST") && strcmp(method, "PUT"))
-			return route(a, conn, url, method);
+			return route(a, conn, url, method, NULL, 0);
 		return MHD_YES;
 	}
 	if (r->kind == REQ_DEBUGINFO)
@@ -149,10 +113,25 @@ static MHD_Result_t on_request(void *cls, struct MHD_Connection *conn, const cha
 		return http_upload_end(a, conn, r);
 	}
 	if (*data_size) {
+		if (r->kind == REQ_BODY && !r->body_too_large) {
+			char *p = NULL;
+			if (r->body_len + *data_size > API_MAX_BODY ||
+			    !(p = realloc(r->body, r->body_len + *data_size + 1))) {
+				r->body_too_large = 1;
+			} else {
+				memcpy(p + r->body_len, data, *data_size);
+				r->body = p;
+				r->body_len += *data_size;
+				r->body[r->body_len] = 0;
+			}
+		}
 		*data_size = 0;
 		return MHD_YES;
 	}
-	return route(a, conn, url, method);
+	if (r->body_too_large)
+		return http_reply_error(a, conn, 413, "the request body exceeds %u bytes",
+					API_MAX_BODY);
+	return route(a, conn, url, method, r->body ? r->body : "", r->body_len);
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
@@ -167,6 +146,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	intake_upload_abort(r->up);	/* an interrupted upload leaves nothing behind */
 	http_upload_completed(cls, r);
 	apid_completed(&r->dbg);
+	free(r->body);
 	free(r);
 	*con_cls = NULL;
 }

@@ -33,10 +33,34 @@ static const char *mime_of(const char *path)
 	return "application/octet-stream";
 }
 
+/* Serves an open regular file (takes fd). */
+MHD_Result_t http_reply_fd(api *a, struct MHD_Connection *conn, int fd, uint64_t size,
+			   const char *type, const char *disposition)
+{
+	struct MHD_Response *r = MHD_create_response_from_fd(size, fd);
+	MHD_Result_t rc;
+
+	if (!r) {
+		close(fd);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", type);
+	if (disposition)
+		MHD_add_response_header(r, "Content-Disposition", disposition);
+	http_count_status(a, 200);
+	rc = MHD_queue_response(conn, 200, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+MHD_Result_t http_get_page(api *a, struct MHD_Connection *conn)
+{
+	return http_get_static(a, conn, "/");
+}
+
 MHD_Result_t http_get_static(api *a, struct MHD_Connection *conn, const char *url)
 {
 	char want[PATH_MAX], real[PATH_MAX], root[PATH_MAX];
-	struct MHD_Response *r;
 	struct stat st;
 	size_t rl;
 	int fd;
@@ -59,16 +83,5 @@ MHD_Result_t http_get_static(api *a, struct MHD_Connection *conn, const char *ur
 			close(fd);
 		return http_reply_error(a, conn, 404, "not found");
 	}
-	r = MHD_create_response_from_fd((uint64_t)st.st_size, fd);
-	if (!r) {
-		close(fd);
-		return MHD_NO;
-	}
-	MHD_add_response_header(r, "Content-Type", mime_of(real));
-	http_count_status(a, 200);
-	{
-		MHD_Result_t rc = MHD_queue_response(conn, 200, r);
-		MHD_destroy_response(r);
-		return rc;
-	}
+	return http_reply_fd(a, conn, fd, (uint64_t)st.st_size, mime_of(real), NULL);
 }

@@ -16,3 +16,4 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/store/pg/pgprofiles.c daemon/store/pg/pgwriter.c daemon/store/pg/pgread.c \
 	daemon/store/pg/pgdebuginfo.c daemon/store/pg/pgadmin.c
 EXTRA_DIST += daemon/store/README.md
+

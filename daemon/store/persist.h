@@ -59,6 +59,10 @@ typedef struct st_persist_ops {
 	int (*profile_delete)(st_persist *p, int64_t id, char **spool_path);
 	int (*profile_resymbolize)(st_persist *p, int64_t id);
 	json_t *(*profile_json)(st_persist *p, int64_t id, int *notfound);
+	int (*profile_file)(st_persist *p, int64_t id, char **spool_path, char **kind,
+			    char **name);
+	/* in one transaction: all of the patch or none of it */
+	int (*profile_update)(st_persist *p, int64_t id, const st_profile_patch *patch);
 	json_t *(*profile_list_json)(st_persist *p, const st_list_filter *f);
 	int (*counts)(st_persist *p, st_counts *c);
 	/* The ready profiles f selects (hostname, tag, since, until; its
@@ -90,7 +94,8 @@ typedef struct st_persist_ops {
 	 * read_begin opens a consistent snapshot of profile id: 0 and its
 	 * parse generation, 1 when it is not ready (nothing left open), -1.
 	 * read_model fills m with pe_model_add_* (strings, frames, stack
-	 * nodes, event names, aggregate rows). read_blocks hands every stored
+	 * nodes, event names, the build-ids of its DSOs as the parse noted
+	 * them (st_profile_dsos_set), aggregate rows). read_blocks hands every stored
 	 * block that may hold samples in [from_ns, to_ns) (0 = open) to cb in
 	 * file order, stopping (and returning cb's value) when cb returns
 	 * non-zero. read_end closes the snapshot. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/export.h"
 #include "engine/query.h"
 #include "store/store-int.h"
 
@@ -123,6 +124,39 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	if ((rc = open_selected(st, id, f, &r, &sel)) != 0)
 		return rc;
 	rc = pe_flame(r.m, f, sel, by_samples, cb, ctx);
+	pe_selection_free(sel);
+	close_profile(&r);
+	return rc;
+}
+
+int st_pprof(st_store *st, int64_t id, const st_fold_filter *f, uint8_t **out, size_t *len)
+{
+	pe_filter pf = *f;
+	pe_selection *sel;
+	reading r;
+	int rc;
+
+	pf.with_pid = pf.with_tid = 1;	/* the pid and tid labels */
+	if ((rc = open_selected(st, id, &pf, &r, &sel)) != 0)
+		return rc;
+	rc = pe_pprof(r.m, &pf, sel, out, len);
+	pe_selection_free(sel);
+	close_profile(&r);
+	return rc;
+}
+
+int st_speedscope(st_store *st, int64_t id, const st_fold_filter *f, const st_speedscope_opts *o,
+		  char **out, size_t *len)
+{
+	pe_filter pf = *f;
+	pe_selection *sel;
+	reading r;
+	int rc;
+
+	pf.with_pid = pf.with_tid = !o->by_comm;
+	if ((rc = open_selected(st, id, &pf, &r, &sel)) != 0)
+		return rc;
+	rc = pe_speedscope(r.m, &pf, sel, o, out, len);
 	pe_selection_free(sel);
 	close_profile(&r);
 	return rc;

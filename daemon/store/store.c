@@ -192,6 +192,16 @@ int st_profile_resymbolize(st_store *st, int64_t id)
 	return st->ops->profile_resymbolize(st->p, id);
 }
 
+int st_profile_file(st_store *st, int64_t id, char **spool_path, char **kind, char **name)
+{
+	return st->ops->profile_file(st->p, id, spool_path, kind, name);
+}
+
+int st_profile_update(st_store *st, int64_t id, const st_profile_patch *patch)
+{
+	return st->ops->profile_update(st->p, id, patch);
+}
+
 json_t *st_profile_json(st_store *st, int64_t id, int *notfound)
 {
 	return st->ops->profile_json(st->p, id, notfound);

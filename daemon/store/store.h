@@ -24,6 +24,7 @@
 #include <jansson.h>
 
 #include "engine/builder.h"
+#include "engine/export.h"
 #include "engine/query.h"
 
 typedef struct st_store st_store;
@@ -109,6 +110,24 @@ void st_singleton_end(st_store *st, const char *name);
 /* 1 = not found. OUT: the spool path to remove (caller frees). */
 int st_profile_delete(st_store *st, int64_t id, char **spool_path);
 
+/* What was uploaded: the spool file holding the bytes (a tar for a
+ * directory), its kind ("file" or "tar") and the profile's name (NULL when
+ * it has none). OUT: malloc'ed. 1 = no such profile. */
+int st_profile_file(st_store *st, int64_t id, char **spool_path, char **kind, char **name);
+
+/* A change of a profile's labels (PATCH /api/v1/profiles/{id}): with
+ * set_name the name becomes `name` (NULL removes it); each tag key gets
+ * its value, replacing any earlier one, or loses it when the value is
+ * NULL. */
+typedef struct st_profile_patch {
+	int set_name;
+	const char *name;
+	size_t nr_tags;
+	const char *const *tag_keys, *const *tag_values;
+} st_profile_patch;
+/* All of it or nothing. 1 = no such profile. */
+int st_profile_update(st_store *st, int64_t id, const st_profile_patch *patch);
+
 /* The profile as GET /api/v1/profiles/{id} shows it; NULL and *notfound=1
  * when there is none. */
 json_t *st_profile_json(st_store *st, int64_t id, int *notfound);
@@ -167,6 +186,16 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
  * ignored). NULL and *notfound = 1 when not ready. */
 json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 		    int *notfound);
+
+/* The profile in other tools' formats (engine/export.h says what
+ * each holds), filters as st_fold. pprof: gzipped profile.proto, one
+ * sample per (thread, comm, stack) with comm, pid and tid labels.
+ * speedscope: its file format, a sampled profile per thread (or per comm
+ * with o->by_comm). OUT: malloc'ed bytes. 1 = not ready. */
+int st_pprof(st_store *st, int64_t id, const st_fold_filter *f, uint8_t **out, size_t *len);
+typedef pe_speedscope_opts st_speedscope_opts;
+int st_speedscope(st_store *st, int64_t id, const st_fold_filter *f, const st_speedscope_opts *o,
+		  char **out, size_t *len);
 
 /* 0 and the profile's generation while it is ready (it changes with every
  * parse, so answers cached under it stay right); 1 = not ready. */

@@ -94,7 +94,7 @@ def main():
         expect("no request line", b"garbage\r\n\r\n", (400, None), False)
 
         # methods
-        for m, path in ((b"FOO", b"/api/v1/profiles"), (b"PATCH", P), (b"TRACE", b"/"),
+        for m, path in ((b"FOO", b"/api/v1/profiles"), (b"PATCH", P + b"/top"), (b"TRACE", b"/"),
                         (b"PUT", b"/api/v1/profiles"), (b"DELETE", b"/api/v1/profiles"),
                         (b"POST", P + b"/flamegraph"), (b"DELETE", b"/healthz"),
                         (b"POST", b"/metrics"), (b"POST", b"/index.html")):

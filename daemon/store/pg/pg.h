@@ -141,6 +141,8 @@ int pg_requeue_parsing(st_persist *p, int *count);
 int pg_profile_delete(st_persist *p, int64_t id, char **spool_path);
 int pg_profile_resymbolize(st_persist *p, int64_t id);
 json_t *pg_profile_json(st_persist *p, int64_t id, int *notfound);
+int pg_profile_file(st_persist *p, int64_t id, char **spool_path, char **kind, char **name);
+int pg_profile_update(st_persist *p, int64_t id, const st_profile_patch *patch);
 json_t *pg_profile_list_json(st_persist *p, const st_list_filter *f);
 int pg_counts(st_persist *p, st_counts *c);
 int pg_ready_profiles(st_persist *p, const st_agg_filter *f, st_ready_profile **out,

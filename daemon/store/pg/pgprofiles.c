@@ -623,3 +623,115 @@ int pg_ready_profiles(st_persist *p, const st_agg_filter *f, st_ready_profile **
 	*n = x.n;
 	return 0;
 }
+
+/* ---- what was uploaded, and label edits ---------------------------------------------- */
+
+typedef struct file_ctx {
+	int64_t id;
+	char *path, *kind, *name;
+	int found;
+} file_ctx;
+
+static void file_clear(file_ctx *x)
+{
+	free(x->path);
+	free(x->kind);
+	free(x->name);
+	x->path = x->kind = x->name = NULL;
+}
+
+static int file_body(PGconn *conn, void *ctx, char *err, size_t errlen)
+{
+	file_ctx *x = ctx;
+	pg_params pp;
+	PGresult *r;
+	int rc;
+
+	file_clear(x);
+	pgp_init(&pp);
+	pgp_i64(&pp, x->id);
+	rc = pg_exec(conn, "the uploaded file", "SELECT spool_path, kind, name FROM profiles"
+		     " WHERE id = $1", &pp, 0, PGRES_TUPLES_OK, &r, err, errlen);
+	pgp_free(&pp);
+	if (rc < 0)
+		return -1;
+	x->found = PQntuples(r) == 1;
+	if (x->found) {
+		x->path = pg_strdup(r, 0, 0);
+		x->kind = pg_strdup(r, 0, 1);
+		x->name = pg_strdup(r, 0, 2);
+		if (!x->path || !x->kind || (!x->name && !PQgetisnull(r, 0, 2))) {
+			snprintf(err, errlen, "the uploaded file: out of memory");
+			rc = -1;
+		}
+	}
+	PQclear(r);
+	return rc;
+}
+
+int pg_profile_file(st_persist *p, int64_t id, char **spool_path, char **kind, char **name)
+{
+	file_ctx x = { .id = id };
+
+	*spool_path = *kind = *name = NULL;
+	if (pg_txn(p, "the uploaded file", file_body, &x) < 0) {
+		file_clear(&x);
+		return -1;
+	}
+	if (!x.found)
+		return 1;
+	*spool_path = x.path;
+	*kind = x.kind;
+	*name = x.name;
+	return 0;
+}
+
+typedef struct update_ctx {
+	int64_t id;
+	const st_profile_patch *patch;
+	int found;
+} update_ctx;
+
+static int update_body(PGconn *conn, void *ctx, char *err, size_t errlen)
+{
+	update_ctx *x = ctx;
+	const st_profile_patch *pt = x->patch;
+	pg_params pp;
+	long changed = 0;
+	size_t i;
+	int rc;
+
+	pgp_init(&pp);
+	pgp_i64(&pp, x->id);
+	pgp_text(&pp, pt->name);
+	pgp_i64(&pp, pt->set_name != 0);
+	/* the row is written whether or not the name changes: no row
+	 * written, no such profile (and its lock orders concurrent edits) */
+	rc = pg_cmd(conn, "editing a profile", "UPDATE profiles SET name = CASE WHEN $3::integer"
+		    " <> 0 THEN $2::text ELSE name END WHERE id = $1", &pp, &changed, err, errlen);
+	x->found = changed == 1;
+	/* a key has one value: setting it replaces every earlier one */
+	for (i = 0; rc == 0 && x->found && i < pt->nr_tags; i++) {
+		pgp_free(&pp);
+		pgp_i64(&pp, x->id);
+		pgp_text(&pp, pt->tag_keys[i]);
+		rc = pg_cmd(conn, "editing a profile", "DELETE FROM tags WHERE profile_id = $1"
+			    " AND key = $2", &pp, NULL, err, errlen);
+		if (rc == 0 && pt->tag_values[i]) {
+			pgp_text(&pp, pt->tag_values[i]);
+			rc = pg_cmd(conn, "editing a profile", "INSERT INTO tags (profile_id, key,"
+				    " value) VALUES ($1, $2, $3)", &pp, NULL, err, errlen);
+		}
+	}
+	pgp_free(&pp);
+	return rc;
+}
+
+int pg_profile_update(st_persist *p, int64_t id, const st_profile_patch *patch)
+{
+	update_ctx x = { id, patch, 0 };
+
+	if (pg_txn(p, "editing a profile", update_body, &x) < 0)
+		return -1;
+	return x.found ? 0 : 1;
+}

@@ -138,7 +138,7 @@ out:
 	return rc;
 }
 
-enum { L_STRING, L_FRAME, L_STACK, L_EVENT };
+enum { L_STRING, L_FRAME, L_STACK, L_EVENT, L_BUILD_ID };
 
 typedef struct load_ctx {
 	pe_model *m;
@@ -190,8 +190,12 @@ static int load_rows(void *ctx, const PGresult *r)
 			rc = pe_model_add_stack(x->m, (uint32_t)k, (uint32_t)pg_bin_int(r, i, 1),
 						(uint32_t)pg_bin_int(r, i, 2));
 			break;
-		default:
+		case L_EVENT:
 			rc = pe_model_add_event(x->m, (uint32_t)k, text_of(x, r, i, 1));
+			break;
+		default:
+			if (k > 0)
+				rc = pe_model_add_build_id(x->m, (uint32_t)k, text_of(x, r, i, 1));
 			break;
 		}
 	}
@@ -230,6 +234,11 @@ int pg_read_model(st_persist_read *rd, pe_model *m)
 			   " WHERE profile_id = $1" },
 		{ L_STACK, "SELECT id, parent, frame FROM stacks WHERE profile_id = $1" },
 		{ L_EVENT, "SELECT idx, name FROM events WHERE profile_id = $1" },
+		/* the build-ids of its DSOs, by the string id of their paths, as
+		 * the parse noted them (profile_dsos) */
+		{ L_BUILD_ID, "SELECT s.id, d.build_id FROM profile_dsos d JOIN strings s"
+			      " ON s.profile_id = d.profile_id AND s.text = convert_to(d.path, 'UTF8')"
+			      " WHERE d.profile_id = $1" },
 	};
 	load_ctx x = { m, 0, NULL, 0 };
 	pg_params pp;

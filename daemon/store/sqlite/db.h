@@ -56,6 +56,8 @@ int sq_profile_requeue(st_persist *p, int64_t id);
 int sq_requeue_parsing(st_persist *p, int *count);
 int sq_profile_delete(st_persist *p, int64_t id, char **spool_path);
 int sq_profile_resymbolize(st_persist *p, int64_t id);
+int sq_profile_file(st_persist *p, int64_t id, char **spool_path, char **kind, char **name);
+int sq_profile_update(st_persist *p, int64_t id, const st_profile_patch *patch);
 json_t *sq_profile_json(st_persist *p, int64_t id, int *notfound);
 json_t *sq_profile_list_json(st_persist *p, const st_list_filter *f);
 int sq_counts(st_persist *p, st_counts *c);

@@ -480,3 +480,106 @@ out:
 	*out = v;
 	return rc;
 }
+
+int sq_profile_file(st_persist *p, int64_t id, char **spool_path, char **kind, char **name)
+{
+	sqlite3 *db = sq_conn_get(p);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	*spool_path = *kind = *name = NULL;
+	if (!db)
+		return -1;
+	s = sq_prep(db, "SELECT spool_path, kind, name FROM profiles WHERE id = ?");
+	if (s) {
+		int r;
+		sqlite3_bind_int64(s, 1, id);
+		r = sqlite3_step(s);
+		if (r == SQLITE_ROW) {
+			const char *nm = (const char *)sqlite3_column_text(s, 2);
+			*spool_path = strdup((const char *)sqlite3_column_text(s, 0));
+			*kind = strdup((const char *)sqlite3_column_text(s, 1));
+			*name = nm ? strdup(nm) : NULL;
+			rc = *spool_path && *kind && (!nm || *name) ? 0 : -1;
+		} else if (r == SQLITE_DONE) {
+			rc = 1;
+		}
+	}
+	sqlite3_finalize(s);
+	if (rc < 0) {
+		free(*spool_path);
+		free(*kind);
+		free(*name);
+		*spool_path = *kind = *name = NULL;
+	}
+	sq_conn_put(p, db);
+	return rc;
+}
+
+/* One statement of a profile's update, bound (id, text, text), run. */
+static int edit_step(sqlite3 *db, const char *sql, int64_t id, const char *a, const char *b)
+{
+	sqlite3_stmt *s = sq_prep(db, sql);
+	int rc;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, id);
+	if (sqlite3_bind_parameter_count(s) >= 2)
+		sqlite3_bind_text(s, 2, a, -1, SQLITE_STATIC);
+	if (sqlite3_bind_parameter_count(s) >= 3)
+		sqlite3_bind_text(s, 3, b, -1, SQLITE_STATIC);
+	rc = sq_step_done(db, s);
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int sq_profile_update(st_persist *p, int64_t id, const st_profile_patch *patch)
+{
+	sqlite3 *db = sq_conn_get(p);
+	sqlite3_stmt *s = NULL;
+	int rc = -1;
+	size_t i;
+
+	if (!db)
+		return -1;
+	if (sq_exec(db, "BEGIN IMMEDIATE") < 0)
+		goto out;
+	/* the row is written whether or not the name changes: no row
+	 * written, no such profile */
+	s = sq_prep(db, "UPDATE profiles SET name = CASE WHEN ?3 THEN ?2 ELSE name END"
+		     " WHERE id = ?1");
+	if (!s)
+		goto rollback;
+	sqlite3_bind_int64(s, 1, id);
+	sqlite3_bind_text(s, 2, patch->name, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 3, patch->set_name);
+	if (sq_step_done(db, s) < 0)
+		goto rollback;
+	if (!sqlite3_changes(db)) {
+		rc = 1;
+		goto rollback;
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	/* a key has one value: setting it replaces every earlier one */
+	for (i = 0; i < patch->nr_tags; i++) {
+		if (edit_step(db, "DELETE FROM tags WHERE profile_id = ?1 AND key = ?2", id,
+			      patch->tag_keys[i], NULL) < 0)
+			goto rollback;
+		if (patch->tag_values[i] &&
+		    edit_step(db, "INSERT INTO tags (profile_id, key, value) VALUES (?1, ?2, ?3)",
+			      id, patch->tag_keys[i], patch->tag_values[i]) < 0)
+			goto rollback;
+	}
+	if (sq_exec(db, "COMMIT") < 0)
+		goto rollback;
+	rc = 0;
+	goto out;
+rollback:
+	sqlite3_finalize(s);
+	sq_exec(db, "ROLLBACK");
+out:
+	sq_conn_put(p, db);
+	return rc;
+}

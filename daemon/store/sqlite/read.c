@@ -102,6 +102,33 @@ static int load(sqlite3 *db, const char *sql, int64_t id, int what, pe_model *m)
 	return rc;
 }
 
+/* The build-ids of the profile's DSOs (by the string id of their paths):
+ * what the parse noted in profile_dsos, from the recording's build-id
+ * section, its build-id records and its MMAP2 records. That table comes
+ * with the debuginfo index (st_debuginfo_init): a store without it has
+ * none to give. */
+static int load_build_ids(sqlite3 *db, int64_t id, pe_model *m)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(db, "SELECT s.id, d.build_id FROM profile_dsos d JOIN strings s"
+			       " ON s.profile_id = d.profile_id AND s.text = d.path"
+			       " WHERE d.profile_id = ?", -1, &s, NULL) != SQLITE_OK) {
+		sqlite3_finalize(s);
+		return 0;
+	}
+	sqlite3_bind_int64(s, 1, id);
+	while (rc == 0 && sqlite3_step(s) == SQLITE_ROW) {
+		int64_t k = sqlite3_column_int64(s, 0);
+		if (k > 0 && k < (int64_t)PE_MAX_NODES)
+			rc = pe_model_add_build_id(m, (uint32_t)k,
+						   (const char *)sqlite3_column_text(s, 1));
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int sq_read_model(st_persist_read *rd, pe_model *m)
 {
 	sqlite3_stmt *s;
@@ -114,7 +141,8 @@ int sq_read_model(st_persist_read *rd, pe_model *m)
 	    load(rd->db, "SELECT id, parent, frame FROM stacks WHERE profile_id = ?", rd->id,
 		 L_STACK, m) < 0 ||
 	    load(rd->db, "SELECT idx, name FROM events WHERE profile_id = ?", rd->id, L_EVENT,
-		 m) < 0)
+		 m) < 0 ||
+	    load_build_ids(rd->db, rd->id, m) < 0)
 		return -1;
 	s = sq_prep(rd->db, "SELECT event, pid, tid, comm, stack, samples, period, first_seq"
 			    " FROM sample_agg WHERE profile_id = ? ORDER BY first_seq");

@@ -4,8 +4,8 @@
  * millions of nodes). Strings are escaped; bytes that are not UTF-8
  * become U+FFFD.
  */
-#ifndef PERFHUB_DAEMON_HTTP_JSONBUF_H
-#define PERFHUB_DAEMON_HTTP_JSONBUF_H
+#ifndef PERFHUB_LIB_JSONBUF_H
+#define PERFHUB_LIB_JSONBUF_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -27,6 +27,10 @@ typedef struct jb_tree {
 /* The start of a node: `{"name":NAME` and `,"dso":DSO` when there is one
  * (the caller adds its values and `,"children":[`). */
 void jb_node_open(jb_tree *t, const char *name, size_t len, const char *dso);
+/* A flame graph node's start, `{"name":NAME[,"dso":DSO],"value":N,"children":[`:
+ * a tree callback's enter() (ctx: the jb_tree); -1 once out of memory.
+ * /flamegraph and `perfhub export --format json` write their trees with it. */
+int jb_value_node_open(void *ctx, const char *name, size_t len, const char *dso, uint64_t value);
 /* The end of a node: `]}`. A tree callback's leave() (ctx: the jb_tree);
  * -1 once out of memory. */
 int jb_node_close(void *ctx);

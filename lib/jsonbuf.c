@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "http/jsonbuf.h"
+#include "jsonbuf.h"
 #include "utf8.h"
 
 void jb_add(jbuf *b, const char *s, size_t n)
@@ -105,4 +105,20 @@ int jb_node_close(void *ctx)
 	jb_add(&t->b, "]}", 2);
 	t->comma = 1;
 	return t->b.oom ? -1 : 0;
+}
+
+int jb_value_node_open(void *ctx, const char *name, size_t len, const char *dso, uint64_t value)
+{
+	static const char tail[] = ",\"children\":[";
+	jb_tree *w = ctx;
+	char num[64], *d;
+
+	jb_node_open(w, name, len, dso);
+	/* ,"value":N,"children":[ without printf */
+	memcpy(num + sizeof(num) - sizeof(tail), tail, sizeof(tail) - 1);
+	d = jb_u64_dec(num + sizeof(num) - sizeof(tail), value);
+	d -= 9;
+	memcpy(d, ",\"value\":", 9);
+	jb_add(&w->b, d, (size_t)(num + sizeof(num) - 1 - d));
+	return w->b.oom ? -1 : 0;
 }

@@ -1,0 +1,138 @@
+/*
+ * formats.c - one profile in the formats other tools read: /pprof (pprof's
+ * gzipped profile.proto), /speedscope (speedscope's file format), and
+ * /perf.data, the bytes that were uploaded, streamed from the spool.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "http/http.h"
+
+#define FORMATS_FILENAME_MAX 128
+
+/* A file name for Content-Disposition: the profile's name (or
+ * "profile-ID") with anything but [A-Za-z0-9._-] as '_', then `ext`. */
+static void download_name(char *out, size_t cap, const char *name, int64_t id, const char *ext)
+{
+	char base[FORMATS_FILENAME_MAX];
+	size_t i;
+
+	if (name && *name)
+		snprintf(base, sizeof(base), "%s", name);
+	else
+		snprintf(base, sizeof(base), "profile-%lld", (long long)id);
+	for (i = 0; base[i]; i++)
+		if (!isalnum((unsigned char)base[i]) && !strchr("._-", base[i]))
+			base[i] = '_';
+	snprintf(out, cap, "attachment; filename=\"%s%s\"", base, ext);
+}
+
+/* A 200 answer to save as a file: body as it is (never compressed again). Takes body. */
+static MHD_Result_t reply_download(api *a, struct MHD_Connection *conn, void *body, size_t len,
+				   const char *type, const char *disposition)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	MHD_Result_t rc;
+
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, "Content-Type", type);
+	MHD_add_response_header(r, "Content-Disposition", disposition);
+	http_count_status(a, 200);
+	rc = MHD_queue_response(conn, 200, r);
+	MHD_destroy_response(r);
+	return rc;
+}
+
+static MHD_Result_t not_ready(api *a, struct MHD_Connection *conn, int64_t id, int rc)
+{
+	if (rc == 1)
+		return http_reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
+	return http_reply_error(a, conn, 500, "storage error or out of memory");
+}
+
+MHD_Result_t http_get_pprof(api *a, struct MHD_Connection *conn, int64_t id)
+{
+	http_fold_args fa;
+	MHD_Result_t ret;
+	char disp[FORMATS_FILENAME_MAX + 64];
+	uint8_t *out = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0)
+		return ret;
+	rc = st_pprof(a->st, id, &fa.f, &out, &len);
+	if (rc)
+		return not_ready(a, conn, id, rc);
+	download_name(disp, sizeof(disp), NULL, id, ".pb.gz");
+	return reply_download(a, conn, out, len, "application/octet-stream", disp);
+}
+
+MHD_Result_t http_get_speedscope(api *a, struct MHD_Connection *conn, int64_t id)
+{
+	const char *group = http_arg(conn, "group");
+	http_fold_args fa;
+	st_speedscope_opts o = { 0 };
+	char name[64];
+	MHD_Result_t ret;
+	char *out = NULL;
+	size_t len = 0;
+	int rc;
+
+	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0)
+		return ret;
+	if (group && strcmp(group, "thread") && strcmp(group, "comm"))
+		return http_reply_error(a, conn, 400, "bad parameter 'group' (thread or comm)");
+	snprintf(name, sizeof(name), "perfhub profile %lld", (long long)id);
+	o.name = name;
+	o.exporter = "perfhub " VERSION;
+	o.by_samples = fa.by_samples;
+	o.by_comm = group && !strcmp(group, "comm");
+	rc = st_speedscope(a->st, id, &fa.f, &o, &out, &len);
+	if (rc)
+		return not_ready(a, conn, id, rc);
+	return http_reply(a, conn, 200, out, len, "application/json");
+}
+
+MHD_Result_t http_get_perf_data(api *a, struct MHD_Connection *conn, int64_t id)
+{
+	char *path = NULL, *kind = NULL, *name = NULL, disp[FORMATS_FILENAME_MAX + 64], err[512];
+	sp_local *local;
+	struct stat st;
+	int fd, tar;
+	int rc = st_profile_file(a->st, id, &path, &kind, &name);
+
+	if (rc == 1)
+		return http_reply_error(a, conn, 404, "no profile %lld", (long long)id);
+	if (rc < 0)
+		return http_reply_error(a, conn, 500, "storage error");
+	tar = !strcmp(kind, "tar");
+	download_name(disp, sizeof(disp), name, id, tar ? ".perf.data.tar" : ".perf.data");
+	/* the stored bytes on this node's disk (a bucket's object fetched;
+	 * the open file outlives the fetched copy's name) */
+	local = sp_local_open(jobs_spool(a->j), path, "file", UINT64_MAX, err, sizeof(err));
+	fd = local ? open(sp_local_path(local), O_RDONLY | O_CLOEXEC) : -1;
+	sp_local_close(local);
+	free(path);
+	free(kind);
+	free(name);
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return http_reply_error(a, conn, 410, "the bytes of profile %lld are no longer in "
+					"the spool", (long long)id);
+	}
+	/* streamed from the file (sendfile where it can), never read whole */
+	return http_reply_fd(a, conn, fd, (uint64_t)st.st_size, tar ? "application/x-tar" :
+			     "application/octet-stream", disp);
+}
