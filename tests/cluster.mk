@@ -31,7 +31,10 @@ tests_fuzz_s3xml_LDFLAGS = -fsanitize=fuzzer,address,undefined
 tests_fuzz_s3xml_LDADD = $(EXPAT_LIBS)
 endif
 
+EXTRA_DIST += tests/cluster_lib.py
 CLUSTER_TESTS = \
+	tests/cluster-dir.py \
+	tests/cluster-s3.py \
 	tests/s3-client.py \
 	tests/pg-queue.py \
 	tests/fuzz-s3xml.sh

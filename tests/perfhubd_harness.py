@@ -126,9 +126,10 @@ def tmpdir(prefix):
 class Daemon:
     """One perfhubd process. Use as a context manager: it is always killed."""
 
-    def __init__(self, state=None, args=(), workers=2):
+    def __init__(self, state=None, args=(), workers=2, env=None):
         self.state = state or tmpdir("perfhubd-")
         self.args = list(args)
+        self.env = env
         self.workers = workers
         self.proc = None
         self.port = None
@@ -137,6 +138,8 @@ class Daemon:
     def start(self, timeout=20):
         exe = os.path.join(builddir(), "daemon", "perfhubd")
         spool, env = spool_args(self.state)
+        if self.env is not None:
+            env = dict(env or os.environ, **self.env)
         cmd = [exe, "--listen", "127.0.0.1:0"] + db_args(self.state) + spool + [
                "--workers", str(self.workers)]
         cmd += self.args
