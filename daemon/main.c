@@ -127,10 +127,87 @@ static int check_config(const cfg *c, int parse_rc)
 	return rc == 0 ? 0 : 1;
 }
 
+/* --copy-to: where the copy's spooled files are, and how many moved */
+typedef struct copy_spools {
+	spool *from, *to;	/* to: NULL = the files stay in `from` */
+	char base[4096];	/* from's directory, for refs relative to it */
+} copy_spools;
+
+/* A spooled file of the source under the ref the copy keeps: relative, as
+ * new uploads' are; copied into --copy-spool when there is one. */
+static int relocate(void *ctx, const char *what, const char *old, char *ref, size_t reflen,
+		    char *err, size_t errlen)
+{
+	copy_spools *x = ctx;
+	const char *name = old, *p;
+	char path[4096];
+	size_t n = strlen(x->base);
+
+	if (!strcmp(what, "debuginfo")) {
+		for (p = strstr(old, "debuginfo/.build-id/"); p; p = strstr(p + 1, "debuginfo/.build-id/"))
+			name = p;
+	} else if ((p = strrchr(old, '/'))) {
+		name = p + 1;
+	}
+	if (!x->to) {
+		/* the spool stays: a path inside it becomes relative to it */
+		if (old[0] == '/' && n && !strncmp(old, x->base, n) && old[n] == '/')
+			name = old + n + 1;
+		else if (old[0] == '/')
+			name = old;
+		snprintf(ref, reflen, "%s", name);
+		return 0;
+	}
+	snprintf(ref, reflen, "%s", name);
+	if (sp_fetch(x->from, old, UINT64_MAX, err, errlen) != 0 ||
+	    sp_path(x->from, old, path, sizeof(path)) < 0) {
+		/* a file already gone stays gone: its profile can still be read */
+		fprintf(stderr, "perfhubd: copy: %s: not in the spool, not copied\n", old);
+		return 0;
+	}
+	return sp_store_file(x->to, path, ref, err, errlen);
+}
+
+static int copy_to(const cfg *c)
+{
+	copy_spools x = { 0 };
+	st_copy_stats stats;
+	char err[512], shown[512];
+	int rc = 1;
+
+	if (!(x.from = spool_open(c->spool_dir, c->s3_endpoint, c->cache_dir, err, sizeof(err)))) {
+		fprintf(stderr, "perfhubd: copy: --spool: %s\n", err);
+		return 1;
+	}
+	if (strncmp(c->spool_dir, "s3://", 5))
+		snprintf(x.base, sizeof(x.base), "%s", c->spool_dir);
+	if (c->copy_spool && !(x.to = spool_open(c->copy_spool, c->s3_endpoint, c->cache_dir, err,
+						 sizeof(err)))) {
+		fprintf(stderr, "perfhubd: copy: --copy-spool: %s\n", err);
+		goto out;
+	}
+	st_display(c->copy_to, shown, sizeof(shown));
+	if (st_copy_to(c->db_path, c->copy_to, relocate, &x, &stats, err, sizeof(err)) < 0) {
+		fprintf(stderr, "perfhubd: copy: %s\n", err);
+		goto out;
+	}
+	printf("perfhubd: copy: %lld profiles (%lld rows) from %s into %s; %lld spooled files %s\n",
+	       (long long)stats.profiles, (long long)stats.rows, c->db_path, shown,
+	       (long long)stats.files, x.to ? "copied to --copy-spool" : "left in --spool");
+	rc = 0;
+out:
+	spool_close(x.to);
+	spool_close(x.from);
+	return rc;
+}
+
 static int run_action(const cfg *c)
 {
 	char err[512];
 	int64_t before, after;
+
+	if (c->action == CFG_COPY)
+		return copy_to(c);
 
 	if (c->action == CFG_VACUUM) {
 		if (st_vacuum(c->db_path, &before, &after, err, sizeof(err)) < 0) {

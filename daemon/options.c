@@ -74,7 +74,7 @@ static const struct opt opts[] = {
 	{ "check-config", OPT_ACTION, 0, CFG_CHECK, 0, 1, NULL,
 	  "validate the configuration and flags, then exit (0 ok, 1 errors)" },
 	{ "vacuum", OPT_ACTION, 0, CFG_VACUUM, 0, 1, NULL, "compact the database, then exit" },
-	{ "backup", OPT_BACKUP, 0, CFG_BACKUP, 0, 1, "FILE",
+	{ "backup", OPT_BACKUP, F(backup_path), CFG_BACKUP, 0, 1, "FILE",
 	  "copy the database to FILE (online backup, safe while perfhubd runs), then exit" },
 	{ "connection-timeout", OPT_UINT, F(connection_timeout), 1, 3600, 0, "SECONDS",
 	  "seconds a connection may idle; uploads slower than 1 KiB/s are cut after it (60)" },
@@ -82,6 +82,10 @@ static const struct opt opts[] = {
 	  "largest debuginfo file, bytes or K/M/G (4G)" },
 	{ "debuginfod", OPT_STR, F(debuginfod), 0, 0, 0, "URLS",
 	  "debuginfod URLs for missing symbols ($DEBUGINFOD_URLS)" },
+	{ "copy-to", OPT_BACKUP, F(copy_to), CFG_COPY, 0, 1, "URI",
+	  "copy the SQLite store (--db) into an empty postgresql:// store, then exit" },
+	{ "copy-spool", OPT_STR, F(copy_spool), 0, 0, 1, "DIR|s3://BUCKET/PREFIX",
+	  "with --copy-to: copy the spool's files there too (else --spool stays the spool)" },
 	{ "job-lease", OPT_UINT, F(job_lease), 1, 86400, 0, "SECONDS",
 	  "PostgreSQL: a job whose node stops renewing it is taken over after this (30)" },
 };
@@ -178,14 +182,16 @@ static int set_opt(cfg *c, const struct opt *o, const char *val, const char *whe
 	case OPT_ACTION:
 	case OPT_BACKUP:
 		if (c->action != CFG_RUN && c->action != (int)o->min) {
-			fprintf(stderr, "perfhubd: %s: %s: only one of --check-config, --vacuum and"
-				" --backup at a time\n", where, o->name);
+			fprintf(stderr, "perfhubd: %s: %s: only one of --check-config, --vacuum,"
+				" --backup and --copy-to at a time\n", where, o->name);
 			return -1;
 		}
 		c->action = (int)o->min;
 		if (o->type == OPT_BACKUP) {
-			free(c->backup_path);
-			c->backup_path = strdup(val);
+			char **p = (char **)((char *)c + o->off);
+
+			free(*p);
+			*p = strdup(val);
 		}
 		return 0;
 	case OPT_STR: {
@@ -475,6 +481,8 @@ void cfg_free(cfg *c)
 	free(c->web_root);
 	free(c->token_file);
 	free(c->backup_path);
+	free(c->copy_to);
+	free(c->copy_spool);
 	free(c->config_path);
 	free(c->debuginfod);
 	for (i = 0; i < c->nr_watch; i++)

@@ -8,7 +8,7 @@
 #define CFG_MAX_KEYS 48
 
 /* What this invocation does: serve, or one administrative action. */
-enum cfg_action { CFG_RUN, CFG_CHECK, CFG_VACUUM, CFG_BACKUP };
+enum cfg_action { CFG_RUN, CFG_CHECK, CFG_VACUUM, CFG_BACKUP, CFG_COPY };
 
 typedef struct cfg {
 	char *listen_addr;	/* "127.0.0.1" */
@@ -34,6 +34,8 @@ typedef struct cfg {
 	unsigned retention_interval;	/* seconds between retention passes */
 	int action;		/* enum cfg_action */
 	char *backup_path;	/* --backup FILE */
+	char *copy_to;		/* --copy-to URI */
+	char *copy_spool;	/* --copy-spool DIR|s3://... */
 	char *config_path;	/* --config FILE, kept for SIGHUP */
 	char *origin[CFG_MAX_KEYS];	/* where each key was set, see cfg_origin */
 	unsigned connection_timeout;	/* seconds idle; also the grace before the upload rate floor */

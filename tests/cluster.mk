@@ -35,6 +35,7 @@ EXTRA_DIST += tests/cluster_lib.py
 CLUSTER_TESTS = \
 	tests/cluster-dir.py \
 	tests/cluster-s3.py \
+	tests/pg-copy.py \
 	tests/s3-client.py \
 	tests/pg-queue.py \
 	tests/fuzz-s3xml.sh

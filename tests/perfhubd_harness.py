@@ -130,6 +130,7 @@ class Daemon:
         self.state = state or tmpdir("perfhubd-")
         self.args = list(args)
         self.env = env
+        self.name = os.path.basename(os.path.normpath(self.state))
         self.workers = workers
         self.proc = None
         self.port = None

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -78,16 +79,43 @@ static int dir_store(spool *s, const char *tmp, const char *ref, const char *sha
 	return SP_OK;
 }
 
+/* A copy of path as ref: through a temporary of this node, renamed into
+ * place (debuginfo installed in place is there already). */
 static int dir_store_copy(spool *s, const char *path, const char *ref, char *err, size_t errlen)
 {
-	char dst[PATH_MAX];
+	char dst[PATH_MAX], tmp[PATH_MAX], dir[PATH_MAX], buf[65536], *slash;
+	ssize_t n;
+	int in = -1, out = -1, rc = -1;
 
-	/* debuginfo is installed in place: nothing to copy */
-	if (dir_path(s, ref, dst, sizeof(dst)) < 0 || strcmp(dst, path)) {
-		snprintf(err, errlen, "%.200s is not %.200s", path, ref);
+	if (dir_path(s, ref, dst, sizeof(dst)) < 0) {
+		snprintf(err, errlen, "%.200s: name too long", ref);
 		return -1;
 	}
-	return 0;
+	if (!strcmp(dst, path) || access(dst, F_OK) == 0)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", dst);
+	if ((slash = strrchr(dir, '/')))
+		*slash = 0;
+	if (sp_mkdir_p(dir) < 0 || (in = open(path, O_RDONLY | O_CLOEXEC)) < 0 ||
+	    (out = sp_tmp_file(s, "copy", tmp, sizeof(tmp))) < 0) {
+		snprintf(err, errlen, "%.200s: %s", path, strerror(errno));
+		goto out;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			break;
+	if (n != 0 || fsync(out) < 0 || rename(tmp, dst) < 0) {
+		snprintf(err, errlen, "%.200s: %s", dst, n < 0 ? strerror(errno) : "cannot copy");
+		unlink(tmp);
+		goto out;
+	}
+	rc = sp_fsync_dir(dir) < 0 ? -1 : 0;
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return rc;
 }
 
 static int dir_fetch(spool *s, const char *ref, const char *path, uint64_t max, char *err,

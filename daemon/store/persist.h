@@ -155,4 +155,8 @@ typedef struct st_persist_ops {
 extern const st_persist_ops st_sqlite_ops;	/* store/sqlite/ */
 extern const st_persist_ops st_pg_ops;		/* store/pg/ */
 
+/* st_copy_to: an SQLite file into an empty PostgreSQL store (pgcopy.c). */
+int pg_copy_from_sqlite(const char *from, const char *to, st_relocate_fn relocate, void *ctx,
+			st_copy_stats *stats, char *err, size_t errlen);
+
 #endif

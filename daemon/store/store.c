@@ -284,6 +284,24 @@ int st_backup(const char *where, const char *dest, char *err, size_t errlen)
 	return ops && ops->backup ? ops->backup(where, dest, err, errlen) : -1;
 }
 
+int st_copy_to(const char *from, const char *to, st_relocate_fn relocate, void *ctx,
+	       st_copy_stats *stats, char *err, size_t errlen)
+{
+	st_store *src;
+
+	if (st_is_uri(from) || !st_is_uri(to)) {
+		snprintf(err, errlen, "--copy-to copies an SQLite store (--db FILE) into a"
+			 " postgresql:// one");
+		return -1;
+	}
+	/* the source at this perfhubd's schema first (a migration if older) */
+	if (!(src = st_open(from, err, errlen)))
+		return -1;
+	st_debuginfo_init(src);
+	st_close(src);
+	return pg_copy_from_sqlite(from, to, relocate, ctx, stats, err, errlen);
+}
+
 int st_vacuum(const char *where, int64_t *before, int64_t *after, char *err, size_t errlen)
 {
 	const st_persist_ops *ops = backend_of(where, err, errlen);

@@ -317,6 +317,20 @@ int st_oldest_prunable(st_store *st, int64_t *id);
  * complete, while others may be writing. vacuum: the store compacted.
  * OUT: sizes before and after. */
 int st_backup(const char *where, const char *dest, char *err, size_t errlen);
+
+/* perfhubd --copy-to: the SQLite store `from` (a file) into the empty
+ * PostgreSQL store `to` (a URI), in one transaction: everything or nothing.
+ * A parse that was under way arrives queued. Every spooled file the source
+ * names goes through relocate(ctx, what, path, ref, reflen, err, errlen)
+ * ("original" or "debuginfo"; 0 and the ref the copy keeps, or -1). OUT:
+ * counts. 0 or -1 with err. */
+typedef int (*st_relocate_fn)(void *ctx, const char *what, const char *path, char *ref,
+			      size_t reflen, char *err, size_t errlen);
+typedef struct st_copy_stats {
+	int64_t profiles, rows, files;
+} st_copy_stats;
+int st_copy_to(const char *from, const char *to, st_relocate_fn relocate, void *ctx,
+	       st_copy_stats *stats, char *err, size_t errlen);
 int st_vacuum(const char *where, int64_t *before, int64_t *after, char *err, size_t errlen);
 
 #endif

@@ -20,6 +20,27 @@ typedef struct add_ctx {
 	int existed;
 } add_ctx;
 
+/* The profile holding these bytes: 1 and x->id, 0 none, -1. */
+static int find_sha(PGconn *conn, const char *sha256, int64_t *id, char *err, size_t errlen)
+{
+	pg_params pp;
+	PGresult *r;
+	int rc;
+
+	pgp_init(&pp);
+	pgp_text(&pp, sha256);
+	rc = pg_exec(conn, "finding a profile", "SELECT id FROM profiles WHERE sha256 = $1", &pp,
+		     0, PGRES_TUPLES_OK, &r, err, errlen);
+	pgp_free(&pp);
+	if (rc < 0)
+		return -1;
+	rc = PQntuples(r) == 1;
+	if (rc)
+		*id = pg_i64(r, 0, 0);
+	PQclear(r);
+	return rc;
+}
+
 static int add_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 {
 	add_ctx *x = ctx;
@@ -28,7 +49,10 @@ static int add_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 	size_t i;
 	int rc;
 
-	x->existed = 0;
+	/* looked for first: an insert that conflicts would use up an id */
+	x->existed = find_sha(conn, x->np->sha256, &x->id, err, errlen);
+	if (x->existed)
+		return x->existed < 0 ? -1 : 0;
 	pgp_init(&pp);
 	pgp_text(&pp, x->np->sha256);
 	pgp_text(&pp, x->np->name);
@@ -42,26 +66,16 @@ static int add_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 		     err, errlen);
 	if (rc < 0)
 		goto out;
-	if (PQntuples(r) == 1) {
-		x->id = pg_i64(r, 0, 0);
-	} else {
-		/* the same bytes are there already: that profile */
+	if (PQntuples(r) != 1) {
+		/* another node stored the same bytes meanwhile: that profile */
 		PQclear(r);
-		pgp_free(&pp);
-		pgp_text(&pp, x->np->sha256);
-		rc = pg_exec(conn, "finding a profile", "SELECT id FROM profiles WHERE sha256 = $1",
-			     &pp, 0, PGRES_TUPLES_OK, &r, err, errlen);
-		if (rc == 0 && PQntuples(r) != 1) {
+		x->existed = find_sha(conn, x->np->sha256, &x->id, err, errlen);
+		if (x->existed == 0)
 			snprintf(err, errlen, "adding a profile: its row went meanwhile");
-			rc = -1;
-		}
-		if (rc == 0) {
-			x->id = pg_i64(r, 0, 0);
-			x->existed = 1;
-		}
-		PQclear(r);
+		rc = x->existed == 1 ? 0 : -1;
 		goto out;
 	}
+	x->id = pg_i64(r, 0, 0);
 	PQclear(r);
 	for (i = 0; i < x->np->nr_tags && rc == 0; i++) {
 		pgp_free(&pp);
@@ -98,22 +112,9 @@ typedef struct id_ctx {
 static int by_sha_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 {
 	id_ctx *x = ctx;
-	pg_params pp;
-	PGresult *r;
 
-	pgp_init(&pp);
-	pgp_text(&pp, x->sha256);
-	if (pg_exec(conn, "finding a profile", "SELECT id FROM profiles WHERE sha256 = $1", &pp,
-		    0, PGRES_TUPLES_OK, &r, err, errlen) < 0) {
-		pgp_free(&pp);
-		return -1;
-	}
-	pgp_free(&pp);
-	x->found = PQntuples(r) == 1;
-	if (x->found)
-		x->id = pg_i64(r, 0, 0);
-	PQclear(r);
-	return 0;
+	x->found = find_sha(conn, x->sha256, &x->id, err, errlen);
+	return x->found < 0 ? -1 : 0;
 }
 
 int pg_profile_by_sha(st_persist *p, const char *sha256, int64_t *id)
