@@ -66,3 +66,7 @@ tests/on-pg/%.pg:
 TESTS += $(PG_RUNS)
 CLEANFILES += $(PG_RUNS)
 EXTRA_DIST += tests/on-pg.sh
+
+# make bench: SQLite beside PostgreSQL on the same recordings (prints figures)
+BENCHES += tests/bench-pg
+EXTRA_DIST += tests/bench-pg tests/bench_pg.py
