@@ -76,6 +76,13 @@ class Cluster:
     def close(self, failed=False):
         for n in self.nodes:
             n.stop()
+        # the sanitizer build: a report in any node's log fails the test
+        for n in self.nodes:
+            m = re.search(r"(ERROR: \w+Sanitizer.*|runtime error:.*)", n.read_log())
+            if m and not failed:
+                failed = True
+                sys.stderr.write("%s: %s\n" % (n.name, m.group(1)))
+                self.sanitizer = m.group(1)
             if failed:
                 sys.stderr.write("---- %s ----\n%s\n" % (n.name, n.read_log()[-4000:]))
         if failed:
@@ -384,5 +391,7 @@ def run(spool_kind):
         ok = True
     finally:
         cl.close(failed=not ok)
+    H.check(not getattr(cl, "sanitizer", None), "a sanitizer report: %s" % getattr(
+        cl, "sanitizer", None))
     shutil.rmtree(work, ignore_errors=True)
     return 0

@@ -38,6 +38,7 @@
 #define PG_MAX_PARAMS 16
 #define PG_FETCH_ROWS 10000	/* rows of a model table per FETCH */
 #define PG_FETCH_BLOCKS 16	/* sample blocks per FETCH */
+#define PG_PING_PATIENCE_S 2	/* /healthz waits no longer for the server */
 
 /* A job this node claimed: its attempt is the fencing token of its writes. */
 typedef struct pg_held {

@@ -279,15 +279,31 @@ fail:
 	return NULL;
 }
 
-static int ping_body(PGconn *conn, void *ctx, char *err, size_t errlen)
-{
-	(void)ctx;
-	return pg_cmd(conn, "ping", "SELECT 1 FROM profiles LIMIT 1", NULL, NULL, err, errlen);
-}
-
+/* /healthz: an answer within seconds, not after the reconnect patience of
+ * the other calls (a load balancer's check gives up sooner) */
 static int pg_ping(st_persist *p)
 {
-	return pg_txn(p, "ping", ping_body, NULL);
+	char err[512];
+	pgc *c = pg_get(p);
+	int tries, rc = -1;
+
+	if (!c)
+		return -1;
+	pgc_set_patience(c, PG_PING_PATIENCE_S);
+	for (tries = 0; tries < 2 && rc < 0; tries++) {
+		PGconn *conn = pgc_conn(c, err, sizeof(err));
+
+		if (!conn)
+			break;
+		/* a pooled connection may have gone stale: once more on a new one */
+		rc = pg_cmd(conn, "ping", "SELECT 1 FROM profiles LIMIT 1", NULL, NULL, err,
+			    sizeof(err));
+	}
+	if (rc < 0)
+		log_warn("msg=\"postgresql\" what=\"ping\" error=\"%s\"", err);
+	pgc_set_patience(c, 0);
+	pg_put(p, c);
+	return rc;
 }
 
 static int pg_no_backup(const char *where, const char *dest, char *err, size_t errlen)
