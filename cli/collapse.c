@@ -4,88 +4,36 @@
  *
  * Folded stacks as FlameGraph's stackcollapse-perf.pl makes them from
  * `perf script` output of the same file, straight from the recording.
+ *
+ * A file (not a pipe) is folded by one thread per idle CPU, up to
+ * COLLAPSE_MAX_SHARDS (--threads N to choose): each reads the whole
+ * recording and follows every
+ * thread, comm and map change, but folds only its share of the samples
+ * (those of its processes; dwarf samples by blocks of COLLAPSE_BLOCK in
+ * turn); symbol tables and DWARF indexes are shared (pd_symcache), the
+ * folds are merged at the end.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
 #include "args.h"
 #include "commands.h"
 #include "fold.h"
+#include "foldcache.h"
 #include "perfdata.h"
 #include "symbols.h"
-
-/* Recently folded stacks by raw callchain: the same ips in the same thread
- * fold to the same line while nothing that thread's stacks depend on has
- * changed (pd_symbolizer_stamp), so most samples skip symbolizing and
- * folding and just add to the stack's count by its id. Direct-mapped,
- * bounded. */
-#define RAW_CACHE_SLOTS 8192
-
-typedef struct raw_entry {
-	uint64_t hash, gen, nr;
-	uint32_t pid, tid;
-	uint16_t misc;
-	const pd_event *event;
-	uint64_t *ips;
-	size_t cap;		/* ips allocated */
-	size_t id;		/* the folded stack (pd_fold_last_id) */
-} raw_entry;
-
-static uint64_t raw_hash(const pd_sample *s, uint16_t misc)
-{
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ ((uint64_t)s->pid << 32 | s->tid) ^ misc;
-	uint64_t i;
-
-	for (i = 0; i < s->nr_callchain; i++) {
-		h = (h ^ s->callchain[i]) * 0xff51afd7ed558ccdULL;
-		h ^= h >> 32;
-	}
-	return h;
-}
-
-/* The entry for this callchain when it is still right: stored at a
- * generation no older than the thread's last relevant change. */
-static raw_entry *raw_find(raw_entry *cache, const pd_sample *s, uint16_t misc,
-			   uint64_t stamp, uint64_t h)
-{
-	raw_entry *e = &cache[h & (RAW_CACHE_SLOTS - 1)];
-
-	if (e->ips && e->hash == h && e->gen >= stamp && e->pid == s->pid &&
-	    e->tid == s->tid && e->misc == misc && e->event == s->event &&
-	    e->nr == s->nr_callchain &&
-	    !memcmp(e->ips, s->callchain, s->nr_callchain * sizeof(uint64_t)))
-		return e;
-	return NULL;
-}
-
-static void raw_store(raw_entry *cache, const pd_sample *s, uint16_t misc,
-		      uint64_t gen, uint64_t h, size_t id)
-{
-	raw_entry *e = &cache[h & (RAW_CACHE_SLOTS - 1)];
-	uint64_t *ips = e->ips;
-	size_t cap = e->cap;
-
-	if (!ips || cap < s->nr_callchain) {
-		cap = s->nr_callchain > 16 ? s->nr_callchain : 16;
-		ips = malloc(cap * sizeof(uint64_t));
-		if (!ips)
-			return;
-		free(e->ips);
-	}
-	memcpy(ips, s->callchain, s->nr_callchain * sizeof(uint64_t));
-	*e = (raw_entry){ .hash = h, .gen = gen, .nr = s->nr_callchain, .pid = s->pid,
-			  .tid = s->tid, .misc = misc, .event = s->event, .ips = ips,
-			  .cap = cap, .id = id };
-}
 
 static void usage(FILE *fp)
 {
 	fprintf(fp, "usage: perfhub collapse FILE [--weight period|samples] [--event NAME]\n"
 		    "                        [--pid] [--tid] [--kernel] [--format=folded|json]\n"
-		    "                        [--symfs DIR] [--kallsyms FILE]\n");
+		    "                        [--symfs DIR] [--kallsyms FILE] [--threads N]\n");
 }
 
 /* "cpu-clock" selects "cpu-clock:ppp" too: modifiers are optional */
@@ -103,21 +51,140 @@ static int print_line(void *ctx, const char *stack, uint64_t count)
 	return fprintf(fp, "%s %llu\n", stack, (unsigned long long)count) < 0;
 }
 
+#define COLLAPSE_MAX_SHARDS	4
+#define COLLAPSE_BLOCK		4096	/* samples folded by one shard in a row */
+
+typedef struct shard {
+	/* in */
+	const char *path;
+	const pd_sym_options *so;
+	pd_symcache *cache;
+	const char *event;
+	unsigned flags;
+	int by_samples;
+	unsigned index, count;
+	/* out */
+	pd_fold *fold;
+	pd_symbolizer *sym;
+	pd_file *file;
+	int chosen;		/* a sample of the wanted event was seen */
+	int status;		/* 0, or one of the failures below */
+	pd_error err;
+} shard;
+
+enum { SHARD_PARSE = 1, SHARD_NOMEM, SHARD_TOO_MANY };
+
+/* Read the whole recording; fold this shard's blocks of samples. */
+static void *shard_run(void *arg)
+{
+	shard *sh = arg;
+	pd_options po = { .ordered = 1 };
+	const pd_event *chosen = NULL;
+	pd_foldcache *fc = NULL;
+	uint64_t nsample = 0;
+	pd_record r;
+	int rc;
+
+	sh->file = pd_open_path(sh->path, &po, &sh->err);
+	if (!sh->file) {
+		sh->status = SHARD_PARSE;
+		return NULL;
+	}
+	sh->sym = pd_symbolizer_new(sh->file, sh->cache, sh->so);
+	sh->fold = pd_fold_new(sh->flags);
+	fc = sh->sym && sh->fold ? pd_foldcache_new(sh->sym, sh->fold) : NULL;
+	if (!fc) {
+		sh->status = SHARD_NOMEM;
+		goto out;
+	}
+	while ((rc = pd_next(sh->file, &r, &sh->err)) > 0) {
+		const pd_sample *s = &r.u.sample;
+		uint64_t w;
+
+		if (r.type != PD_RECORD_SAMPLE) {
+			pd_symbolizer_record(sh->sym, &r);
+			continue;
+		}
+		if (!s->event)
+			continue;
+		/* a dying task samples with pid/tid -1: perf script prints
+		 * "-1", which stackcollapse-perf.pl cannot parse as a sample
+		 * header, so the pipeline drops it; so do we */
+		if ((s->fields & PD_SAMPLE_TID) && (s->tid == UINT32_MAX || s->pid == UINT32_MAX))
+			continue;
+		/* one event only: the chosen one, else the first that samples */
+		if (!chosen) {
+			if (sh->event && !event_matches(s->event->name, sh->event))
+				continue;
+			chosen = s->event;
+		} else if (s->event != chosen &&
+			   (!sh->event || !event_matches(s->event->name, sh->event) ||
+			    strcmp(s->event->name, chosen->name))) {
+			continue;
+		}
+		/* dwarf samples by blocks in turn (each is unwound on its own);
+		 * callchains by process, so that each process's addresses are
+		 * named and cached by one shard only */
+		if (s->event->attr.sample_type & PD_SAMPLE_STACK_USER) {
+			if ((nsample++ / COLLAPSE_BLOCK) % sh->count != sh->index)
+				continue;
+		} else if ((s->pid * 2654435761u >> 16) % sh->count != sh->index) {
+			continue;
+		}
+		/* stackcollapse-perf.pl: the period perf script prints, 1 without */
+		w = sh->by_samples || !(s->fields & PD_SAMPLE_PERIOD) || !s->period ? 1 : s->period;
+		switch (pd_foldcache_add(fc, &r, w)) {
+		case -1:
+			sh->status = SHARD_NOMEM;
+			goto out;
+		case -2:
+			sh->status = SHARD_TOO_MANY;
+			goto out;
+		}
+	}
+	if (rc < 0)
+		sh->status = SHARD_PARSE;
+out:
+	sh->chosen = chosen != NULL;
+	pd_foldcache_free(fc);
+	return NULL;
+}
+
+/* Threads to fold with: as asked (--threads), else one per idle CPU (the
+ * CPUs less the 1-minute load average), up to COLLAPSE_MAX_SHARDS, for a
+ * file that can be read again; one for a pipe or stdin. */
+static unsigned shard_count(const char *path, unsigned asked)
+{
+	struct stat st;
+	long n = asked;
+	double load[1];
+
+	/* by default one per idle CPU: on a machine already busy, a second
+	 * reader of the whole file only takes CPU from the first */
+	if (!n) {
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+		if (getloadavg(load, 1) == 1)
+			n -= (long)load[0];
+	}
+
+	if (!strcmp(path, "-") || stat(path, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)))
+		return 1;
+	if (n < 1)
+		return 1;
+	return n > COLLAPSE_MAX_SHARDS ? COLLAPSE_MAX_SHARDS : (unsigned)n;
+}
+
 int cmd_collapse(int argc, char **argv)
 {
 	const char *path = NULL, *event = NULL, *v;
-	int by_samples = 0, json = 0, rc, status = 1, i;
-	unsigned flags = 0;
+	int by_samples = 0, json = 0, status = 1, i;
+	unsigned flags = 0, nsh = 0, started, u, threads = 0;
 	pd_sym_options so = { 0 };
-	pd_options po = { .ordered = 1 };
 	pd_error err;
-	pd_file *f = NULL;
-	pd_symbolizer *sym = NULL;
-	pd_fold *fold = NULL;
-	const pd_event *chosen = NULL;
-	pd_record r;
 	char ebuf[400];
-	raw_entry *cache = NULL;
+	pd_symcache *cache = NULL;
+	shard sh[COLLAPSE_MAX_SHARDS] = { 0 };
+	pthread_t tid[COLLAPSE_MAX_SHARDS];
 
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--pid"))
@@ -146,6 +213,17 @@ int cmd_collapse(int argc, char **argv)
 			so.symfs = v;
 		else if ((v = args_value(argc, argv, &i, "--kallsyms")))
 			so.kallsyms = v;
+		else if ((v = args_value(argc, argv, &i, "--threads"))) {
+			char *end;
+			long n = strtol(v, &end, 10);
+
+			if (*end || n < 1 || n > COLLAPSE_MAX_SHARDS) {
+				fprintf(stderr, "perfhub collapse: --threads is 1 to %d, not '%s'\n",
+					COLLAPSE_MAX_SHARDS, v);
+				return 2;
+			}
+			threads = (unsigned)n;
+		}
 		else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
@@ -165,80 +243,58 @@ int cmd_collapse(int argc, char **argv)
 		return 2;
 	}
 	so.recording = path;
-	f = pd_open_path(path, &po, &err);
-	if (!f)
-		goto parse_error;
-	sym = pd_symbolizer_new(f, NULL, &so);
-	fold = pd_fold_new(flags);
-	cache = calloc(RAW_CACHE_SLOTS, sizeof(*cache));
-	if (!sym || !fold || !cache) {
-		fprintf(stderr, "perfhub collapse: %s: out of memory\n", path);
-		goto out;
+	nsh = shard_count(path, threads);
+	cache = pd_symcache_new(0);
+	if (!cache)
+		goto nomem;
+	for (u = 0; u < nsh; u++)
+		sh[u] = (shard){ .path = path, .so = &so, .cache = cache, .event = event,
+				 .flags = flags, .by_samples = by_samples, .index = u, .count = nsh };
+	/* shard 0 runs here; the others on their own threads */
+	for (u = 1; u < nsh; u++)
+		if (pthread_create(&tid[u], NULL, shard_run, &sh[u]) != 0)
+			break;
+	started = u;
+	if (started < nsh) {	/* no more threads: the shards that run do it all */
+		for (u = 0; u < started; u++)
+			sh[u].count = started;
+		nsh = started;
 	}
-	while ((rc = pd_next(f, &r, &err)) > 0) {
-		const pd_sample *s = &r.u.sample;
-		pd_stack st;
-		uint64_t w;
-
-		if (r.type != PD_RECORD_SAMPLE) {
-			pd_symbolizer_record(sym, &r);
-			continue;
+	shard_run(&sh[0]);
+	for (u = 1; u < started; u++)
+		pthread_join(tid[u], NULL);
+	for (u = 0; u < nsh; u++) {
+		if (sh[u].status == SHARD_PARSE) {
+			err = sh[u].err;
+			goto parse_error;
 		}
-		if (!s->event)
-			continue;
-		/* a dying task samples with pid/tid -1: perf script prints
-		 * "-1", which stackcollapse-perf.pl cannot parse as a sample
-		 * header, so the pipeline drops it; so do we */
-		if ((s->fields & PD_SAMPLE_TID) && (s->tid == UINT32_MAX || s->pid == UINT32_MAX))
-			continue;
-		/* one event only: the chosen one, else the first that samples */
-		if (!chosen) {
-			if (event && !event_matches(s->event->name, event))
-				continue;
-			chosen = s->event;
-		} else if (s->event != chosen &&
-			   (!event || !event_matches(s->event->name, event) ||
-			    strcmp(s->event->name, chosen->name))) {
-			continue;
-		}
-		/* stackcollapse-perf.pl: the period perf script prints, 1 without */
-		w = by_samples || !(s->fields & PD_SAMPLE_PERIOD) || !s->period ? 1 : s->period;
-		/* dwarf samples carry their user stack beside the callchain:
-		 * those are not cached */
-		if ((s->fields & PD_SAMPLE_CALLCHAIN) && s->callchain &&
-		    (s->event->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) !=
-		    (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) {
-			uint16_t misc = r.misc & PD_MISC_CPUMODE_MASK;
-			uint64_t h = raw_hash(s, misc);
-			raw_entry *e = raw_find(cache, s, misc,
-						pd_symbolizer_stamp(sym, s->pid, s->tid), h);
-
-			if (e) {
-				if (pd_fold_add_id(fold, e->id, w) < 0)
-					goto too_many;
-				continue;
-			}
-			if (pd_symbolize(sym, &r, &st) < 0)
-				goto nomem;
-			if (pd_fold_add(fold, &st, w) < 0)
-				goto too_many;
-			raw_store(cache, s, misc, pd_symbolizer_generation(sym), h,
-				  pd_fold_last_id(fold));
-			continue;
-		}
-		if (pd_symbolize(sym, &r, &st) < 0)
+		if (sh[u].status == SHARD_NOMEM)
 			goto nomem;
-		if (pd_fold_add(fold, &st, w) < 0)
+		if (sh[u].status == SHARD_TOO_MANY)
 			goto too_many;
 	}
-	if (rc < 0)
-		goto parse_error;
-	for (i = 0; (size_t)i < pd_symbolizer_nr_warnings(sym); i++)
-		fprintf(stderr, "perfhub collapse: warning: %s\n", pd_symbolizer_warning(sym, (size_t)i));
-	if (event && !chosen)
+	for (u = 1; u < nsh; u++)
+		if (pd_fold_merge(sh[0].fold, sh[u].fold) < 0)
+			goto too_many;
+	/* every shard followed the whole recording: shard 0's warnings are
+	 * everyone's, but a shard warns only of tables it looked at */
+	for (u = 0; u < nsh; u++)
+		for (i = 0; (size_t)i < pd_symbolizer_nr_warnings(sh[u].sym); i++) {
+			const char *w = pd_symbolizer_warning(sh[u].sym, (size_t)i);
+			unsigned k;
+			size_t j;
+			int seen = 0;
+
+			for (k = 0; k < u && !seen; k++)
+				for (j = 0; j < pd_symbolizer_nr_warnings(sh[k].sym) && !seen; j++)
+					seen = !strcmp(w, pd_symbolizer_warning(sh[k].sym, j));
+			if (!seen)
+				fprintf(stderr, "perfhub collapse: warning: %s\n", w);
+		}
+	if (event && !sh[0].chosen)
 		fprintf(stderr, "perfhub collapse: warning: no samples of event '%s'\n", event);
 	if (json) {
-		json_t *tree = pd_fold_tree(fold);
+		json_t *tree = pd_fold_tree(sh[0].fold);
 
 		if (!tree || json_dumpf(tree, stdout, JSON_COMPACT) < 0) {
 			json_decref(tree);
@@ -246,7 +302,7 @@ int cmd_collapse(int argc, char **argv)
 		}
 		json_decref(tree);
 		putchar('\n');
-	} else if (pd_fold_foreach(fold, print_line, stdout)) {
+	} else if (pd_fold_foreach(sh[0].fold, print_line, stdout)) {
 		goto out;
 	}
 	status = fflush(stdout) ? 1 : 0;
@@ -260,11 +316,11 @@ too_many:
 parse_error:
 	fprintf(stderr, "perfhub collapse: %s: %s\n", path, pd_strerror(&err, ebuf, sizeof(ebuf)));
 out:
-	for (i = 0; cache && i < RAW_CACHE_SLOTS; i++)
-		free(cache[i].ips);
-	free(cache);
-	pd_fold_free(fold);
-	pd_symbolizer_free(sym);
-	pd_close(f);
+	for (u = 0; u < nsh; u++) {
+		pd_fold_free(sh[u].fold);
+		pd_symbolizer_free(sh[u].sym);
+		pd_close(sh[u].file);
+	}
+	pd_symcache_free(cache);
 	return status;
 }

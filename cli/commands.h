@@ -13,5 +13,8 @@ int cmd_rm(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_tag(int argc, char **argv);
 int cmd_rename(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
+int cmd_callers(int argc, char **argv);
+int cmd_callees(int argc, char **argv);
 
 #endif

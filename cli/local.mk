@@ -11,7 +11,8 @@ cli_perfhub_SOURCES = \
 CLI_OFFLINE_SOURCES = cli/inspect.c cli/collapse.c
 # API client commands: the HTTP plumbing (api-client), uploads and the
 # debuginfo they send, CI labels, the profile summary, ls/show/rm,
-# export, tag and rename
+# export, tag and rename, and one function's views (annotate, callers,
+# callees)
 CLI_CLIENT_SOURCES = \
 	cli/api-client.c cli/api-client.h \
 	cli/upload.c cli/upload.h \
@@ -20,7 +21,8 @@ CLI_CLIENT_SOURCES = \
 	cli/labels.c cli/labels.h \
 	cli/summary.c cli/summary.h \
 	cli/profiles.c \
-	cli/export.c cli/edit.c
+	cli/export.c cli/edit.c \
+	cli/views.c
 cli_perfhub_SOURCES += $(CLI_OFFLINE_SOURCES) $(CLI_CLIENT_SOURCES)
 cli_perfhub_CPPFLAGS = $(AM_CPPFLAGS) $(COMMON_CPPFLAGS) $(ENGINE_CPPFLAGS)
 cli_perfhub_CFLAGS = $(AM_CFLAGS) $(JANSSON_CFLAGS) $(CURL_CFLAGS) $(ELF_CFLAGS) $(PROTOBUF_C_CFLAGS)

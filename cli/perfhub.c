@@ -22,6 +22,9 @@ static const struct command commands[] = {
 	{"export", cmd_export, "export ID|FILE --format F [-o OUT] a profile as pprof, speedscope, folded or json"},
 	{"tag", cmd_tag, "tag ID KEY=VALUE... [KEY-]...    set or remove a profile's tags"},
 	{"rename", cmd_rename, "rename ID NAME                   rename a profile"},
+	{"annotate", cmd_annotate, "annotate FILE|ID FUNCTION [opts] a function's code and source lines with their samples"},
+	{"callers", cmd_callers, "callers FILE|ID FUNCTION [opts]  who calls a function (inverted call tree)"},
+	{"callees", cmd_callees, "callees FILE|ID FUNCTION [opts]  what a function calls (call tree)"},
 };
 
 static void usage(FILE *out)

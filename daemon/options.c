@@ -88,6 +88,8 @@ static const struct opt opts[] = {
 	  "with --copy-to: copy the spool's files there too (else --spool stays the spool)" },
 	{ "job-lease", OPT_UINT, F(job_lease), 1, 86400, 0, "SECONDS",
 	  "PostgreSQL: a job whose node stops renewing it is taken over after this (30)" },
+	{ "source-root", OPT_STR, F(source_roots), 0, 0, 0, "DIR[:DIR...]",
+	  "directories /annotate may show source files from (none)" },
 };
 #define NR_OPTS (sizeof(opts) / sizeof(opts[0]))
 
@@ -485,6 +487,7 @@ void cfg_free(cfg *c)
 	free(c->copy_spool);
 	free(c->config_path);
 	free(c->debuginfod);
+	free(c->source_roots);
 	for (i = 0; i < c->nr_watch; i++)
 		free(c->watch[i]);
 	for (i = 0; i < CFG_MAX_KEYS; i++)

@@ -42,6 +42,7 @@ typedef struct cfg {
 	uint64_t max_debuginfo;	/* bytes of one debuginfo file */
 	char *debuginfod;	/* URLs; NULL = $DEBUGINFOD_URLS */
 	unsigned job_lease;	/* seconds a shared store's job stays claimed unrenewed */
+	char *source_roots;	/* DIR[:DIR...] /annotate reads sources under; NULL = none */
 } cfg;
 
 /* Fills *c from defaults, then the config file (--config), then the flags.

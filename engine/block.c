@@ -48,6 +48,8 @@ static size_t encode(const pe_block *b, uint8_t *raw)
 	for (i = 0; i < b->n; i++)
 		p = put64(p, b->weight[i]);
 	for (i = 0; i < b->n; i++)
+		p = put64(p, b->offcpu[i]);
+	for (i = 0; i < b->n; i++)
 		p = put32(p, b->stack[i]);
 	for (i = 0; i < b->n; i++)
 		p = put32(p, b->comm[i]);
@@ -112,16 +114,18 @@ int pe_block_view_of(const void *data, size_t len, int64_t nr, uint8_t *raw, pe_
 {
 	unsigned long long want;
 	size_t got, n;
+	int v1;
 
 	if (nr <= 0 || nr > PE_BLOCK_SAMPLES || !data)
 		return -1;
 	n = (size_t)nr;
 	want = ZSTD_getFrameContentSize(data, len);
-	if (want != 8 + n * PE_BLOCK_ROW_BYTES)
+	v1 = want == 8 + n * PE_BLOCK_ROW_BYTES_V1;
+	if (want != 8 + n * PE_BLOCK_ROW_BYTES && !v1)
 		return -1;
 	got = ZSTD_decompress(raw, PE_BLOCK_RAW_MAX, data, len);
-	if (ZSTD_isError(got) || got != want || pe_get32(raw) != PE_BLOCK_MAGIC ||
-	    pe_get32(raw + 4) != n)
+	if (ZSTD_isError(got) || got != want ||
+	    pe_get32(raw) != (v1 ? PE_BLOCK_MAGIC_V1 : PE_BLOCK_MAGIC) || pe_get32(raw + 4) != n)
 		return -1;
 	v->n = n;
 	v->time = raw + 8;
@@ -131,7 +135,8 @@ int pe_block_view_of(const void *data, size_t len, int64_t nr, uint8_t *raw, pe_
 	v->tid = v->pid + 4 * n;
 	v->period = v->tid + 4 * n;
 	v->weight = v->period + 8 * n;
-	v->stack = v->weight + 8 * n;
+	v->offcpu = v1 ? NULL : v->weight + 8 * n;
+	v->stack = v->weight + (v1 ? 8 : 16) * n;
 	v->comm = v->stack + 4 * n;
 	return 0;
 }
@@ -153,6 +158,7 @@ int pe_block_decode(const void *data, size_t len, int64_t nr, uint8_t *raw, pe_b
 		b->tid[i] = pe_get32(v.tid + 4 * i);
 		b->period[i] = pe_get64(v.period + 8 * i);
 		b->weight[i] = pe_get64(v.weight + 8 * i);
+		b->offcpu[i] = pe_block_offcpu(&v, i);
 		b->stack[i] = pe_get32(v.stack + 4 * i);
 		b->comm[i] = pe_get32(v.comm + 4 * i);
 	}

@@ -2,9 +2,12 @@
  * block.h - the sample-block codec: up to PE_BLOCK_SAMPLES samples, column
  * by column, little-endian, zstd compressed:
  *
- *   u32 magic "PHSB", u32 n, then n times each of: u64 time (delta from the
+ *   u32 magic "PHS2", u32 n, then n times each of: u64 time (delta from the
  *   previous sample's), u32 event, cpu, pid, tid, u64 period, weight,
- *   u32 stack, comm
+ *   offcpu, u32 stack, comm
+ *
+ * Blocks written before off-CPU time was kept have the magic "PHSB" and no
+ * offcpu column; they decode with offcpu 0.
  *
  * A stored block keeps its sample count and min/max time beside the bytes
  * so that a time range reads only the blocks it overlaps. Decoding trusts
@@ -17,15 +20,18 @@
 #include <stdint.h>
 
 #define PE_BLOCK_SAMPLES 4096	/* samples per stored block */
-#define PE_BLOCK_MAGIC 0x42534850u	/* "PHSB" */
+#define PE_BLOCK_MAGIC 0x32534850u	/* "PHS2": with the offcpu column */
+#define PE_BLOCK_MAGIC_V1 0x42534850u	/* "PHSB": without it */
 #define PE_BLOCK_ZLEVEL 1	/* zstd level: fast, the columns compress well anyway */
-#define PE_BLOCK_ROW_BYTES 48
+#define PE_BLOCK_ROW_BYTES 56
+#define PE_BLOCK_ROW_BYTES_V1 48
 #define PE_BLOCK_RAW_MAX (8 + (size_t)PE_BLOCK_SAMPLES * PE_BLOCK_ROW_BYTES)
 
 /* One block's samples, decoded. */
 typedef struct pe_block {
 	uint32_t n;
-	uint64_t time[PE_BLOCK_SAMPLES], period[PE_BLOCK_SAMPLES], weight[PE_BLOCK_SAMPLES];
+	uint64_t time[PE_BLOCK_SAMPLES], period[PE_BLOCK_SAMPLES], weight[PE_BLOCK_SAMPLES],
+		 offcpu[PE_BLOCK_SAMPLES];
 	uint32_t event[PE_BLOCK_SAMPLES], cpu[PE_BLOCK_SAMPLES], pid[PE_BLOCK_SAMPLES],
 		 tid[PE_BLOCK_SAMPLES], stack[PE_BLOCK_SAMPLES], comm[PE_BLOCK_SAMPLES];
 } pe_block;
@@ -43,10 +49,12 @@ typedef struct pe_packed_block {
  * count and bytes as stored. Returns 0 to go on, non-zero to stop. */
 typedef int (*pe_block_cb)(void *ctx, int64_t nr, const void *data, size_t len);
 
-/* The column arrays of a decompressed block, read in place. */
+/* The column arrays of a decompressed block, read in place; offcpu is NULL
+ * in a block of the first format (read it with pe_block_offcpu). */
 typedef struct pe_block_view {
 	size_t n;
 	const uint8_t *time, *event, *cpu, *pid, *tid, *period, *weight, *stack, *comm;
+	const uint8_t *offcpu;
 } pe_block_view;
 
 static inline uint32_t pe_get32(const uint8_t *p)
@@ -57,6 +65,12 @@ static inline uint32_t pe_get32(const uint8_t *p)
 static inline uint64_t pe_get64(const uint8_t *p)
 {
 	return (uint64_t)pe_get32(p) | (uint64_t)pe_get32(p + 4) << 32;
+}
+
+/* Sample i's off-CPU nanoseconds (0 in a block of the first format). */
+static inline uint64_t pe_block_offcpu(const pe_block_view *v, size_t i)
+{
+	return v->offcpu ? pe_get64(v->offcpu + 8 * i) : 0;
 }
 
 /* Compresses blocks; one per writer (its buffers are reused). */

@@ -1,6 +1,7 @@
 /* builder.c - interning a parse as it runs, into rows, blocks and the aggregate. */
 #include "config.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,10 @@ struct pe_builder {
 	pe_aggmap agg;		/* (event, pid, tid, comm, stack) -> counts */
 	pe_aggmap foffs;	/* (frame, offset) pairs seen: pid = frame,
 				   tid:comm = the offset */
+	pe_aggmap leaves;	/* (event, frame, address) -> counts: pid = frame,
+				   tid:comm = the address */
+	size_t leaf_next;	/* leaves made into rows so far */
+	uint64_t leaf_dropped;
 	pe_builder_flush_fn flush;	/* NULL: the caller takes rows and blocks */
 	void *flush_ctx;
 	int failed;
@@ -68,6 +73,7 @@ void pe_builder_free(pe_builder *b)
 	pe_block_packer_free(b->packer);
 	pe_aggmap_free(&b->agg);
 	pe_aggmap_free(&b->foffs);
+	pe_aggmap_free(&b->leaves);
 	free(b);
 }
 
@@ -100,6 +106,12 @@ static int call_flush(pe_builder *b, int with_block)
 
 int pe_builder_flush(pe_builder *b)
 {
+	/* every sample is in: the leaf addresses as rows (row_add hands them
+	 * to the hook PE_ROWS_MAX at a time), then the last block */
+	if (!b->flush || pe_builder_leaf_rows(b, SIZE_MAX) < 0) {
+		b->failed = 1;
+		return -1;
+	}
 	return call_flush(b, 1);
 }
 
@@ -244,6 +256,34 @@ uint32_t pe_builder_stack(pe_builder *b, uint32_t parent, uint32_t frame)
 	return id;
 }
 
+/* The sample's leaf address counted (dying tasks are not: the folded
+ * answers leave them out too). 0, or -1 out of memory. */
+static int count_leaf(pe_builder *b, const pe_sample *x)
+{
+	pe_agg_row *l;
+
+	if (b->leaves.n >= PE_MAX_LEAF_ADDRS) {
+		/* full: only addresses kept already count on */
+		l = pe_aggmap_find(&b->leaves, x->event, x->leaf_frame,
+				   (uint32_t)(x->leaf_addr >> 32), (uint32_t)x->leaf_addr, 0);
+		if (!l) {
+			b->leaf_dropped++;
+			return 0;
+		}
+	} else {
+		l = pe_aggmap_get(&b->leaves, x->event, x->leaf_frame,
+				  (uint32_t)(x->leaf_addr >> 32), (uint32_t)x->leaf_addr, 0);
+	}
+	if (!l) {
+		b->failed = 1;
+		return -1;
+	}
+	l->samples++;
+	l->period += x->period;
+	l->offcpu += x->offcpu;
+	return 0;
+}
+
 int pe_builder_sample(pe_builder *b, const pe_sample *x, uint32_t *agg_hint)
 {
 	pe_block *k = b->blk;
@@ -270,6 +310,10 @@ int pe_builder_sample(pe_builder *b, const pe_sample *x, uint32_t *agg_hint)
 		a->first_seq = b->nr_samples;
 	a->samples++;
 	a->period += x->period;
+	a->offcpu += x->offcpu;
+	if (x->leaf_frame && x->pid != UINT32_MAX && x->tid != UINT32_MAX &&
+	    count_leaf(b, x) < 0)
+		return -1;
 	k->time[k->n] = x->time;
 	k->event[k->n] = x->event;
 	k->cpu[k->n] = x->cpu;
@@ -277,6 +321,7 @@ int pe_builder_sample(pe_builder *b, const pe_sample *x, uint32_t *agg_hint)
 	k->tid[k->n] = x->tid;
 	k->period[k->n] = x->period;
 	k->weight[k->n] = x->weight;
+	k->offcpu[k->n] = x->offcpu;
 	k->stack[k->n] = x->stack;
 	k->comm[k->n] = x->comm;
 	if (++k->n < PE_BLOCK_SAMPLES)
@@ -391,6 +436,31 @@ int pe_builder_record_count(pe_builder *b, const char *type, uint64_t count)
 		return -1;
 	r->v[1] = (int64_t)count;
 	return row_text(b, r, 0, 0, type, 1);
+}
+
+int pe_builder_leaf_rows(pe_builder *b, size_t max)
+{
+	size_t end = b->leaf_next + max < b->leaves.n ? b->leaf_next + max : b->leaves.n;
+
+	for (; b->leaf_next < end; b->leaf_next++) {
+		const pe_agg_row *l = &b->leaves.rows[b->leaf_next];
+		pe_row *r = row_add(b, PE_ROW_LEAF_ADDR, 6);
+
+		if (!r)
+			return -1;
+		r->v[0] = l->pid;
+		r->v[1] = l->event;
+		r->v[2] = (int64_t)((uint64_t)l->tid << 32 | l->comm);
+		r->v[3] = (int64_t)l->samples;
+		r->v[4] = (int64_t)l->period;
+		r->v[5] = (int64_t)l->offcpu;
+	}
+	return b->leaf_next < b->leaves.n;
+}
+
+uint64_t pe_builder_leaf_dropped(const pe_builder *b)
+{
+	return b->leaf_dropped;
 }
 
 /* The key order of the aggregate (a b-tree's natural order). */

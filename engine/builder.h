@@ -21,6 +21,11 @@
  *   PE_ROW_EVENT         idx, name (text or NULL), type, config, sample_type,
  *                        period_or_freq, freq, samples
  *   PE_ROW_RECORD        type (text), count
+ *   PE_ROW_LEAF_ADDR     frame, event, addr, samples, period, offcpu: the
+ *                        samples whose leaf is that frame at that address
+ *                        (a file offset in its DSO, an address in the
+ *                        kernel), for annotating a function; made at the end
+ *                        by pe_builder_leaf_rows
  */
 #ifndef PERFHUB_ENGINE_BUILDER_H
 #define PERFHUB_ENGINE_BUILDER_H
@@ -33,10 +38,11 @@
 
 #define PE_ROWS_MAX 65536	/* rows waiting for the next transaction, at most */
 #define PE_MAX_FRAME_OFFSETS 1000000	/* unresolved offsets kept per profile */
+#define PE_MAX_LEAF_ADDRS 2000000	/* distinct (event, leaf frame, address) kept */
 
 enum pe_row_kind {
 	PE_ROW_STRING, PE_ROW_FRAME, PE_ROW_STACK, PE_ROW_FRAME_OFFSET, PE_ROW_COMM, PE_ROW_MAP,
-	PE_ROW_FEATURE, PE_ROW_EVENT, PE_ROW_RECORD, PE_NR_ROW_KINDS
+	PE_ROW_FEATURE, PE_ROW_EVENT, PE_ROW_RECORD, PE_ROW_LEAF_ADDR, PE_NR_ROW_KINDS
 };
 
 #define PE_ROW_VALS 8
@@ -65,6 +71,9 @@ typedef struct pe_sample {
 	uint64_t weight;
 	uint32_t stack;		/* leaf stack node (0 = empty stack) */
 	uint32_t comm;		/* string id of the thread's comm then */
+	uint64_t offcpu;	/* nanoseconds switched out after it (offcpu.h) */
+	uint32_t leaf_frame;	/* the leaf node's frame, 0 = no leaf address */
+	uint64_t leaf_addr;	/* where in it: file offset in its DSO (kernel: address) */
 } pe_sample;
 
 typedef struct pe_builder pe_builder;
@@ -106,7 +115,8 @@ int pe_builder_record_count(pe_builder *b, const char *type, uint64_t count);
  * return fails the builder. Without a hook the caller does both. */
 typedef int (*pe_builder_flush_fn)(void *ctx, pe_builder *b, int with_block);
 void pe_builder_set_flush(pe_builder *b, pe_builder_flush_fn fn, void *ctx);
-/* The hook once more, with the last block however full: call it before
+/* The hook once more, after the leaf addresses are made into rows
+ * (pe_builder_leaf_rows), with the last block however full: call it before
  * pe_builder_agg. 0, or -1 (no hook, or it failed). */
 int pe_builder_flush(pe_builder *b);
 
@@ -118,6 +128,15 @@ void pe_builder_rows_done(pe_builder *b);
 /* The block being filled, encoded and compressed (OUT: valid until the
  * next pack), and emptied. 1 when it holds no sample, 0, -1 on error. */
 int pe_builder_pack_block(pe_builder *b, pe_packed_block *out);
+
+/* The leaf addresses counted so far (samples with a leaf_frame, dying
+ * tasks left out, at most PE_MAX_LEAF_ADDRS) as PE_ROW_LEAF_ADDR rows, at
+ * most `max` per call; call after the last sample (pe_builder_flush does,
+ * for a builder with a hook). 1 when more remain (store the rows and call
+ * again), 0 when all were made, -1 on error. */
+int pe_builder_leaf_rows(pe_builder *b, size_t max);
+/* Samples whose leaf address was not kept (the cap was reached). */
+uint64_t pe_builder_leaf_dropped(const pe_builder *b);
 
 /* The aggregate, sorted into its key order (event, pid, tid, comm,
  * stack); after this the builder takes no more samples. */

@@ -7,11 +7,14 @@
 #include <time.h>
 
 #include "engine/feed.h"
+#include "engine/offcpu.h"
 #include "fold.h"
 #include "report.h"
 
 #define PD_FOLD_NAME_LEN 4096	/* as fold.c builds names */
 #define FEED_CHECK_STOP 4096	/* records between looks at the stop flag */
+#define FEED_KINDS 256		/* events whose off-CPU kind is remembered by index */
+#define PD_ATTR_CONTEXT_SWITCH (1ULL << 26)	/* perf_event_attr.context_switch */
 
 /* The phases of a record's handling, timed on every PE_FEED_TIME_EVERY-th. */
 enum { PH_READ, PH_SYMBOLIZE, PH_INTERN, PH_SAMPLE, PH_OTHER, PH_NR };
@@ -39,6 +42,8 @@ typedef struct chain_slot {
 	uint32_t node, comm, st_pid, st_tid;
 	int all_named;
 	uint32_t agg;		/* the builder's aggregate row hint (0 = none) */
+	uint32_t leaf_frame;	/* the leaf node's frame and its address */
+	uint64_t leaf_addr;
 } chain_slot;
 
 /*
@@ -103,6 +108,12 @@ struct pe_feed {
 	int timing;		/* this record is timed */
 	uint64_t ns[PH_NR];	/* timed records' nanoseconds by phase */
 	pe_feed_stats stats;
+	/* off-CPU time (offcpu.h): the tracker once a sched_switch sample came
+	 * from a recording with switch events, each event's kind by index */
+	pe_offcpu *oc;
+	int oc_checked;
+	signed char kinds[FEED_KINDS];	/* enum pe_offcpu_kinds + 1; 0 = not looked at */
+	uint64_t last_time;	/* the latest real sample time */
 };
 
 static uint64_t now_ns(void)
@@ -164,7 +175,8 @@ static chain_slot *chain_lookup(pe_feed *in, const pd_record *r, uint64_t h)
 
 /* The slot now holding the answer, NULL when it could not be kept. */
 static chain_slot *chain_store(pe_feed *in, const pd_record *r, uint64_t h, uint32_t node,
-			uint32_t comm, uint32_t pid, uint32_t tid, int all_named)
+			uint32_t comm, uint32_t pid, uint32_t tid, int all_named,
+			uint32_t leaf_frame, uint64_t leaf_addr)
 {
 	const pd_sample *s = &r->u.sample;
 	chain_slot *c = &in->chains[h & (FEED_CHAIN_SLOTS - 1)];
@@ -193,6 +205,8 @@ static chain_slot *chain_store(pe_feed *in, const pd_record *r, uint64_t h, uint
 	c->st_pid = pid;
 	c->st_tid = tid;
 	c->all_named = all_named;
+	c->leaf_frame = leaf_frame;
+	c->leaf_addr = leaf_addr;
 	return c;
 }
 
@@ -446,6 +460,100 @@ static uint64_t nr_markers(const pd_record *r)
 	return n;
 }
 
+/* The off-CPU kind (offcpu.h) of the sample's event, looked up once per event. */
+static int event_kind(pe_feed *in, const pd_event *ev)
+{
+	int k;
+
+	if (!ev)
+		return PE_OFFCPU_OTHER;
+	if (ev->index < FEED_KINDS && in->kinds[ev->index])
+		return in->kinds[ev->index] - 1;
+	k = pe_offcpu_kind(ev->name);
+	if (ev->index < FEED_KINDS)
+		in->kinds[ev->index] = (signed char)(k + 1);
+	return k;
+}
+
+/* Switch events recorded (perf record --switch-events): then the tracker. */
+static void offcpu_start(pe_feed *in)
+{
+	size_t i;
+
+	in->oc_checked = 1;
+	for (i = 0; i < pd_nr_events(in->f); i++)
+		if (pd_get_event(in->f, i)->attr.flags & PD_ATTR_CONTEXT_SWITCH) {
+			in->oc = pe_offcpu_new();	/* NULL: off-CPU time is not measured */
+			return;
+		}
+}
+
+/* A sample without a hint for the builder's aggregate. 0 or -1. */
+static int add_sample(pe_feed *in, const pe_sample *row)
+{
+	return pe_builder_sample(in->b, row, NULL) != 0 ? -1 : 0;
+}
+
+/* A sample's off-CPU time: perf --off-cpu's period, or (a sched_switch
+ * sample) held until its thread's switch-in. 1 = add row now, 0 = held,
+ * -1 = error. */
+static int offcpu_sample(pe_feed *in, const pd_sample *s, pe_sample *row)
+{
+	pe_sample out;
+	int rc;
+
+	switch (event_kind(in, s->event)) {
+	case PE_OFFCPU_TIME:
+		row->offcpu = row->period;
+		/* no real time: at the end of what was recorded */
+		if (row->time >= PE_OFFCPU_TIMESTAMP)
+			row->time = in->last_time;
+		return 1;
+	case PE_OFFCPU_SWITCH:
+		if (!in->oc)
+			return 1;
+		rc = pe_offcpu_hold(in->oc, row, &out);
+		if (rc == 1 && add_sample(in, &out) < 0)
+			return -1;
+		return rc < 0 ? -1 : rc == 2;
+	default:
+		if (row->time > in->last_time && row->time < PE_OFFCPU_TIMESTAMP)
+			in->last_time = row->time;
+		return 1;
+	}
+}
+
+/* A thread switched out (preempted or not), or in: its held switch-out
+ * sample, with its off-CPU time. */
+static int on_switch(pe_feed *in, const pd_record *r)
+{
+	pe_sample out;
+
+	if (!in->oc || !r->has_sample_id)
+		return 0;
+	if (r->u.sw.out) {
+		pe_offcpu_out(in->oc, r->sample_id.tid, r->u.sw.preempt);
+		return 0;
+	}
+	if (!pe_offcpu_in(in->oc, r->sample_id.tid, r->sample_id.time, &out))
+		return 0;
+	return add_sample(in, &out);
+}
+
+/* The end: samples still held are added with what they have (0). */
+static int offcpu_end(pe_feed *in)
+{
+	pe_sample out;
+
+	if (!in->oc)
+		return 0;
+	while (pe_offcpu_drain(in->oc, &out))
+		if (add_sample(in, &out) < 0)
+			return -1;
+	pe_offcpu_get_stats(in->oc, &in->stats.offcpu);
+	return 0;
+}
+
 static int on_sample(pe_feed *in, const pd_record *r)
 {
 	const pd_sample *s = &r->u.sample;
@@ -455,7 +563,8 @@ static int on_sample(pe_feed *in, const pd_record *r)
 	chain_slot *hit = NULL;
 	tail_slot *tail = NULL;
 	long leaf = -1;
-	uint32_t callers = 0;
+	uint32_t callers = 0, leaf_fid = 0;
+	uint64_t leaf_addr = 0;
 	int callers_named = 1;
 	pd_stack st;
 	pe_sample row;
@@ -473,6 +582,8 @@ static int on_sample(pe_feed *in, const pd_record *r)
 		pid = hit->st_pid;
 		tid = hit->st_tid;
 		all_named = hit->all_named;
+		leaf_fid = hit->leaf_frame;
+		leaf_addr = hit->leaf_addr;
 		goto write;
 	}
 	if (cacheable && in->tails && (leaf = tail_leaf(r)) >= 0) {
@@ -487,18 +598,22 @@ static int on_sample(pe_feed *in, const pd_record *r)
 		if (pd_symbolize(in->sym, &one, &st) < 0)
 			return -1;
 		phase_end(in, PH_SYMBOLIZE, &t);
-		if (st.nr == 1) {
-			uint32_t fid = store_frame(in, &st.frames[0], &failed);
+		/* a dropped leaf frame leaves the callers' leaf, whose address
+		 * the whole chain gives */
+		uint32_t fid = st.nr == 1 ? store_frame(in, &st.frames[0], &failed) : 0;
 
-			if (failed)
-				return -1;
+		if (failed)
+			return -1;
+		if (fid) {
+			leaf_fid = fid;
+			leaf_addr = st.frames[0].dso_off;
 			node = tail->node;
 			all_named = tail->all_named;
 			if (!st.frames[0].sym) {
 				all_named = 0;
 				note_unresolved(in, st.frames[0].dso);
 			}
-			if (fid && !(node = pe_builder_stack(in->b, node, fid)))
+			if (!(node = pe_builder_stack(in->b, node, fid)))
 				return -1;
 			comm = tail->comm;
 			pid = tail->st_pid;
@@ -526,6 +641,8 @@ static int on_sample(pe_feed *in, const pd_record *r)
 		}
 		if (!fid)
 			continue;
+		leaf_fid = fid;	/* the innermost frame kept is the leaf */
+		leaf_addr = st.frames[i].dso_off;
 		node = pe_builder_stack(in->b, node, fid);
 		if (!node)
 			return -1;
@@ -539,7 +656,7 @@ static int on_sample(pe_feed *in, const pd_record *r)
 		tail_store(in, r, leaf, th, callers, comm, pid, tid, callers_named);
 store:
 	if (cacheable)
-		hit = chain_store(in, r, h, node, comm, pid, tid, all_named);
+		hit = chain_store(in, r, h, node, comm, pid, tid, all_named, leaf_fid, leaf_addr);
 write:
 	phase_end(in, PH_INTERN, &t);
 	memset(&row, 0, sizeof(row));
@@ -553,9 +670,20 @@ write:
 	row.weight = s->weight;
 	row.stack = node;
 	row.comm = comm;
+	row.leaf_frame = leaf_fid;
+	row.leaf_addr = leaf_addr;
 	in->stats.samples++;
 	if (all_named)
 		in->stats.resolved_samples++;
+	switch (offcpu_sample(in, s, &row)) {
+	case 1:
+		break;
+	case 0:
+		phase_end(in, PH_SAMPLE, &t);
+		return 0;
+	default:
+		return -1;
+	}
 	/* the builder's hook takes full blocks: 1 (no hook) is an error too */
 	if (pe_builder_sample(in->b, &row, hit ? &hit->agg : NULL) != 0)
 		return -1;
@@ -619,6 +747,7 @@ void pe_feed_free(pe_feed *in)
 	dsos_free(in);
 	chain_cache_free(in);
 	tail_cache_free(in);
+	pe_offcpu_free(in->oc);
 	free(in->foffs);
 	if (in->frames) {
 		for (i = 0; i < FEED_FRAME_SLOTS; i++) {
@@ -656,7 +785,13 @@ int pe_feed_run(pe_feed *in, atomic_int *stop, pd_error *err)
 			st->symbolizer_limits++;
 		switch (r.type) {
 		case PD_RECORD_SAMPLE:
+			if (!in->oc_checked)
+				offcpu_start(in);
 			wrc = on_sample(in, &r);
+			break;
+		case PD_RECORD_SWITCH:
+		case PD_RECORD_SWITCH_CPU_WIDE:
+			wrc = on_switch(in, &r);
 			break;
 		case PD_RECORD_MMAP:
 		case PD_RECORD_MMAP2:
@@ -673,6 +808,8 @@ int pe_feed_run(pe_feed *in, atomic_int *stop, pd_error *err)
 		if (wrc < 0)
 			return PE_FEED_BUILD_ERROR;
 	}
+	if (rc >= 0 && offcpu_end(in) < 0)
+		return PE_FEED_BUILD_ERROR;
 	st->read_ns = in->ns[PH_READ] * PE_FEED_TIME_EVERY;
 	st->symbolize_ns = in->ns[PH_SYMBOLIZE] * PE_FEED_TIME_EVERY;
 	st->intern_ns = in->ns[PH_INTERN] * PE_FEED_TIME_EVERY;
@@ -783,6 +920,10 @@ pe_offline *pe_feed_load(const char *path, const pd_sym_options *so, pe_feed_war
 	rep = report_json(f);
 	if (!rep || pe_feed_summary(in, rep) < 0 || offline_finish(in, o) < 0)
 		goto nomem;
+	/* which binary each DSO was, for annotating */
+	for (i = 0; i < in->nr_dsos; i++)
+		if (in->dsos[i].hex[0] && pe_offline_note_dso(o, in->dsos[i].path, in->dsos[i].hex) < 0)
+			goto nomem;
 	for (i = 0; warn && i < pd_symbolizer_nr_warnings(sym); i++)
 		warn(ctx, pd_symbolizer_warning(sym, i));
 	goto out;

@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "engine/builder.h"
+#include "engine/offcpu.h"
 #include "engine/offline.h"
 #include "perfdata.h"
 #include "symbols.h"
@@ -47,6 +48,7 @@ typedef struct pe_feed_stats {
 	uint64_t tail_hits;		/* of the others, those whose callers were */
 	uint64_t symbolizer_limits;	/* records the symbolizer took only in part */
 	uint64_t read_ns, symbolize_ns, intern_ns, sample_ns, other_ns;
+	pe_offcpu_stats offcpu;		/* switch-outs to switch-ins (offcpu.h) */
 } pe_feed_stats;
 
 /* A dso the recording names (BUILD_ID feature, HEADER_BUILD_ID records,

@@ -136,6 +136,31 @@ static int agg_grow_slots(pe_aggmap *m)
 	return 0;
 }
 
+/* The row for the key, or NULL and *empty = the free slot where it goes. */
+static pe_agg_row *agg_probe(const pe_aggmap *m, uint32_t event, uint32_t pid, uint32_t tid,
+			     uint32_t comm, uint32_t stack, size_t *empty)
+{
+	size_t j;
+
+	for (j = agg_hash(event, pid, tid, comm, stack) & (m->nr_slots - 1); m->slots[j];
+	     j = (j + 1) & (m->nr_slots - 1)) {
+		pe_agg_row *r = &m->rows[m->slots[j] - 1];
+		if (r->stack == stack && r->tid == tid && r->pid == pid && r->comm == comm &&
+		    r->event == event)
+			return r;
+	}
+	*empty = j;
+	return NULL;
+}
+
+pe_agg_row *pe_aggmap_find(const pe_aggmap *m, uint32_t event, uint32_t pid, uint32_t tid,
+			   uint32_t comm, uint32_t stack)
+{
+	size_t j;
+
+	return m->nr_slots ? agg_probe(m, event, pid, tid, comm, stack, &j) : NULL;
+}
+
 pe_agg_row *pe_aggmap_get(pe_aggmap *m, uint32_t event, uint32_t pid, uint32_t tid,
 			  uint32_t comm, uint32_t stack)
 {
@@ -144,13 +169,8 @@ pe_agg_row *pe_aggmap_get(pe_aggmap *m, uint32_t event, uint32_t pid, uint32_t t
 
 	if (2 * (m->n + 1) > m->nr_slots && (m->n >= UINT32_MAX - 1 || agg_grow_slots(m) < 0))
 		return NULL;
-	for (j = agg_hash(event, pid, tid, comm, stack) & (m->nr_slots - 1); m->slots[j];
-	     j = (j + 1) & (m->nr_slots - 1)) {
-		r = &m->rows[m->slots[j] - 1];
-		if (r->stack == stack && r->tid == tid && r->pid == pid && r->comm == comm &&
-		    r->event == event)
-			return r;
-	}
+	if ((r = agg_probe(m, event, pid, tid, comm, stack, &j)))
+		return r;
 	if (m->n == m->cap) {
 		size_t ncap = m->cap ? 2 * m->cap : 1024;
 		pe_agg_row *nr = realloc(m->rows, ncap * sizeof(*nr));

@@ -95,6 +95,9 @@ typedef struct pe_aggmap {
 /* The row for this key, added with zero counts when new; NULL out of memory. */
 pe_agg_row *pe_aggmap_get(pe_aggmap *m, uint32_t event, uint32_t pid, uint32_t tid,
 			  uint32_t comm, uint32_t stack);
+/* The row for this key, or NULL when there is none. */
+pe_agg_row *pe_aggmap_find(const pe_aggmap *m, uint32_t event, uint32_t pid, uint32_t tid,
+			   uint32_t comm, uint32_t stack);
 void pe_aggmap_free(pe_aggmap *m);
 
 #endif

@@ -13,7 +13,10 @@ engine_libperfhub_engine_a_SOURCES = \
 	engine/block.h engine/block.c \
 	engine/builder.h engine/builder.c \
 	engine/query.h engine/query-int.h \
+	engine/tree-int.h engine/tree.c \
 	engine/select.c engine/fold.c engine/flame.c \
+	engine/sandwich.c engine/annotate.c \
+	engine/offcpu.h engine/offcpu.c \
 	engine/top.c engine/timeline.c engine/threads.c \
 	engine/diff.c engine/aggregate.c \
 	engine/export.h engine/pprof.c engine/speedscope.c \

@@ -24,6 +24,8 @@ typedef struct pe_agg_row {
 	uint32_t event, pid, tid, comm, stack;
 	uint64_t samples, period;
 	uint64_t first_seq;	/* the first such sample, in file order (from 1) */
+	uint64_t offcpu;	/* nanoseconds the thread was switched out after
+				   these samples (offcpu.h); 0 for most events */
 } pe_agg_row;
 
 typedef struct pe_model pe_model;

@@ -3,7 +3,8 @@
  * a recording without a server: a builder whose rows go straight into a
  * model (the rows a backend would store for it: strings, frames, stack
  * nodes, events, then the aggregate) and whose sample blocks are kept,
- * compressed, for time ranges and timelines. Every query.h question is
+ * compressed, for time ranges and timelines, and its leaf addresses for
+ * annotation. Every query.h question is
  * then answered as the daemon answers it.
  *
  *   o = pe_offline_new();  feed pe_offline_builder(o) (feed.h);
@@ -42,6 +43,16 @@ int pe_offline_finish(pe_offline *o);
  * block may hold [from, to) when max_time >= from and min_time < to). */
 pe_model *pe_offline_model(pe_offline *o);
 const pe_blocks *pe_offline_blocks(const pe_offline *o);
+
+/* The build-ids the recording gave its DSOs (pe_feed_load notes them):
+ * one DSO path and its hex build-id, copied; 0 or -1. And the one noted
+ * for `path`, NULL when none. */
+int pe_offline_note_dso(pe_offline *o, const char *path, const char *hex);
+const char *pe_offline_build_id(const pe_offline *o, const char *path);
+
+/* Where the leaf rows of a frame come from (pe_annotate), after a
+ * successful finish (else NULL). */
+const pe_leaves *pe_offline_leaves(const pe_offline *o);
 
 /* Bytes kept: the compressed sample blocks (the model has pe_model_bytes). */
 size_t pe_offline_block_bytes(const pe_offline *o);

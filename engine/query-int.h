@@ -22,9 +22,37 @@ const char *pe_fold_event(const pe_model *m, const char *want);
  * NULL out of memory. */
 unsigned char *pe_event_set(const pe_model *m, const char *ev);
 
+/* Which events a question (f's event and measure) selects and what each
+ * adds to a group's period, by event index (+ 1 spare): PE_PLAN_PERIOD its
+ * period, PE_PLAN_OFFCPU its off-CPU time. NULL when nothing applies
+ * (*none = 1: no such event, no samples, a measure that does not apply)
+ * or out of memory (*none = 0). pe_in_set tells the selected ones. */
+enum { PE_PLAN_NONE, PE_PLAN_PERIOD, PE_PLAN_OFFCPU };
+unsigned char *pe_event_plan(const pe_model *m, const pe_filter *f, int *none);
+
+/* What a selected sample (or row) of `event` adds to the measure. */
+static inline uint64_t pe_plan_value(const unsigned char *plan, uint32_t event, uint64_t period,
+				     uint64_t offcpu)
+{
+	return plan[event] == PE_PLAN_OFFCPU ? offcpu : period;
+}
+
 static inline int pe_in_set(const pe_model *m, const unsigned char *set, uint32_t event)
 {
 	return event < m->nr_events && set[event];
+}
+
+/* The frame name key (name string id * 2 + "_[k]" mark under f->kernel)
+ * of the function pe_top calls `function` ("name_[k]" for a kernel frame
+ * under f->kernel), or 0 when no frame of the profile has that name. */
+uint64_t pe_function_key(const pe_model *m, const pe_filter *f, const char *function);
+
+/* The frame name key of frame fr (0 for a frame the model lacks). */
+static inline uint64_t pe_frame_key(const pe_model *m, const pe_filter *f, uint32_t fr)
+{
+	if (fr >= m->nr_frames)
+		return 0;
+	return (uint64_t)m->frame_name[fr] << 1 | (uint64_t)(f->kernel && m->frame_kernel[fr]);
 }
 
 /* A dying task samples with pid/tid -1; `perfhub collapse` drops those

@@ -18,10 +18,22 @@
 #include <stdint.h>
 
 #include "engine/block.h"
+#include "engine/builder.h"
 #include "engine/model.h"
 
+/* What a selected group's `period` sums (pe_filter.measure); samples are
+ * counted whatever the measure. */
+enum pe_measure {
+	PE_MEASURE_PERIOD = 0,	/* the folded event's period */
+	PE_MEASURE_OFFCPU,	/* nanoseconds switched out, charged to the stack the
+				   thread switched out with (event: the off-CPU event) */
+	PE_MEASURE_WALL,	/* on-CPU nanoseconds (the period of a cpu-clock or
+				   task-clock event) plus the off-CPU event's */
+};
+
 typedef struct pe_filter {
-	const char *event;		/* NULL = the first sample's event */
+	const char *event;		/* NULL = the first sample's event (PE_MEASURE_OFFCPU:
+					   the off-CPU event; PE_MEASURE_WALL: the on-CPU one) */
 	const char *comm;		/* NULL = any */
 	int64_t pid, tid;		/* -1 = any */
 	uint64_t from_ns, to_ns;	/* 0 = open */
@@ -29,6 +41,7 @@ typedef struct pe_filter {
 	int kernel;			/* kernel frames get "_[k]" */
 	int any_order;			/* pe_fold: lines unsorted, a text maybe twice */
 	size_t max_nodes;		/* pe_flame: 0 = every node, else the largest */
+	int measure;			/* enum pe_measure */
 } pe_filter;
 
 /* Where the stored sample blocks of the model's profile come from: read()
@@ -39,9 +52,23 @@ typedef struct pe_blocks {
 	void *src;
 } pe_blocks;
 
+/* A weight's name (samples, period, offcpu, wall) to by_samples and an
+ * enum pe_measure: 0, or -1 for any other name. */
+int pe_weight_parse(const char *name, int *by_samples, int *measure);
+/* The name of by_samples and measure. */
+const char *pe_weight_name(int by_samples, int measure);
+
 /* ---- selecting ----------------------------------------------------------------- */
 
 typedef struct pe_selection pe_selection;
+
+/* The event whose samples carry off-CPU time (the first, in file order,
+ * with any), or NULL when the profile has none. */
+const char *pe_offcpu_event(const pe_model *m);
+/* Whether f->measure applies to m: 0, or 1 and *why (a sentence) when the
+ * profile has no off-CPU time, or no time-based on-CPU event for
+ * PE_MEASURE_WALL. pe_select then selects nothing. */
+int pe_measure_check(const pe_model *m, const pe_filter *f, const char **why);
 
 /* The samples of the folded event (the first sample's, or the first whose
  * event matches f->event: "cpu-clock" matches "cpu-clock:ppp") that pass
@@ -87,10 +114,70 @@ int pe_top(const pe_model *m, const pe_filter *f, const pe_selection *s, int by_
 	   pe_top_row **rows, size_t *n);
 void pe_top_free(pe_top_row *rows, size_t n);
 
+/* ---- callers and callees ------------------------------------------------------------- */
+
+/* The sandwich view of one function (its frame name as pe_top names it):
+ * the callers tree, inverted, the function at its root, then each caller
+ * outwards and the comm last; and the callees tree, the function at its
+ * root, then what it called, down to the leaves. Both trees come as
+ * pe_flame's does (depth first, children in bytewise name order; f->max_nodes
+ * applies to each) and both roots are the function's total (pe_top's): a
+ * stack counts once, at the outermost frame of the function when it
+ * recurses. 0; 1 when no frame of the profile has that name; -1. */
+int pe_sandwich(pe_model *m, const pe_filter *f, const pe_selection *s, int by_samples,
+		const char *function, const pe_tree_cb *callers, void *callers_ctx,
+		const pe_tree_cb *callees, void *callees_ctx);
+
+/* ---- the samples of a function by address ------------------------------------------- */
+
+/* A function's leaf samples at one address of one frame (builder.h,
+ * PE_ROW_LEAF_ADDR), as persistence keeps them. */
+typedef struct pe_leaf_row {
+	uint32_t frame, event;
+	uint64_t addr, samples, period, offcpu;
+} pe_leaf_row;
+typedef int (*pe_leaf_cb)(void *ctx, const pe_leaf_row *r);
+/* A builder row of kind PE_ROW_LEAF_ADDR read into *out: 1, or 0 for a
+ * row of another kind. */
+int pe_leaf_row_of(const pe_row *r, pe_leaf_row *out);
+/* Where the leaf rows of a frame come from: read() hands each to cb;
+ * 0, or -1 on a storage error. */
+typedef struct pe_leaves {
+	int (*read)(void *src, uint32_t frame, pe_leaf_cb cb, void *ctx);
+	void *src;
+} pe_leaves;
+
+typedef struct pe_addr_count {
+	uint64_t addr;		/* file offset in the DSO (kernel: the address) */
+	uint64_t samples, value;	/* value: as the measure weighs them */
+} pe_addr_count;
+
+/* A function's self samples by DSO and address, under f's event and
+ * measure (its other filters do not apply). */
+typedef struct pe_annot_dso {
+	const char *dso;	/* the model's text; NULL = frames without a DSO */
+	int kernel;		/* its frames are kernel frames */
+	uint64_t samples, value;
+	pe_addr_count *addrs;	/* by address */
+	size_t n;
+} pe_annot_dso;
+
+typedef struct pe_annot {
+	pe_annot_dso *dsos;	/* most value first (then samples, then name) */
+	size_t n;
+	uint64_t samples, value;	/* over all of them: pe_top's self */
+} pe_annot;
+/* 0; 1 when no frame of the profile has that name; -1. Free with
+ * pe_annot_free. */
+int pe_annotate(const pe_model *m, const pe_filter *f, const char *function,
+		const pe_leaves *src, pe_annot *out);
+void pe_annot_free(pe_annot *a);
+
 /* ---- timeline and threads ------------------------------------------------------------- */
 
 typedef struct pe_bucket {
 	uint64_t t_ns, samples, period;
+	uint64_t offcpu;	/* off-CPU nanoseconds that fell in the bucket */
 } pe_bucket;
 
 typedef struct pe_timeline {
@@ -103,6 +190,13 @@ typedef struct pe_timeline {
  * every block. 0 or -1. Free with pe_timeline_free. */
 int pe_timeline_make(const pe_model *m, const char *event, uint64_t bucket_ns,
 		     const pe_blocks *blocks, pe_timeline *out);
+/* The same under f's event and measure (its other filters do not apply):
+ * samples of the selected events, the period of those that count it, and
+ * the off-CPU time of each sample spread over the buckets its switched-out
+ * interval [time, time + offcpu) covers (charged to the switch-out bucket
+ * when the timeline would have more than 4,000,000 buckets). */
+int pe_timeline_measured(const pe_model *m, const pe_filter *f, uint64_t bucket_ns,
+			 const pe_blocks *blocks, pe_timeline *out);
 void pe_timeline_free(pe_timeline *t);
 
 typedef struct pe_thread {

@@ -35,6 +35,112 @@ unsigned char *pe_event_set(const pe_model *m, const char *ev)
 	return set;
 }
 
+int pe_weight_parse(const char *name, int *by_samples, int *measure)
+{
+	*by_samples = !strcmp(name, "samples");
+	*measure = !strcmp(name, "offcpu") ? PE_MEASURE_OFFCPU :
+		   !strcmp(name, "wall") ? PE_MEASURE_WALL : PE_MEASURE_PERIOD;
+	return *by_samples || *measure != PE_MEASURE_PERIOD || !strcmp(name, "period") ? 0 : -1;
+}
+
+const char *pe_weight_name(int by_samples, int measure)
+{
+	static const char *const names[] = { "period", "offcpu", "wall" };
+
+	if (by_samples)
+		return "samples";
+	return measure >= 0 && measure <= PE_MEASURE_WALL ? names[measure] : "period";
+}
+
+const char *pe_offcpu_event(const pe_model *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->nr_agg; i++)
+		if (m->agg[i].offcpu && pe_event_name(m, m->agg[i].event))
+			return pe_event_name(m, m->agg[i].event);
+	return NULL;
+}
+
+/* Periods in nanoseconds: the software clocks perf samples CPU time with. */
+static int time_based(const char *ev)
+{
+	return !strncmp(ev, "cpu-clock", 9) || !strncmp(ev, "task-clock", 10);
+}
+
+/* The first sample's event other than `not`, or the one `want` names. */
+static const char *on_cpu_event(const pe_model *m, const char *want, const char *not)
+{
+	size_t i;
+
+	if (want)
+		return pe_fold_event(m, want);
+	for (i = 0; i < m->nr_agg; i++) {
+		const char *name = pe_event_name(m, m->agg[i].event);
+		if (name && (!not || strcmp(name, not)))
+			return name;
+	}
+	return NULL;
+}
+
+int pe_measure_check(const pe_model *m, const pe_filter *f, const char **why)
+{
+	const char *off, *on;
+
+	*why = NULL;
+	if (f->measure == PE_MEASURE_PERIOD)
+		return 0;
+	off = f->measure == PE_MEASURE_OFFCPU && f->event ? pe_fold_event(m, f->event) :
+	      pe_offcpu_event(m);
+	if (!off || (f->measure == PE_MEASURE_OFFCPU && off != pe_offcpu_event(m))) {
+		*why = f->event && f->measure == PE_MEASURE_OFFCPU ?
+		       "that event carries no off-CPU time" :
+		       "no off-CPU time in this profile (record with -e sched:sched_switch"
+		       " --switch-events -g, or perf record --off-cpu)";
+		return 1;
+	}
+	if (f->measure == PE_MEASURE_WALL) {
+		on = on_cpu_event(m, f->event, off);
+		if (!on || !time_based(on) || !strcmp(on, off)) {
+			*why = "weight=wall needs a cpu-clock or task-clock event beside the"
+			       " off-CPU one";
+			return 1;
+		}
+	}
+	return 0;
+}
+
+unsigned char *pe_event_plan(const pe_model *m, const pe_filter *f, int *none)
+{
+	const char *ev, *off = NULL, *why;
+	unsigned char *plan;
+	size_t i;
+
+	*none = 1;
+	if (pe_measure_check(m, f, &why))
+		return NULL;
+	if (f->measure == PE_MEASURE_PERIOD) {
+		ev = pe_fold_event(m, f->event);
+	} else {
+		off = f->measure == PE_MEASURE_OFFCPU && f->event ? pe_fold_event(m, f->event) :
+		      pe_offcpu_event(m);
+		ev = f->measure == PE_MEASURE_WALL ? on_cpu_event(m, f->event, off) : NULL;
+	}
+	if (!ev && !off)
+		return NULL;	/* no such event or no samples: nothing to fold */
+	*none = 0;
+	if (!(plan = calloc(m->nr_events + 1, 1)))
+		return NULL;
+	for (i = 0; i < m->nr_events; i++) {
+		const char *name = m->event_names[i];
+		if (name && ev && !strcmp(name, ev))
+			plan[i] = PE_PLAN_PERIOD;
+		else if (name && off && !strcmp(name, off))
+			plan[i] = PE_PLAN_OFFCPU;
+	}
+	return plan;
+}
+
 /* The string id whose text is `text` (strings are interned: at most one),
  * or 0 when the profile has none. */
 static uint32_t string_id(const pe_model *m, const char *text)
@@ -44,6 +150,25 @@ static uint32_t string_id(const pe_model *m, const char *text)
 	for (i = 1; i < m->nr_strs; i++)
 		if (m->strs[i] && !strcmp(m->strs[i], text))
 			return (uint32_t)i;
+	return 0;
+}
+
+uint64_t pe_function_key(const pe_model *m, const pe_filter *f, const char *function)
+{
+	size_t len = strlen(function), i;
+	int mark = 0;
+	uint32_t id = 0;
+
+	if (f->kernel && len > 4 && !strcmp(function + len - 4, "_[k]")) {
+		mark = 1;
+		len -= 4;
+	}
+	for (i = 1; i < m->nr_strs && !id; i++)
+		if (m->strs[i] && !strncmp(m->strs[i], function, len) && !m->strs[i][len])
+			id = (uint32_t)i;
+	for (i = 1; id && i < m->nr_frames; i++)
+		if (m->frame_name[i] == id && (!f->kernel || m->frame_kernel[i] == (uint32_t)mark))
+			return (uint64_t)id << 1 | (uint64_t)mark;
 	return 0;
 }
 
@@ -75,7 +200,7 @@ static int group_rows(const pe_model *m, const pe_filter *f, const unsigned char
 		if (!g)
 			return -1;
 		g->samples += r->samples;
-		g->period += r->period;
+		g->period += pe_plan_value(set, r->event, r->period, r->offcpu);
 	}
 	return 0;
 }
@@ -125,7 +250,8 @@ static int scan_block(void *ctx, int64_t nr, const void *data, size_t len)
 		if (!a)
 			return -1;
 		a->samples++;
-		a->period += pe_get64(v.period + 8 * i);
+		a->period += pe_plan_value(c->set, pe_get32(v.event + 4 * i),
+					pe_get64(v.period + 8 * i), pe_block_offcpu(&v, i));
 	}
 	return 0;
 }
@@ -148,28 +274,43 @@ static int scan_blocks(const pe_model *m, const pe_filter *f, const unsigned cha
 	return rc ? -1 : 0;
 }
 
+/* Stacks that were never switched out from (or whose switch-in the
+ * recording missed) weigh nothing off-CPU: they are left out, so no
+ * answer shows a stack of 0. The map is only read from now on. */
+static void drop_zero(pe_aggmap *g)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < g->n; i++)
+		if (g->rows[i].period)
+			g->rows[n++] = g->rows[i];
+	g->n = n;
+	free(g->slots);
+	g->slots = NULL;
+	g->nr_slots = 0;
+}
+
 int pe_select(const pe_model *m, const pe_filter *f, const pe_blocks *blocks,
 	      pe_selection **out)
 {
 	pe_selection *s = calloc(1, sizeof(*s));
 	unsigned char *set = NULL;
-	const char *ev;
-	int rc = -1;
+	int rc = -1, none;
 
 	*out = NULL;
 	if (!s)
 		return -1;
-	ev = pe_fold_event(m, f->event);
-	if (!ev) {
-		rc = 0;		/* no such event or no samples: nothing to fold */
+	if (!(set = pe_event_plan(m, f, &none))) {
+		if (none)
+			rc = 0;	/* nothing to fold */
 		goto out;
 	}
-	if (!(set = pe_event_set(m, ev)))
-		goto out;
 	if (f->from_ns || f->to_ns)
 		rc = scan_blocks(m, f, set, blocks, &s->groups);
 	else
 		rc = group_rows(m, f, set, &s->groups);
+	if (rc == 0 && f->measure != PE_MEASURE_PERIOD)
+		drop_zero(&s->groups);
 out:
 	free(set);
 	if (rc < 0) {

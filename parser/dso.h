@@ -73,15 +73,20 @@ uint64_t pd_dso_serial(const pd_dso *d);
 const char *pd_dso_problem(pd_dso *d);
 size_t pd_dso_nr_symbols(pd_dso *d);
 
-/* Inlined frames at `off` (a file offset), as perf names them for DWARF
- * unwound stacks: the functions the code there was inlined into,
- * innermost first, from the DWARF of the file with the symbols. Returns
- * how many names were written (0 when the code is not inlined). */
+/* The functions at `off` (a file offset) as perf names the frames of
+ * DWARF-unwound stacks (addr2line -i on the file with the symbols): the
+ * function there and, when it is an inlined copy, each one it was inlined
+ * into, innermost first (inlines.h). Returns how many names were written
+ * (0 when the DWARF has no function there). */
 size_t pd_dso_inlines(pd_dso *d, uint64_t off, const char **names, size_t max);
 
 /* The binary found for the dso (symfs, build-id cache, the recorded
  * path; build-id checked), loading it on first use; NULL when none. */
 const char *pd_dso_file(pd_dso *d);
+
+/* The file the symbols came from (a separate debug file, or the binary
+ * itself), where DWARF is looked for; NULL when none. */
+const char *pd_dso_debug_file(pd_dso *d);
 
 /* What the recording saw: the path and build-id (size 0 when unknown). */
 const char *pd_dso_path(const pd_dso *d);
@@ -89,9 +94,5 @@ const uint8_t *pd_dso_build_id(const pd_dso *d, size_t *size);
 
 /* Memory held by loaded tables (for tests and the daemon's metrics). */
 size_t pd_dso_cache_bytes(pd_dso_cache *c);
-
-/* Demangle as perf does by default (C++ Itanium, Rust legacy and v0):
- * a malloc'ed string, or NULL when `name` is not mangled. */
-char *pd_demangle(const char *name);
 
 #endif

@@ -1,20 +1,26 @@
 /*
- * fold.c - stacks to folded lines: the lines in an array whose indexes stay
- * (callers may keep them, pd_fold_last_id), found by an open-addressing
- * hash table of indexes keyed by the line.
+ * fold.c - stacks to folded lines. A stack is kept as the ids of its
+ * interned folded names (comm field first, then frames outermost first),
+ * found by an open-addressing hash table of entry indexes keyed by the ids;
+ * entry indexes stay (callers may keep them, pd_fold_last_id). Lines are
+ * only built when they are printed: folding a sample is hashing a few
+ * integers, not building and hashing a string per frame.
  */
 #include "fold.h"
 
 #include <stdio.h>
+#include <sys/types.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FOLD_MAX_STACKS (64u << 20)	/* distinct stacks kept */
+#define FOLD_MAX_NAMES (64u << 20)	/* distinct folded names */
+#define FOLD_MAX_IDS ((size_t)1 << 31)	/* ids of all stacks together */
 #define FOLD_NAME_MAX 4096
 
 typedef struct fold_entry {
-	char *key;
-	size_t len;
+	size_t off;		/* its ids: f->ids[off .. off + len) */
+	uint32_t len;
 	uint64_t hash, count;
 } fold_entry;
 
@@ -25,25 +31,49 @@ typedef struct fold_entry {
 typedef struct memo_entry {
 	const char *symp, *dsop;
 	char *sym, *dso;	/* copies (NULL for NULL) */
-	char *name;		/* folded; NULL when the frame is dropped */
-	size_t len;
-	int split;		/* named per offset: folded each time */
+	uint32_t id;		/* the folded name, or PD_FOLD_DROPPED */
+	uint8_t used;
+	uint8_t split;		/* named per offset: folded each time */
 } memo_entry;
 
 #define MEMO_CAP (1u << 16)	/* entries; the table is cleared when full */
+
+/* Names of symbols of symbol tables: a table's serial is never reused and
+ * its names stay while it does, so (serial, name pointer) needs no string
+ * compared. The frame's dso name does not vary within one table as far
+ * as folding looks at it (a '[' first, "vmlinux" last). */
+typedef struct sym_memo {
+	uint64_t serial;	/* 0: free */
+	const char *sym;
+	uint32_t id;
+	uint8_t kernel;
+} sym_memo;
+
+#define SYM_MEMO_SLOTS (1u << 16)
 
 struct pd_fold {
 	unsigned flags;
 	memo_entry *memo;
 	size_t memo_n;
-	fold_entry *ents;	/* the distinct lines, in the order first seen */
+	sym_memo *syms;
+	/* the folded names, interned */
+	char **names;
+	size_t *name_len;
+	size_t nnames, cap_names;
+	uint32_t *name_slots;	/* index + 1 into names; 0 = free */
+	uint64_t *name_hash;	/* per name */
+	size_t name_cap;
+	/* the stacks */
+	fold_entry *ents;	/* the distinct stacks, in the order first seen */
 	size_t n, ents_cap;
 	uint32_t *slots;	/* index + 1 into ents; 0 = free */
 	size_t cap;
+	uint32_t *ids;		/* every stack's ids, back to back */
+	size_t nids, cap_ids;
+	uint32_t *scratch;	/* the stack being added */
+	size_t cap_scratch;
 	size_t last_id;		/* the entry the last add went to */
 	uint64_t total;
-	char *buf;		/* the line being built */
-	size_t buf_cap, last_len;
 };
 
 pd_fold *pd_fold_new(unsigned flags)
@@ -57,10 +87,10 @@ pd_fold *pd_fold_new(unsigned flags)
 	f->slots = calloc(f->cap, sizeof(*f->slots));
 	f->ents_cap = f->cap / 2;
 	f->ents = malloc(f->ents_cap * sizeof(*f->ents));
-	if (!f->slots || !f->ents) {
-		free(f->slots);
-		free(f->ents);
-		free(f);
+	f->name_cap = 1024;
+	f->name_slots = calloc(f->name_cap, sizeof(*f->name_slots));
+	if (!f->slots || !f->ents || !f->name_slots) {
+		pd_fold_free(f);
 		return NULL;
 	}
 	return f;
@@ -72,17 +102,22 @@ void pd_fold_free(pd_fold *f)
 
 	if (!f)
 		return;
-	for (i = 0; i < f->n; i++)
-		free(f->ents[i].key);
+	for (i = 0; i < f->nnames; i++)
+		free(f->names[i]);
+	free(f->names);
+	free(f->name_len);
+	free(f->name_hash);
+	free(f->name_slots);
 	free(f->ents);
+	free(f->slots);
+	free(f->ids);
+	free(f->scratch);
 	for (i = 0; f->memo && i < MEMO_CAP; i++) {
 		free(f->memo[i].sym);
 		free(f->memo[i].dso);
-		free(f->memo[i].name);
 	}
 	free(f->memo);
-	free(f->slots);
-	free(f->buf);
+	free(f->syms);
 	free(f);
 }
 
@@ -98,17 +133,42 @@ static void memo_clear(pd_fold *f)
 	for (i = 0; i < MEMO_CAP; i++) {
 		free(f->memo[i].sym);
 		free(f->memo[i].dso);
-		free(f->memo[i].name);
 	}
 	memset(f->memo, 0, MEMO_CAP * sizeof(*f->memo));
 	f->memo_n = 0;
 }
 
-/* The folded name of fr: *name (NULL when dropped) and its length; 0, or -1
- * out of memory. buf is scratch space. */
-static int frame_name(pd_fold *f, const pd_frame *fr, char *buf, size_t len,
-		      const char **name, size_t *nlen)
+static int name_id(pd_fold *f, const char *s, size_t n, uint32_t *id);
+
+/* The folded name of fr as an id (PD_FOLD_DROPPED when stackcollapse
+ * drops the frame); 0, or -1 out of memory. */
+static int frame_id_slow(pd_fold *f, const pd_frame *fr, uint32_t *id);
+
+int pd_fold_frame_id(pd_fold *f, const pd_frame *fr, uint32_t *id)
 {
+	sym_memo *m;
+
+	if (!fr->dso_serial || !fr->sym || strstr(fr->sym, " ("))
+		return frame_id_slow(f, fr, id);
+	if (!f->syms && !(f->syms = calloc(SYM_MEMO_SLOTS, sizeof(*f->syms))))
+		return -1;
+	m = &f->syms[((fr->dso_serial * 0x9e3779b97f4a7c15ULL) ^
+		      ((uint64_t)(uintptr_t)fr->sym * 0xc2b2ae3d27d4eb4fULL)) >> 48];
+	if (m->serial == fr->dso_serial && m->sym == fr->sym && m->kernel == (fr->kernel != 0)) {
+		*id = m->id;
+		return 0;
+	}
+	if (frame_id_slow(f, fr, id) < 0)
+		return -1;
+	*m = (sym_memo){ .serial = fr->dso_serial, .sym = fr->sym, .id = *id,
+			 .kernel = fr->kernel != 0 };
+	return 0;
+}
+
+/* The memo by string pointers, checked against copies of the strings. */
+static int frame_id_slow(pd_fold *f, const pd_frame *fr, uint32_t *id)
+{
+	char buf[FOLD_NAME_MAX];
 	uint64_t h;
 	size_t i;
 	memo_entry *e;
@@ -123,52 +183,43 @@ static int frame_name(pd_fold *f, const pd_frame *fr, char *buf, size_t len,
 	h ^= h >> 29;
 	for (i = h & (MEMO_CAP - 1);; i = (i + 1) & (MEMO_CAP - 1)) {
 		e = &f->memo[i];
-		if (!e->symp && !e->dsop && !e->sym && !e->dso && !e->len && !e->name && !e->split)
+		if (!e->used)
 			break;
 		if (e->symp == fr->sym && e->dsop == fr->dso &&
 		    same_str(e->sym, fr->sym) && same_str(e->dso, fr->dso)) {
 			if (e->split)
 				goto fresh;
-			*name = e->name;
-			*nlen = e->len;
+			*id = e->id;
 			return 0;
 		}
 	}
-	/* names split by blanks depend on the offset: marked, not memoised */
-	if ((fr->dso && strpbrk(fr->dso, " \t")) || (fr->sym && strstr(fr->sym, " ("))) {
-		if (f->memo_n * 2 < MEMO_CAP) {
-			e->symp = fr->sym;
-			e->dsop = fr->dso;
-			e->sym = fr->sym ? strdup(fr->sym) : NULL;
-			e->dso = fr->dso ? strdup(fr->dso) : NULL;
-			e->split = 1;
-			f->memo_n++;
-		}
-fresh:
-		*name = pd_fold_frame_name(fr, f->flags, buf, len) ? buf : NULL;
-		*nlen = *name ? strlen(buf) : 0;
-		return 0;
-	}
 	if (f->memo_n * 2 >= MEMO_CAP) {
 		memo_clear(f);
-		return frame_name(f, fr, buf, len, name, nlen);
+		return frame_id_slow(f, fr, id);
 	}
+	e->used = 1;
 	e->symp = fr->sym;
 	e->dsop = fr->dso;
 	e->sym = fr->sym ? strdup(fr->sym) : NULL;
 	e->dso = fr->dso ? strdup(fr->dso) : NULL;
-	if (pd_fold_frame_name(fr, f->flags, buf, len)) {
-		e->len = strlen(buf);
-		e->name = strdup(buf);
-		if (!e->name)
-			return -1;
-	}
-	/* an entry with all fields empty would read as a free slot */
-	if (!e->symp && !e->dsop && !e->name)
-		e->len = (size_t)-1;
 	f->memo_n++;
-	*name = e->name;
-	*nlen = e->name ? e->len : 0;
+	if ((fr->sym && !e->sym) || (fr->dso && !e->dso))
+		return -1;
+	/* names split by blanks depend on the offset: marked, not memoised */
+	if ((fr->dso && strpbrk(fr->dso, " \t")) || (fr->sym && strstr(fr->sym, " ("))) {
+		e->split = 1;
+fresh:
+		if (!pd_fold_frame_name(fr, f->flags, buf, sizeof(buf))) {
+			*id = PD_FOLD_DROPPED;
+			return 0;
+		}
+		return name_id(f, buf, strlen(buf), id);
+	}
+	e->id = PD_FOLD_DROPPED;
+	if (pd_fold_frame_name(fr, f->flags, buf, sizeof(buf)) &&
+	    name_id(f, buf, strlen(buf), &e->id) < 0)
+		return -1;
+	*id = e->id;
 	return 0;
 }
 
@@ -275,7 +326,6 @@ int pd_fold_frame_name(const pd_frame *fr, unsigned flags, char *buf, size_t len
 	return 1;
 }
 
-/* 8 bytes at a time: stacks are long, this runs once per sample */
 static uint64_t hash_bytes(const char *s, size_t n)
 {
 	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, w;
@@ -290,6 +340,115 @@ static uint64_t hash_bytes(const char *s, size_t n)
 	memcpy(&w, s + i, n - i);
 	h = (h ^ w) * 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 29;
+	return h ? h : 1;
+}
+
+/* ---- names ------------------------------------------------------------ */
+
+static int names_grow(pd_fold *f)
+{
+	size_t cap = f->name_cap * 2, i;
+	uint32_t *slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (i = 0; i < f->nnames; i++) {
+		size_t h = f->name_hash[i] & (cap - 1);
+
+		while (slots[h])
+			h = (h + 1) & (cap - 1);
+		slots[h] = (uint32_t)i + 1;
+	}
+	free(f->name_slots);
+	f->name_slots = slots;
+	f->name_cap = cap;
+	return 0;
+}
+
+/* The id of the folded name s[0..n), interned when new. */
+static int name_id(pd_fold *f, const char *s, size_t n, uint32_t *id)
+{
+	uint64_t hv = hash_bytes(s, n);
+	size_t h = hv & (f->name_cap - 1);
+	char *copy;
+
+	while (f->name_slots[h]) {
+		uint32_t k = f->name_slots[h] - 1;
+
+		if (f->name_hash[k] == hv && f->name_len[k] == n && !memcmp(f->names[k], s, n)) {
+			*id = k;
+			return 0;
+		}
+		h = (h + 1) & (f->name_cap - 1);
+	}
+	if (f->nnames >= FOLD_MAX_NAMES)
+		return -1;
+	if (f->nnames == f->cap_names) {
+		size_t cap = f->cap_names ? f->cap_names * 2 : 1024;
+		char **v = realloc(f->names, cap * sizeof(*v));
+		size_t *l;
+		uint64_t *hs;
+
+		if (!v)
+			return -1;
+		f->names = v;
+		l = realloc(f->name_len, cap * sizeof(*l));
+		if (!l)
+			return -1;
+		f->name_len = l;
+		hs = realloc(f->name_hash, cap * sizeof(*hs));
+		if (!hs)
+			return -1;
+		f->name_hash = hs;
+		f->cap_names = cap;
+	}
+	copy = malloc(n + 1);
+	if (!copy)
+		return -1;
+	memcpy(copy, s, n);
+	copy[n] = '\0';
+	f->names[f->nnames] = copy;
+	f->name_len[f->nnames] = n;
+	f->name_hash[f->nnames] = hv;
+	f->name_slots[h] = (uint32_t)f->nnames + 1;
+	*id = (uint32_t)f->nnames++;
+	if (f->nnames * 2 > f->name_cap && names_grow(f) < 0)
+		return -1;
+	return 0;
+}
+
+int pd_fold_comm_id(pd_fold *f, const pd_stack *st, uint32_t *id)
+{
+	char name[FOLD_NAME_MAX];
+	int n;
+	size_t i;
+
+	/* the comm, spaces as '_' */
+	if (f->flags & PD_FOLD_TID)
+		n = snprintf(name, sizeof(name), "%s-%u/%u", st->comm ? st->comm : "", st->pid, st->tid);
+	else if (f->flags & PD_FOLD_PID)
+		n = snprintf(name, sizeof(name), "%s-%u", st->comm ? st->comm : "", st->pid);
+	else
+		n = snprintf(name, sizeof(name), "%s", st->comm ? st->comm : "");
+	if (n < 0)
+		return -1;
+	for (i = 0; name[i]; i++)
+		if (name[i] == ' ')
+			name[i] = '_';
+	return name_id(f, name, i, id);
+}
+
+/* ---- stacks ----------------------------------------------------------- */
+
+static uint64_t hash_ids(const uint32_t *ids, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		h = (h ^ ids[i]) * 0xff51afd7ed558ccdULL;
+		h ^= h >> 31;
+	}
 	return h ? h : 1;
 }
 
@@ -314,84 +473,41 @@ static int grow(pd_fold *f)
 	return 0;
 }
 
-static int append(pd_fold *f, size_t *o, const char *s, size_t n)
+int pd_fold_add_ids(pd_fold *f, const uint32_t *in, size_t n_in, uint64_t weight)
 {
-	if (*o + n + 1 > f->buf_cap) {
-		size_t cap = f->buf_cap ? f->buf_cap * 2 : 4096;
-		char *p;
-
-		while (cap < *o + n + 1)
-			cap *= 2;
-		p = realloc(f->buf, cap);
-		if (!p)
-			return -1;
-		f->buf = p;
-		f->buf_cap = cap;
-	}
-	memcpy(f->buf + *o, s, n);
-	*o += n;
-	f->buf[*o] = '\0';
-	return 0;
-}
-
-int pd_fold_add(pd_fold *f, const pd_stack *st, uint64_t weight)
-{
-	char name[FOLD_NAME_MAX];
-	size_t o = 0, i;
-	int n;
-
-	/* first field: the comm, spaces as '_' */
-	if (f->flags & PD_FOLD_TID)
-		n = snprintf(name, sizeof(name), "%s-%u/%u", st->comm ? st->comm : "", st->pid, st->tid);
-	else if (f->flags & PD_FOLD_PID)
-		n = snprintf(name, sizeof(name), "%s-%u", st->comm ? st->comm : "", st->pid);
-	else
-		n = snprintf(name, sizeof(name), "%s", st->comm ? st->comm : "");
-	if (n < 0)
-		return -1;
-	for (i = 0; name[i]; i++)
-		if (name[i] == ' ')
-			name[i] = '_';
-	if (append(f, &o, name, strlen(name)) < 0)
-		return -1;
-	for (i = st->nr; i-- > 0;) {
-		const char *fn;
-		size_t fl;
-
-		if (frame_name(f, &st->frames[i], name, sizeof(name), &fn, &fl) < 0)
-			return -1;
-		if (!fn)
-			continue;
-		if (append(f, &o, ";", 1) < 0 || append(f, &o, fn, fl) < 0)
-			return -1;
-	}
-	f->last_len = o;
-	return pd_fold_add_line(f, f->buf, o, weight);
-}
-
-const char *pd_fold_last(const pd_fold *f, size_t *len)
-{
-	*len = f->last_len;
-	return f->buf;
-}
-
-int pd_fold_add_line(pd_fold *f, const char *line, size_t o, uint64_t weight)
-{
-	uint64_t hv = hash_bytes(line, o);
-	size_t h = hv & (f->cap - 1);
+	const uint32_t *ids = in;
+	size_t n = n_in, i, h;
+	uint64_t hv;
 	fold_entry *e;
 
-	while (f->slots[h]) {
+	/* dropped frames are not part of the stack */
+	for (i = 0; i < n_in && in[i] != PD_FOLD_DROPPED; i++)
+		;
+	if (i < n_in) {
+		if (n_in > f->cap_scratch) {
+			uint32_t *v = realloc(f->scratch, n_in * sizeof(*v));
+
+			if (!v)
+				return -1;
+			f->scratch = v;
+			f->cap_scratch = n_in;
+		}
+		for (i = 0, n = 0; i < n_in; i++)
+			if (in[i] != PD_FOLD_DROPPED)
+				f->scratch[n++] = in[i];
+		ids = f->scratch;
+	}
+	hv = hash_ids(ids, n);
+	for (h = hv & (f->cap - 1); f->slots[h]; h = (h + 1) & (f->cap - 1)) {
 		e = &f->ents[f->slots[h] - 1];
-		if (e->hash == hv && e->len == o && !memcmp(e->key, line, o)) {
+		if (e->hash == hv && e->len == n && !memcmp(f->ids + e->off, ids, n * sizeof(*ids))) {
 			e->count += weight;
 			f->total += weight;
 			f->last_id = f->slots[h] - 1;
 			return 0;
 		}
-		h = (h + 1) & (f->cap - 1);
 	}
-	if (f->n >= FOLD_MAX_STACKS)
+	if (f->n >= FOLD_MAX_STACKS || f->nids + n > FOLD_MAX_IDS)
 		return -1;
 	if (f->n == f->ents_cap) {
 		fold_entry *v = realloc(f->ents, 2 * f->ents_cap * sizeof(*v));
@@ -401,15 +517,25 @@ int pd_fold_add_line(pd_fold *f, const char *line, size_t o, uint64_t weight)
 		f->ents = v;
 		f->ents_cap *= 2;
 	}
+	if (f->nids + n > f->cap_ids) {
+		size_t cap = f->cap_ids ? f->cap_ids * 2 : 4096;
+		uint32_t *v;
+
+		while (cap < f->nids + n)
+			cap *= 2;
+		v = realloc(f->ids, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		f->ids = v;
+		f->cap_ids = cap;
+	}
+	memcpy(f->ids + f->nids, ids, n * sizeof(*ids));
 	e = &f->ents[f->n];
-	e->key = malloc(o + 1);
-	if (!e->key)
-		return -1;
-	memcpy(e->key, line, o);
-	e->key[o] = '\0';
-	e->len = o;
+	e->off = f->nids;
+	e->len = (uint32_t)n;
 	e->hash = hv;
 	e->count = weight;
+	f->nids += n;
 	f->slots[h] = (uint32_t)f->n + 1;
 	f->last_id = f->n;
 	f->n++;
@@ -417,6 +543,64 @@ int pd_fold_add_line(pd_fold *f, const char *line, size_t o, uint64_t weight)
 	if (f->n * 2 > f->cap && grow(f) < 0)
 		return -1;
 	return 0;
+}
+
+int pd_fold_add(pd_fold *f, const pd_stack *st, uint64_t weight)
+{
+	uint32_t small[128], *ids = small;
+	size_t n = 0, i;
+	int rc = -1;
+
+	if (st->nr + 1 > sizeof(small) / sizeof(*small)) {
+		ids = malloc((st->nr + 1) * sizeof(*ids));
+		if (!ids)
+			return -1;
+	}
+	if (pd_fold_comm_id(f, st, &ids[n++]) < 0)
+		goto out;
+	for (i = st->nr; i-- > 0;)
+		if (pd_fold_frame_id(f, &st->frames[i], &ids[n++]) < 0)
+			goto out;
+	rc = pd_fold_add_ids(f, ids, n, weight);
+out:
+	if (ids != small)
+		free(ids);
+	return rc;
+}
+
+int pd_fold_merge(pd_fold *dst, const pd_fold *src)
+{
+	uint32_t *map = malloc((src->nnames ? src->nnames : 1) * sizeof(*map));
+	uint32_t *ids = NULL;
+	size_t i, j, cap = 0;
+	int rc = -1;
+
+	if (!map)
+		return -1;
+	for (i = 0; i < src->nnames; i++)
+		if (name_id(dst, src->names[i], src->name_len[i], &map[i]) < 0)
+			goto out;
+	for (i = 0; i < src->n; i++) {
+		const fold_entry *e = &src->ents[i];
+
+		if (e->len > cap) {
+			uint32_t *v = realloc(ids, e->len * sizeof(*v));
+
+			if (!v)
+				goto out;
+			ids = v;
+			cap = e->len;
+		}
+		for (j = 0; j < e->len; j++)
+			ids[j] = map[src->ids[e->off + j]];
+		if (pd_fold_add_ids(dst, ids, e->len, e->count) < 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(map);
+	free(ids);
+	return rc;
 }
 
 size_t pd_fold_last_id(const pd_fold *f)
@@ -444,38 +628,78 @@ uint64_t pd_fold_total(const pd_fold *f)
 	return f->total;
 }
 
-static int entry_cmp(const void *a, const void *b)
-{
-	const fold_entry *x = *(fold_entry * const *)a, *y = *(fold_entry * const *)b;
+/* ---- lines -------------------------------------------------------------- */
 
-	return strcmp(x->key, y->key);
+typedef struct fold_line {
+	const char *s;
+	uint64_t count;
+} fold_line;
+
+static int line_cmp(const void *a, const void *b)
+{
+	return strcmp(((const fold_line *)a)->s, ((const fold_line *)b)->s);
 }
 
-/* the entries sorted by key; the caller frees the array */
-static fold_entry **sorted(const pd_fold *f)
+/* Every stack as its line, sorted by bytes, equal lines (a comm with a ';'
+ * can make two stacks one line) merged; *text holds the strings. The
+ * caller frees both. Returns the number of lines, or -1. */
+static ssize_t lines(const pd_fold *f, fold_line **out, char **text)
 {
-	fold_entry **v = malloc((f->n ? f->n : 1) * sizeof(*v));
-	size_t i, k = 0;
+	size_t total = 0, i, j, o = 0, k = 0;
+	fold_line *v;
+	char *t;
 
-	if (!v)
-		return NULL;
 	for (i = 0; i < f->n; i++)
-		v[k++] = &f->ents[i];
-	qsort(v, k, sizeof(*v), entry_cmp);
-	return v;
+		for (j = 0; j < f->ents[i].len; j++)
+			total += f->name_len[f->ids[f->ents[i].off + j]] + 1;
+	v = malloc((f->n ? f->n : 1) * sizeof(*v));
+	t = malloc(total ? total : 1);
+	if (!v || !t) {
+		free(v);
+		free(t);
+		return -1;
+	}
+	for (i = 0; i < f->n; i++) {
+		const fold_entry *e = &f->ents[i];
+
+		v[i].s = t + o;
+		v[i].count = e->count;
+		for (j = 0; j < e->len; j++) {
+			uint32_t id = f->ids[e->off + j];
+
+			if (j)
+				t[o++] = ';';
+			memcpy(t + o, f->names[id], f->name_len[id]);
+			o += f->name_len[id];
+		}
+		t[o++] = '\0';
+	}
+	qsort(v, f->n, sizeof(*v), line_cmp);
+	for (i = 0; i < f->n; i++) {
+		if (k && !strcmp(v[k - 1].s, v[i].s)) {
+			v[k - 1].count += v[i].count;
+			continue;
+		}
+		v[k++] = v[i];
+	}
+	*out = v;
+	*text = t;
+	return (ssize_t)k;
 }
 
 int pd_fold_foreach(const pd_fold *f, pd_fold_fn cb, void *ctx)
 {
-	fold_entry **v = sorted(f);
-	size_t i;
+	fold_line *v;
+	char *t;
+	ssize_t n = lines(f, &v, &t), i;
 	int rc = 0;
 
-	if (!v)
+	if (n < 0)
 		return -1;
-	for (i = 0; i < f->n && !rc; i++)
-		rc = cb(ctx, v[i]->key, v[i]->count);
+	for (i = 0; i < n && !rc; i++)
+		rc = cb(ctx, v[i].s, v[i].count);
 	free(v);
+	free(t);
 	return rc;
 }
 
@@ -514,30 +738,31 @@ static void add_value(json_t *node, uint64_t v)
 
 json_t *pd_fold_tree(const pd_fold *f)
 {
-	fold_entry **v = sorted(f);
+	fold_line *v;
+	char *t;
+	ssize_t n = lines(f, &v, &t), i;
 	json_t *root;
-	size_t i;
 
-	if (!v)
+	if (n < 0)
 		return NULL;
 	root = json_pack("{s:s,s:I,s:[]}", "name", "all", "value", (json_int_t)0, "children");
-	for (i = 0; root && i < f->n; i++) {
-		const char *p = v[i]->key;
+	for (i = 0; root && i < n; i++) {
+		const char *p = v[i].s;
 		json_t *node = root;
 
-		add_value(root, v[i]->count);
+		add_value(root, v[i].count);
 		/* sorted input: siblings share prefixes, linear child search is
 		 * cheap enough for flame-graph sized trees */
 		while (node) {
-			size_t n = strcspn(p, ";");
+			size_t k = strcspn(p, ";");
 
-			node = child(node, p, n);
+			node = child(node, p, k);
 			if (!node)
 				break;
-			add_value(node, v[i]->count);
-			if (!p[n])
+			add_value(node, v[i].count);
+			if (!p[k])
 				break;
-			p += n + 1;
+			p += k + 1;
 		}
 		if (!node) {
 			json_decref(root);
@@ -545,5 +770,6 @@ json_t *pd_fold_tree(const pd_fold *f)
 		}
 	}
 	free(v);
+	free(t);
 	return root;
 }

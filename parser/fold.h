@@ -30,17 +30,26 @@ void pd_fold_free(pd_fold *f);
  * over the limit of distinct stacks. */
 int pd_fold_add(pd_fold *f, const pd_stack *st, uint64_t weight);
 
-/* Add weight to a line pd_fold_last() gave for an earlier stack (callers
- * that cache stacks by raw callchain skip the symbolizing). */
-int pd_fold_add_line(pd_fold *f, const char *line, size_t len, uint64_t weight);
-/* The line the last pd_fold_add() folded (valid until the next add). */
-const char *pd_fold_last(const pd_fold *f, size_t *len);
 /* The distinct stack the last add counted, as an id that stays valid for
  * the life of the fold; pd_fold_add_id() adds weight to it again without
- * building or hashing the line (callers caching stacks by raw callchain).
+ * symbolizing or folding (callers caching stacks by raw callchain).
  * pd_fold_add_id returns -1 for an id the fold never gave. */
 size_t pd_fold_last_id(const pd_fold *f);
 int pd_fold_add_id(pd_fold *f, size_t id, uint64_t weight);
+
+/* Stacks as ids: a folded name (a frame's, or the comm field's) is
+ * interned once; a stack is its ids, comm field first, then frames
+ * outermost first. PD_FOLD_DROPPED stands for a frame stackcollapse-perf
+ * drops (a name starting "("); such ids are skipped by pd_fold_add_ids.
+ * Each returns 0, or -1 out of memory or over a limit. */
+#define PD_FOLD_DROPPED UINT32_MAX
+int pd_fold_frame_id(pd_fold *f, const pd_frame *fr, uint32_t *id);
+int pd_fold_comm_id(pd_fold *f, const pd_stack *st, uint32_t *id);
+int pd_fold_add_ids(pd_fold *f, const uint32_t *ids, size_t n, uint64_t weight);
+
+/* Add every stack of src to dst (folds of the same flags: parts of one
+ * recording folded apart). 0, or -1 out of memory or over a limit. */
+int pd_fold_merge(pd_fold *dst, const pd_fold *src);
 
 /* One frame's name as stackcollapse-perf.pl writes it, into buf (always
  * terminated). Returns 0 when the frame is dropped (a name starting "("). */

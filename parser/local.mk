@@ -40,8 +40,11 @@ PARSER_SYMBOL_SOURCES = \
 	parser/thread.h parser/thread.c \
 	parser/maps.h parser/maps.c \
 	parser/dso.h parser/dso.c \
+	parser/symtab.h parser/symtab.c \
+	parser/inlines.h parser/inlines.c \
 	parser/symtree.h parser/symtree.c \
 	parser/fold.h parser/fold.c \
+	parser/foldcache.h parser/foldcache.c \
 	parser/unwind.h \
 	parser/unwind.c
 PARSER_SYMBOL_LIBS =

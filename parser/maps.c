@@ -29,9 +29,10 @@ pd_maps *pd_maps_new(pd_dso_cache *cache)
 
 static void map_clear(pd_maps *m, pd_map *x)
 {
-	pd_dso_put(m->cache, x->dso);
-	free(x->name);
+	if (!x->name_is_dso_path)
+		free(x->name);
 	free(x->fixed_sym);
+	pd_dso_put(m->cache, x->dso);
 }
 
 static char *dup_or_null(const char *s)
@@ -39,14 +40,20 @@ static char *dup_or_null(const char *s)
 	return s ? strdup(s) : NULL;
 }
 
-/* copy strings; dso reference is taken by the caller */
+/* copy strings; dso reference is taken by the caller. A name that is the
+ * dso's path is not copied: the map holds the dso, whose path stays (a
+ * system-wide recording maps the same libraries in thousands of
+ * processes). */
 static int map_copy(pd_map *dst, const pd_map *src)
 {
 	*dst = *src;
-	dst->name = dup_or_null(src->name);
+	dst->name_is_dso_path = src->dso && src->name &&
+				(src->name_is_dso_path || !strcmp(src->name, pd_dso_path(src->dso)));
+	dst->name = dst->name_is_dso_path ? (char *)pd_dso_path(src->dso) : dup_or_null(src->name);
 	dst->fixed_sym = dup_or_null(src->fixed_sym);
 	if ((src->name && !dst->name) || (src->fixed_sym && !dst->fixed_sym)) {
-		free(dst->name);
+		if (!dst->name_is_dso_path)
+			free(dst->name);
 		free(dst->fixed_sym);
 		return -1;
 	}

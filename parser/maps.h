@@ -14,9 +14,11 @@ typedef struct pd_map {
 	uint64_t start, end;	/* [start, end) */
 	uint64_t pgoff;		/* file offset of start */
 	pd_dso *dso;		/* symbol source; NULL for none (a reference) */
-	char *name;		/* the dso as perf script names it (owned) */
+	char *name;		/* the dso as perf script names it (owned,
+				   or the dso's path when that is the name) */
 	char *fixed_sym;	/* KSYMBOL/BPF: the one symbol of the map */
 	int identity;		/* dso lookups by address, not file offset */
+	int name_is_dso_path;	/* set by pd_maps_insert: name not owned */
 } pd_map;
 
 typedef struct pd_maps pd_maps;

@@ -31,6 +31,8 @@ static void sfmt(char *buf, size_t len, const char *fmt, ...)
 #define SYM_DEFAULT_MAX_STACK 127	/* perf script's PERF_MAX_STACK_DEPTH */
 #define SYM_MAX_BUILD_IDS (1u << 20)
 #define SYM_SLOTS 16384	/* symbol memo slots (a power of 2) */
+#define INL_SLOTS 8192	/* inlined-frames memo slots (a power of 2) */
+#define INL_SLOT_NAMES 6	/* longer chains are not memoised */
 
 /* A remembered pd_dso_lookup answer. */
 typedef struct sym_slot {
@@ -39,6 +41,14 @@ typedef struct sym_slot {
 	const char *name;	/* NULL: no symbol there */
 	uint64_t sym_off;
 } sym_slot;
+
+/* A remembered pd_dso_inlines answer. */
+typedef struct inl_slot {
+	uint64_t serial;	/* the dso's; 0 = empty */
+	uint64_t off;
+	uint32_t n;
+	const char *names[INL_SLOT_NAMES];
+} inl_slot;
 
 typedef struct bid_entry {
 	char *path;
@@ -66,6 +76,7 @@ struct pd_symbolizer {
 	pd_frame *frames;
 	size_t cap_frames;
 	sym_slot *syms;		/* SYM_SLOTS, direct mapped; NULL = none */
+	inl_slot *inls;		/* INL_SLOTS, made at the first dwarf sample */
 	uint64_t generation;
 	/* generations of the last change that reaches every thread's stacks:
 	 * kernel maps, and everything else (build-ids) */
@@ -281,6 +292,7 @@ void pd_symbolizer_free(pd_symbolizer *s)
 		free(s->warnings[i]);
 	free(s->frames);
 	free(s->syms);
+	free(s->inls);
 	free(s->ips);
 	unwind_free(s->unwinder);
 	free(s->kallsyms);
@@ -577,11 +589,55 @@ static const char *sym_lookup(pd_symbolizer *s, pd_dso *d, uint64_t off, uint64_
 	return e->name;
 }
 
-static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, int cpumode)
+/* The map of one address of thread th. */
+static const pd_map *frame_map(pd_symbolizer *s, pd_thread *th, uint64_t ip, int cpumode)
 {
-	pd_frame *f;
 	const pd_map *map = NULL;
 
+	if (cpumode == PD_MISC_KERNEL) {
+		map = pd_maps_find(s->kmaps, ip);
+		/* The recorded kernel map ends at _etext, but init text and
+		 * other sections lie beyond it; perf sizes the map from kallsyms,
+		 * so those addresses still belong to the kernel. */
+		if (!map && s->kernel_start && ip > s->kernel_start)
+			map = pd_maps_find(s->kmaps, s->kernel_start);
+	} else if (cpumode == PD_MISC_USER && th) {
+		map = pd_maps_find(th->maps, ip);
+	}
+	return map;
+}
+
+/* Name one address of thread th as a frame. */
+static void fill_frame(pd_symbolizer *s, pd_frame *f, pd_thread *th, uint64_t ip, int cpumode)
+{
+	const pd_map *map = frame_map(s, th, ip, cpumode);
+
+	memset(f, 0, sizeof(*f));
+	f->ip = ip;
+	f->dso_off = ip;
+	f->kernel = cpumode == PD_MISC_KERNEL;
+	if (!map)
+		return;
+	f->dso = map->name;
+	if (!map->identity)
+		f->dso_off = ip - map->start + map->pgoff;
+	if (map->fixed_sym) {
+		f->sym = map->fixed_sym;
+		f->sym_off = ip - map->start;
+	} else if (map->dso) {
+		f->dso_serial = pd_dso_serial(map->dso);
+		f->sym = sym_lookup(s, map->dso, f->dso_off, &f->sym_off);
+		if (!f->sym) {
+			const char *p = pd_dso_problem(map->dso);
+
+			if (p && strstr(p, "build-id mismatch"))
+				warn(s, p);
+		}
+	}
+}
+
+static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, int cpumode)
+{
 	if (*n == s->cap_frames) {
 		size_t cap = s->cap_frames ? s->cap_frames * 2 : 64;
 		pd_frame *p = realloc(s->frames, cap * sizeof(*p));
@@ -591,39 +647,61 @@ static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, i
 		s->frames = p;
 		s->cap_frames = cap;
 	}
-	f = &s->frames[(*n)++];
-	memset(f, 0, sizeof(*f));
-	f->ip = ip;
-	f->dso_off = ip;
-	f->kernel = cpumode == PD_MISC_KERNEL;
-	if (cpumode == PD_MISC_KERNEL) {
-		map = pd_maps_find(s->kmaps, ip);
-		/* The recorded kernel map ends at _etext, but init text and
-		 * other sections lie beyond it; perf sizes the map from kallsyms,
-		 * so those addresses still belong to the kernel. */
-		if (!map && s->kernel_start && ip > s->kernel_start)
-			map = pd_maps_find(s->kmaps, s->kernel_start);
-	}
-	else if (cpumode == PD_MISC_USER && th)
-		map = pd_maps_find(th->maps, ip);
-	if (!map)
-		return 0;
-	f->dso = map->name;
-	if (!map->identity)
-		f->dso_off = ip - map->start + map->pgoff;
-	if (map->fixed_sym) {
-		f->sym = map->fixed_sym;
-		f->sym_off = ip - map->start;
-	} else if (map->dso) {
-		f->sym = sym_lookup(s, map->dso, f->dso_off, &f->sym_off);
-		if (!f->sym) {
-			const char *p = pd_dso_problem(map->dso);
-
-			if (p && strstr(p, "build-id mismatch"))
-				warn(s, p);
-		}
-	}
+	fill_frame(s, &s->frames[(*n)++], th, ip, cpumode);
 	return 0;
+}
+
+uint64_t pd_symbolize_where(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip,
+			    int cpumode, uint64_t *dso_off)
+{
+	pd_thread *th = cpumode == PD_MISC_USER ? pd_threads_findnew(s->threads, pid, tid) : NULL;
+	const pd_map *map = frame_map(s, th, ip, cpumode);
+
+	if (!map || !map->dso || map->fixed_sym)
+		return 0;
+	*dso_off = map->identity ? ip : ip - map->start + map->pgoff;
+	return pd_dso_serial(map->dso);
+}
+
+int pd_symbolize_ip(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip, int cpumode,
+		    pd_frame *out)
+{
+	pd_thread *th = pd_threads_findnew(s->threads, pid, tid);
+
+	if (!th && cpumode == PD_MISC_USER)
+		return -1;
+	fill_frame(s, out, th, ip, cpumode);
+	return 0;
+}
+
+/* pd_dso_inlines through a memo: an unwound stack's return addresses come
+ * back sample after sample (the index behind it takes a lock and two
+ * searches). */
+static size_t inl_lookup(pd_symbolizer *s, pd_dso *d, uint64_t off, const char **names,
+			 size_t max)
+{
+	uint64_t serial = pd_dso_serial(d), h;
+	inl_slot *e;
+	size_t n;
+
+	if (!s->inls)
+		s->inls = calloc(INL_SLOTS, sizeof(*s->inls));
+	if (!s->inls || max < INL_SLOT_NAMES)
+		return pd_dso_inlines(d, off, names, max);
+	h = (off ^ serial * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
+	e = &s->inls[(h >> 40) & (INL_SLOTS - 1)];
+	if (e->serial == serial && e->off == off) {
+		memcpy(names, e->names, e->n * sizeof(*names));
+		return e->n;
+	}
+	n = pd_dso_inlines(d, off, names, max);
+	if (n <= INL_SLOT_NAMES) {
+		e->serial = serial;
+		e->off = off;
+		e->n = (uint32_t)n;
+		memcpy(e->names, names, n * sizeof(*names));
+	}
+	return n;
 }
 
 /* The unwinder's question: which file is mapped at addr in the process of
@@ -697,7 +775,7 @@ static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
 		m = pd_maps_find(th->maps, s->ips[i]);
 		if (!m || !m->dso || m->identity)
 			continue;
-		ni = pd_dso_inlines(m->dso, s->frames[*n - 1].dso_off, inl, 16);
+		ni = inl_lookup(s, m->dso, s->frames[*n - 1].dso_off, inl, 16);
 		for (j = 0; j < ni; j++) {
 			if (j > 0 && push_frame(s, n, th, s->ips[i], PD_MISC_USER) < 0)
 				return -1;
@@ -707,25 +785,37 @@ static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
 	return k;
 }
 
+/* The thread of a sample, made when first seen; the idle task is
+ * "swapper", as perf names it. */
+static pd_thread *sample_thread(pd_symbolizer *s, uint32_t pid, uint32_t tid)
+{
+	pd_thread *th = pd_threads_findnew(s->threads, pid, tid);
+
+	if (th && th->tid == 0 && !strcmp(th->comm, ":0")) {
+		pd_threads_comm(s->threads, th->pid, 0, "swapper");
+		th->stamp = s->generation;
+	}
+	return th;
+}
+
+const char *pd_symbolizer_comm(pd_symbolizer *s, uint32_t pid, uint32_t tid)
+{
+	pd_thread *th = sample_thread(s, pid, tid);
+
+	return th ? th->comm : "[unknown]";
+}
+
 int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out)
 {
 	const pd_sample *smp = &rec->u.sample;
-	pd_thread *th = pd_threads_findnew(s->threads, smp->pid, smp->tid);
+	pd_thread *th = sample_thread(s, smp->pid, smp->tid);
 	size_t n = 0, real = 0, i;
 	int dwarf;
 
 	memset(out, 0, sizeof(*out));
 	out->pid = smp->pid;
 	out->tid = smp->tid;
-	if (th) {
-		if (th->tid == 0 && !strcmp(th->comm, ":0")) {
-			pd_threads_comm(s->threads, th->pid, 0, "swapper");
-			th->stamp = s->generation;
-		}
-		out->comm = th->comm;
-	} else {
-		out->comm = "[unknown]";
-	}
+	out->comm = th ? th->comm : "[unknown]";
 	/* dwarf samples: the kernel part of the callchain, then the unwound
 	 * user stack, as perf does */
 	dwarf = !s->no_unwind && !s->unwind_failed && smp->event &&

@@ -80,6 +80,8 @@ typedef struct pd_frame {
 	const char *dso;	/* as perf script prints it; NULL without a map */
 	uint64_t dso_off;	/* file offset (user dsos) or ip (kernel) */
 	int kernel;		/* from kernel context */
+	uint64_t dso_serial;	/* pd_dso_serial of the symbol table, 0 for
+				   none: with sym, it identifies the name */
 } pd_frame;
 
 typedef struct pd_stack {
@@ -95,6 +97,23 @@ typedef struct pd_stack {
  * memory.
  */
 int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out);
+
+/* One address of thread pid/tid (cpumode PD_MISC_USER or PD_MISC_KERNEL)
+ * as pd_symbolize would name it as a frame of a callchain. Returns 0, or
+ * -1 out of memory. */
+int pd_symbolize_ip(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip, int cpumode,
+		    pd_frame *out);
+
+/* Where pd_symbolize_ip would look the address up: the serial of the
+ * dso (never reused by the cache, so a frame's name is a function of
+ * serial, offset and cpumode), 0 when the address has no symbol table;
+ * *dso_off the offset in it. */
+uint64_t pd_symbolize_where(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip,
+			    int cpumode, uint64_t *dso_off);
+
+/* The comm of thread pid/tid as pd_symbolize gives it for a sample now
+ * (valid until the next record changes it). */
+const char *pd_symbolizer_comm(pd_symbolizer *s, uint32_t pid, uint32_t tid);
 
 /* 1 when every frame of the stack has a symbol name (the daemon's
  * symbolized_pct counts these samples), else 0. */

@@ -9,11 +9,17 @@
 
 #define THREADS_MAX (4u << 20)	/* a file cannot make us track more */
 #define COMM_MAX 256
+/* Exited threads kept (a sample may still name them); older ones are
+ * forgotten, so that a long system-wide recording of short-lived
+ * processes needs memory for the live ones only. */
+#define THREADS_GRAVE 8192
 
 struct pd_threads {
 	pd_dso_cache *cache;
 	pd_thread **slots;
 	size_t cap, n;
+	uint32_t grave[THREADS_GRAVE];	/* exited tids, oldest at grave_head */
+	size_t grave_head, grave_n;
 };
 
 pd_threads *pd_threads_new(pd_dso_cache *cache)
@@ -219,8 +225,20 @@ void pd_threads_exit(pd_threads *t, uint32_t pid, uint32_t tid)
 	pd_thread *th = lookup(t, tid);
 
 	(void)pid;
-	if (th)
-		th->exited = 1;
+	if (!th || th->exited)
+		return;
+	th->exited = 1;
+	if (t->grave_n == THREADS_GRAVE) {
+		/* the oldest exited thread goes, unless its tid was taken
+		 * again since (a new thread is not marked exited) */
+		pd_thread *old = lookup(t, t->grave[t->grave_head]);
+
+		if (old && old->exited)
+			drop(t, old->tid);
+		t->grave_head = (t->grave_head + 1) % THREADS_GRAVE;
+		t->grave_n--;
+	}
+	t->grave[(t->grave_head + t->grave_n++) % THREADS_GRAVE] = tid;
 }
 
 size_t pd_threads_count(const pd_threads *t)

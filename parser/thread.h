@@ -34,6 +34,8 @@ int pd_threads_comm(pd_threads *t, uint32_t pid, uint32_t tid, const char *comm)
  * gets a copy of the parent's maps, a new thread shares them. */
 int pd_threads_fork(pd_threads *t, uint32_t pid, uint32_t tid,
 		    uint32_t ppid, uint32_t ptid);
+/* The thread exited: kept for samples that may still name it, until 8192
+ * threads have exited after it. */
 void pd_threads_exit(pd_threads *t, uint32_t pid, uint32_t tid);
 size_t pd_threads_count(const pd_threads *t);
 

@@ -86,6 +86,9 @@ struct unwinder {
 	uint64_t clock;
 	const unwind_input *cur;	/* the sample being unwound */
 	uint64_t cur_sp;
+	const size_t *walk_n;		/* frames of the walk under way */
+	size_t zero_at;			/* frames when a read past the copy
+					   last gave 0 (SIZE_MAX: none) */
 	/* when set, the initial registers of a walk resumed mid-stack */
 	const Dwarf_Word *resume_regs;
 	uint32_t resume_known;		/* which of them are known */
@@ -528,13 +531,27 @@ cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 	(void)dwfl;
 	if (valid > in->stack_size)
 		valid = in->stack_size;
-	/* only the copied stack is readable; [sp, sp + valid) */
-	if (addr < sp || addr - sp > valid || valid - (addr - sp) < 8)
-		return false;
-	uint64_t v;
-	memcpy(&v, (const char *)in->stack + (addr - sp), sizeof(v));
-	*result = in->swapped ? __builtin_bswap64(v) : v;
-	return true;
+	/* reads as perf 6.1's (unwind-libunwind-local.c, access_mem): from
+	 * the copy, but not its last word (its bounds test is off by one);
+	 * past it, perf asks the file of the map there and, when the map has
+	 * none (the stack beyond the copy), gets 0 and takes it: the return
+	 * address read there ends the walk with a frame at 0, which perf
+	 * script prints as [unknown]. Past every map the read fails. */
+	if (addr >= sp && addr - sp < valid && valid - (addr - sp) > 8) {
+		uint64_t v;
+
+		memcpy(&v, (const char *)in->stack + (addr - sp), sizeof(v));
+		*result = in->swapped ? __builtin_bswap64(v) : v;
+		return true;
+	}
+	unwind_map m;
+	if (s->u->find_map != NULL && s->u->find_map(s->u->ctx, s->pid, addr, &m) &&
+	    m.path == NULL) {
+		*result = 0;
+		s->u->zero_at = s->u->walk_n != NULL ? *s->u->walk_n : SIZE_MAX;
+		return true;
+	}
+	return false;
 }
 
 static bool
@@ -747,6 +764,8 @@ walk_once(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips,
 	}
 	struct walk w = { .s = s, .ips = ips, .max = max };
 	pid_t tid = u->cur->tid ? (pid_t)u->cur->tid : 1;
+	u->walk_n = &w.n;
+	u->zero_at = SIZE_MAX;
 	int rc = dwfl_getthread_frames(s->dwfl, tid, frame_cb, &w);
 	/* a walk ends with 0 where libdwfl cannot compute a CFA, too */
 	Dwarf_Word seg_regs[X86_DWARF_REGS];
@@ -782,10 +801,16 @@ walk_once(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips,
 			break;
 	}
 	u->resume_regs = NULL;
+	u->walk_n = NULL;
 	if (w.nomem)
 		return -1;
 	if (w.stale)
 		return -2;
+	/* the walk ended on a read of 0 past the copy while the last frame
+	 * was unwound (frame_cb unwinds the frame it is given, so the read
+	 * came before the count grew): perf's frame at 0 */
+	if (w.n > 0 && u->zero_at == w.n - 1 && w.n < w.max)
+		ips[w.n++] = 0;
 	if (rc < 0 && w.n < 2)
 		u->stats.errors++;
 	if (w.n == 0) {

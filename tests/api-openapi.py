@@ -6,7 +6,8 @@ and every described route a route; every example fits its schema; every
 operation sent with its examples answers a documented success whose body
 fits the documented schema. The server gets what examples cannot hold: two
 ready recordings (ids 1 and 2, as the examples name them), a third to
-delete, an ELF file and its build-id, a perf archive-style bundle."""
+delete, an ELF file and its build-id, a perf archive-style bundle, and a
+function the first recording has (for /sandwich and /annotate)."""
 import io
 import json
 import os
@@ -75,10 +76,13 @@ def main():
             st, _, body = d.request("PUT", "/api/v1/debuginfo/" + bid, f.read(),
                                     {"Content-Type": "application/octet-stream"})
         check(st == 201, "debuginfo PUT: %s %s" % (st, body))
+        # a function profile 1 has, for /sandwich and /annotate
+        st, top = d.json("GET", "/api/v1/profiles/1/top?limit=1")
+        check(st == 200 and top["functions"], "top of profile 1: %s %r" % (st, top))
         fixture = os.path.join(work, "fixture.json")
         with open(fixture, "w") as f:
             json.dump({"recording": recs[0], "delete_id": 3, "elf": elf, "build_id": bid,
-                       "archive": bundle}, f)
+                       "archive": bundle, "function": top["functions"][0]["name"]}, f)
         out = subprocess.run([node, os.path.join(WEB_TESTS, "openapi-check.js"),
                               "--spec", os.path.join(SRC, "docs", "openapi.json"),
                               "--routes", routes, "--server", d.url, "--fixture", fixture],

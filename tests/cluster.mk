@@ -46,7 +46,8 @@ dist_doc_DATA += docs/cluster.md
 # The API tests a second time, their daemons on PostgreSQL: a stub
 # tests/on-pg/NAME.pg (made here) names tests/NAME.py, which tests/on-pg.sh
 # runs with PERFHUB_TEST_BACKEND=postgresql. Not here: tests that open the
-# SQLite file themselves (daemon-migrate, service-*, stress/load, kill9).
+# SQLite file themselves (daemon-migrate, views-migrate, service-*,
+# stress/load, kill9).
 PG_API_TESTS = \
 	tests/daemon-upload.py tests/daemon-intake.py tests/daemon-corpus.py \
 	tests/daemon-crash.py tests/daemon-watch.py tests/daemon-client.py \
@@ -56,6 +57,7 @@ PG_API_TESTS = \
 	tests/debuginfo-debuginfod.py tests/debuginfo-vdso.py \
 	tests/client-record.py tests/client-upload.py tests/client-token.py \
 	tests/client-stream.py tests/engine-offline.py \
+	tests/views-offcpu.py tests/views-sandwich.py tests/views-annotate.py \
 	tests/stress/upload-gzip.py tests/stress/faults.py tests/stress/hostile.py \
 	tests/stress/http-hostile.py
 PG_RUNS = $(PG_API_TESTS:tests/%.py=tests/on-pg/%.pg)

@@ -74,7 +74,7 @@ static void test_builder(void)
 	pe_builder *b = pe_builder_new();
 	const pe_row *rows;
 	uint32_t s1, s2, f1, f2, n1, n2, hint = 0;
-	pe_sample x = { 0, 5, 0, 1, 1, 1, 0, 0, 0 };
+	pe_sample x = { .time = 5, .pid = 1, .tid = 1, .period = 1 };
 	size_t n, i, kinds[PE_NR_ROW_KINDS] = { 0 };
 	const pe_agg_row *agg;
 
@@ -235,7 +235,7 @@ static void test_offline(void)
 {
 	pe_offline *o = pe_offline_new();
 	pe_builder *b = o ? pe_offline_builder(o) : NULL, *nb;
-	pe_sample x = { 0, 0, 0, 1, 1, 1, 0, 0, 0 };
+	pe_sample x = { .pid = 1, .tid = 1, .period = 1 };
 	pe_selection *sel = NULL;
 	pe_filter f = filter_all();
 	uint32_t last = 0, first = 0, comm;

@@ -2,7 +2,8 @@
 # models built in memory with the engine's builder, no database; every
 # answer compared with one worked out by hand.
 EXTRA_DIST += tests/engine_common.h tests/check.h
-ENGINE_TESTS = tests/engine-query tests/engine-blocks tests/engine-compare tests/engine-export
+ENGINE_TESTS = tests/engine-query tests/engine-blocks tests/engine-compare tests/engine-export \
+	tests/engine-views
 check_PROGRAMS += $(ENGINE_TESTS)
 TESTS += $(ENGINE_TESTS)
 tests_engine_query_SOURCES = tests/engine-query.c tests/engine_common.h
@@ -17,6 +18,10 @@ tests_engine_compare_SOURCES = tests/engine-compare.c tests/engine_common.h
 tests_engine_compare_CPPFLAGS = $(AM_CPPFLAGS) $(ENGINE_CPPFLAGS)
 tests_engine_compare_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 tests_engine_compare_LDADD = $(ENGINE_LIBS)
+tests_engine_views_SOURCES = tests/engine-views.c tests/engine_common.h
+tests_engine_views_CPPFLAGS = $(AM_CPPFLAGS) $(ENGINE_CPPFLAGS)
+tests_engine_views_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
+tests_engine_views_LDADD = $(ENGINE_LIBS)
 
 # The engine offline over a recording made at test time: engine-fold reads
 # a perf.data into a profile in memory (engine/feed.h) and folds it; the

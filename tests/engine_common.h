@@ -95,7 +95,7 @@ static inline uint32_t mem_stack(mem_profile *p, const char *folded)
 static inline void mem_sample(mem_profile *p, uint32_t event, uint64_t time, uint32_t pid,
 		       uint32_t tid, const char *comm, const char *folded, uint64_t period)
 {
-	pe_sample s = { event, time, 0, pid, tid, period, 0, 0, 0 };
+	pe_sample s = { .event = event, .time = time, .pid = pid, .tid = tid, .period = period };
 
 	/* frames first, then the comm: the string ids the tests expect */
 	s.stack = mem_stack(p, folded);

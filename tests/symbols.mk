@@ -13,6 +13,15 @@ tests_symbols_test_symtree_SOURCES = tests/symbols/test-symtree.c
 tests_symbols_test_symtree_LDADD = $(PARSER_LIBS)
 TESTS += tests/symbols/test-symtree
 
+# the fold caches against symbolizing every sample, across comm, map and
+# fork changes (a synthesized recording over binaries of the build)
+check_PROGRAMS += tests/symbols/test-foldcache
+tests_symbols_test_foldcache_SOURCES = tests/symbols/test-foldcache.c tests/pdwrite.c tests/pdwrite.h
+tests_symbols_test_foldcache_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(JANSSON_CFLAGS) -I$(srcdir)/tests
+tests_symbols_test_foldcache_LDADD = $(PARSER_LIBS)
+tests_symbols_test_foldcache_DEPENDENCIES = tests/progs/calls tests/progs/cxx parser/libperfhub-parse.a
+TESTS += tests/symbols/test-foldcache
+
 # time-ordered delivery through the queue's blocks, rounds held back and merged, the cap
 check_PROGRAMS += tests/symbols/test-ordered
 tests_symbols_test_ordered_SOURCES = tests/symbols/test-ordered.c tests/pdwrite.c tests/pdwrite.h
@@ -35,6 +44,12 @@ EXTRA_DIST += tests/symbols/test-startup.sh
 # [vdso] frames named from the image in perf's build-id cache
 TESTS += tests/symbols/test-vdso.sh
 EXTRA_DIST += tests/symbols/test-vdso.sh
+# the recordings a build farm makes: a system-wide -a -g of a parallel
+# build, and --call-graph dwarf through a library of inlined helpers built
+# with -O2 -g (both made by the test)
+TESTS += tests/symbols/test-farm.sh
+EXTRA_DIST += tests/symbols/test-farm.sh tests/progs/inlinelib.c tests/progs/inlineasm.S \
+	tests/progs/inlinemain.c
 # PLT slots named as perf 6.1 names them: every address of the .init/.plt
 # code of pltloop (built by the test in three PLT layouts) and vdsoloop,
 # synthesized by plt-samples, and a real recording through the PLT
@@ -75,7 +90,28 @@ tests/progs/libsymlib.so: $(srcdir)/tests/progs/symlib.c
 CLEANFILES += tests/progs/libsymlib.so
 EXTRA_DIST += tests/progs/symlib.c
 
+# ELF and DWARF loading (files the daemon takes by upload) over programs of
+# the build and damaged copies of them; the libFuzzer target with
+# --enable-fuzzing (make tests/fuzz-symbols)
+check_PROGRAMS += tests/fuzz-symbols-replay
+tests_fuzz_symbols_replay_SOURCES = tests/fuzz-symbols-replay.c tests/fuzz-symbols.c
+tests_fuzz_symbols_replay_LDADD = $(PARSER_LIBS)
+TESTS += tests/fuzz-symbols.sh
+EXTRA_DIST += tests/fuzz-symbols.sh
+if ENABLE_FUZZING
+noinst_PROGRAMS += tests/fuzz-symbols
+tests_fuzz_symbols_SOURCES = tests/fuzz-symbols.c parser/dso.c parser/symtab.c \
+	parser/symtree.c parser/inlines.c
+tests_fuzz_symbols_CFLAGS = $(AM_CFLAGS) $(FUZZ_CFLAGS) $(ELF_CFLAGS)
+tests_fuzz_symbols_LDFLAGS = -fsanitize=fuzzer,address,undefined
+tests_fuzz_symbols_LDADD = $(ELF_LIBS) $(IBERTY_LIBS) -lpthread
+endif
+
 # benchmark (make bench): perfhub collapse against perf script | stackcollapse
 BENCHES += tests/bench-collapse
 EXTRA_DIST += tests/bench-collapse
+# benchmark (make bench): the same, and parse speed, on a system-wide build
+# and a dwarf recording through a library of inlined helpers
+BENCHES += tests/bench-farm
+EXTRA_DIST += tests/bench-farm tests/bench_farm.py
 dist_doc_DATA += docs/symbols.md

@@ -60,6 +60,18 @@ static MHD_Result_t not_ready(api *a, struct MHD_Connection *conn, int64_t id, i
 	return http_reply_error(a, conn, 500, "storage error or out of memory");
 }
 
+/* The export weights: samples and period (off-CPU time is not a sample
+ * type of these formats yet). 0, or -1 with a 400 queued. */
+static int export_weight(api *a, struct MHD_Connection *conn, const http_fold_args *fa,
+			 MHD_Result_t *ret)
+{
+	if (fa->f.measure == PE_MEASURE_PERIOD)
+		return 0;
+	*ret = http_reply_error(a, conn, 400, "bad parameter 'weight': the exports take samples"
+				" or period");
+	return -1;
+}
+
 MHD_Result_t http_get_pprof(api *a, struct MHD_Connection *conn, int64_t id)
 {
 	http_fold_args fa;
@@ -69,7 +81,8 @@ MHD_Result_t http_get_pprof(api *a, struct MHD_Connection *conn, int64_t id)
 	size_t len = 0;
 	int rc;
 
-	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0)
+	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0 ||
+	    export_weight(a, conn, &fa, &ret) < 0)
 		return ret;
 	rc = st_pprof(a->st, id, &fa.f, &out, &len);
 	if (rc)
@@ -89,7 +102,8 @@ MHD_Result_t http_get_speedscope(api *a, struct MHD_Connection *conn, int64_t id
 	size_t len = 0;
 	int rc;
 
-	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0)
+	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0 ||
+	    export_weight(a, conn, &fa, &ret) < 0)
 		return ret;
 	if (group && strcmp(group, "thread") && strcmp(group, "comm"))
 		return http_reply_error(a, conn, 400, "bad parameter 'group' (thread or comm)");

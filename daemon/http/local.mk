@@ -5,7 +5,7 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/http/respond.c \
 	daemon/http/formats.c daemon/http/routes.c daemon/http/openapi.c \
 	daemon/http/profiles.c \
-	daemon/http/queries.c \
+	daemon/http/queries.c daemon/http/views.c \
 	daemon/http/compare.c \
 	daemon/http/health.c \
 	daemon/http/static.c \

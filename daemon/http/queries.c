@@ -73,7 +73,8 @@ MHD_Result_t http_get_collapsed(api *a, struct MHD_Connection *conn, int64_t id)
 	char key[API_KEY_LEN];
 	int keep, claimed = 0;
 
-	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0)
+	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0 ||
+	    http_measure_check(a, conn, id, &fa, &ret) < 0)
 		return ret;
 	keep = http_answer_key(a, "collapsed", id, &fa, 0, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, type, &ret, &claimed))
@@ -112,13 +113,8 @@ MHD_Result_t http_get_flamegraph(api *a, struct MHD_Connection *conn, int64_t id
 	int64_t max_nodes = 0;
 	int keep, claimed = 0;
 
-	if (http_fold_args_parse(a, conn, &fa, "period", &ret) < 0)
+	if (http_tree_args_parse(a, conn, id, &fa, &max_nodes, &ret) < 0)
 		return ret;
-	/* opt-in: the default answer is every node (each leaf path = its
-	 * collapsed count) */
-	if (http_arg_i64(conn, "max_nodes", 1, INT32_MAX, &max_nodes) < 0)
-		return http_reply_error(a, conn, 400, "bad parameter 'max_nodes' (1..%d)", INT32_MAX);
-	fa.f.max_nodes = (size_t)max_nodes;
 	keep = http_answer_key(a, "flamegraph", id, &fa, max_nodes, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, &claimed))
 		return ret;
@@ -160,17 +156,27 @@ MHD_Result_t http_get_timeline(api *a, struct MHD_Connection *conn, int64_t id)
 	char key[API_KEY_LEN];
 	http_fold_args ev_only;
 	MHD_Result_t ret;
+	const char *w = http_arg(conn, "weight");
 	int keep;
 
 	if (http_arg_i64(conn, "bucket_ms", 1, 86400000, &bucket_ms) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'bucket_ms' (1..86400000)");
 	memset(&ev_only, 0, sizeof(ev_only));
+	ev_only.f.pid = ev_only.f.tid = -1;
 	ev_only.f.event = http_arg(conn, "event");
+	/* the buckets count samples and period whatever the weight; offcpu
+	 * and wall add each bucket's off-CPU nanoseconds */
+	if (w && pe_weight_parse(w, &ev_only.by_samples, &ev_only.f.measure) < 0)
+		return http_reply_error(a, conn, 400,
+					"bad parameter 'weight' (samples, period, offcpu or wall)");
+	ev_only.by_samples = 0;
+	if (http_measure_check(a, conn, id, &ev_only, &ret) < 0)
+		return ret;
 	keep = http_answer_key(a, "timeline", id, &ev_only, bucket_ms, key) == 0;
 	if (keep && http_reply_kept(a, conn, key, "application/json", &ret, NULL))
 		return ret;
-	o = st_timeline_json(a->st, id, http_arg(conn, "event"), (uint64_t)bucket_ms * 1000000,
-			     &notfound);
+	o = st_timeline_measured_json(a->st, id, &ev_only.f, (uint64_t)bucket_ms * 1000000,
+				      &notfound);
 	if (notfound)
 		return http_reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
 	if (!o)
@@ -207,7 +213,8 @@ MHD_Result_t http_get_top(api *a, struct MHD_Connection *conn, int64_t id)
 	size_t n, i;
 	int keep, notfound = 0;
 
-	if (http_fold_args_parse(a, conn, &fa, "samples", &ret) < 0)
+	if (http_fold_args_parse(a, conn, &fa, "samples", &ret) < 0 ||
+	    http_measure_check(a, conn, id, &fa, &ret) < 0)
 		return ret;
 	if (http_arg_i64(conn, "limit", 1, 100000, &limit) < 0)
 		return http_reply_error(a, conn, 400, "bad parameter 'limit' (1..100000)");
@@ -234,6 +241,6 @@ MHD_Result_t http_get_top(api *a, struct MHD_Connection *conn, int64_t id)
 	free(rows);
 	json_decref(all);
 	return http_reply_json_keep(a, conn, json_pack("{s:s,s:o}", "weight",
-						   fa.by_samples ? "samples" : "period",
+						   http_weight_name(&fa),
 						   "functions", arr), keep ? key : NULL);
 }

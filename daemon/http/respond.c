@@ -254,6 +254,31 @@ void http_tags_free(http_tags *t)
 
 /* ---- the filters of folded-stack queries ------------------------------------ */
 
+const char *http_weight_name(const http_fold_args *fa)
+{
+	return pe_weight_name(fa->by_samples, fa->f.measure);
+}
+
+int http_measure_check(api *a, struct MHD_Connection *conn, int64_t id,
+		       const http_fold_args *fa, MHD_Result_t *ret)
+{
+	char why[256];
+	int rc;
+
+	if (fa->f.measure == PE_MEASURE_PERIOD)
+		return 0;
+	rc = st_measure_check(a->st, id, &fa->f, why, sizeof(why));
+	if (rc == 0)
+		return 0;
+	if (rc == 1)
+		*ret = http_reply_error(a, conn, 404, "no ready profile %lld", (long long)id);
+	else if (rc == 2)
+		*ret = http_reply_error(a, conn, 400, "weight=%s: %s", http_weight_name(fa), why);
+	else
+		*ret = http_reply_error(a, conn, 500, "storage error");
+	return -1;
+}
+
 #define FOLD_BAD(...) do { *ret = http_reply_error(a, conn, 400, __VA_ARGS__); return -1; } while (0)
 int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa,
 			   const char *default_weight, MHD_Result_t *ret)
@@ -279,13 +304,28 @@ int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa
 	fa->f.to_ns = (uint64_t)v;
 	if (!w)
 		w = default_weight;
-	if (!strcmp(w, "samples"))
-		fa->by_samples = 1;
-	else if (strcmp(w, "period"))
-		FOLD_BAD("bad parameter 'weight' (samples or period)");
+	if (pe_weight_parse(w, &fa->by_samples, &fa->f.measure) < 0)
+		FOLD_BAD("bad parameter 'weight' (samples, period, offcpu or wall)");
 	fa->f.with_pid = http_arg(conn, "with_pid") != NULL;
 	fa->f.with_tid = http_arg(conn, "with_tid") != NULL;
 	fa->f.kernel = http_arg(conn, "kernel") != NULL;
+	return 0;
+}
+
+int http_tree_args_parse(api *a, struct MHD_Connection *conn, int64_t id, http_fold_args *fa,
+			 int64_t *max_nodes, MHD_Result_t *ret)
+{
+	*max_nodes = 0;
+	if (http_fold_args_parse(a, conn, fa, "period", ret) < 0 ||
+	    http_measure_check(a, conn, id, fa, ret) < 0)
+		return -1;
+	/* opt-in: the default answer is every node (each leaf path = its
+	 * collapsed count) */
+	if (http_arg_i64(conn, "max_nodes", 1, INT32_MAX, max_nodes) < 0) {
+		*ret = http_reply_error(a, conn, 400, "bad parameter 'max_nodes' (1..%d)", INT32_MAX);
+		return -1;
+	}
+	fa->f.max_nodes = (size_t)*max_nodes;
 	return 0;
 }
 
@@ -312,11 +352,11 @@ int http_answer_key(api *a, const char *endpoint, int64_t id, const http_fold_ar
 	} else {
 		/* strings with their lengths: no two parameter sets share a key */
 		n = snprintf(key, API_KEY_LEN, "%s|%lld|%lld|%lld|%zu:%s|%zu:%s|%lld|%lld|%llu|%llu|"
-			     "%d%d%d%d", endpoint, (long long)id, (long long)gen, (long long)extra,
+			     "%d%d%d%d%d", endpoint, (long long)id, (long long)gen, (long long)extra,
 			     strlen(ev), ev, strlen(comm), comm, (long long)fa->f.pid,
 			     (long long)fa->f.tid, (unsigned long long)fa->f.from_ns,
 			     (unsigned long long)fa->f.to_ns, fa->by_samples, fa->f.with_pid,
-			     fa->f.with_tid, fa->f.kernel);
+			     fa->f.with_tid, fa->f.kernel, fa->f.measure);
 	}
 	return n < 0 || n >= API_KEY_LEN;
 }

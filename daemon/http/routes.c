@@ -25,6 +25,8 @@ const http_route http_routes[] = {
 	{ "GET", "/api/v1/profiles/{id}/top", ROUTE_PLAIN, NULL, http_get_top, NULL },
 	{ "GET", "/api/v1/profiles/{id}/timeline", ROUTE_PLAIN, NULL, http_get_timeline, NULL },
 	{ "GET", "/api/v1/profiles/{id}/threads", ROUTE_PLAIN, NULL, http_get_threads, NULL },
+	{ "GET", "/api/v1/profiles/{id}/sandwich", ROUTE_PLAIN, NULL, http_get_sandwich, NULL },
+	{ "GET", "/api/v1/profiles/{id}/annotate", ROUTE_PLAIN, NULL, http_get_annotate, NULL },
 	{ "GET", "/api/v1/profiles/{id}/pprof", ROUTE_PLAIN, NULL, http_get_pprof, NULL },
 	{ "GET", "/api/v1/profiles/{id}/speedscope", ROUTE_PLAIN, NULL, http_get_speedscope, NULL },
 	{ "GET", "/api/v1/profiles/{id}/perf.data", ROUTE_PLAIN, NULL, http_get_perf_data, NULL },

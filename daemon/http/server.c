@@ -213,7 +213,10 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 	a->qc = qc_new(API_QCACHE_BYTES);	/* NULL: answers are not kept */
 	pthread_rwlock_init(&a->tok_lock, NULL);
 	a->dbg = apid_new(c, st, j);
-	if (!a->dbg || api_reload_tokens(a) < 0) {
+	a->code = code_finder_new(jobs_debuginfo(j) ? dbg_dir(jobs_debuginfo(j)) : NULL,
+				  c->source_roots);
+	if (!a->dbg || !a->code || api_reload_tokens(a) < 0) {
+		code_finder_free(a->code);
 		apid_free(a->dbg);
 		qc_free(a->qc);
 		free(a);
@@ -270,6 +273,7 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 	if (!a->d) {
 		log_warn("msg=\"cannot listen\" addr=%s port=%u error=\"%s\"", c->listen_addr,
 			 c->listen_port, strerror(errno));
+		code_finder_free(a->code);
 		apid_free(a->dbg);
 		qc_free(a->qc);
 		free(a);
@@ -280,6 +284,7 @@ api *api_start(const cfg *c, st_store *st, jobs *j)
 	return a;
 bad_addr:
 	log_warn("msg=\"bad listen address\" addr=\"%s\"", c->listen_addr);
+	code_finder_free(a->code);
 	apid_free(a->dbg);
 	qc_free(a->qc);
 	free(a);
@@ -318,6 +323,7 @@ void api_stop(api *a)
 	if (!a)
 		return;
 	MHD_stop_daemon(a->d);
+	code_finder_free(a->code);
 	apid_free(a->dbg);
 	tok_free(a->tok);
 	pthread_rwlock_destroy(&a->tok_lock);

@@ -243,6 +243,13 @@ void ingest_profile(st_store *st, spool *sp, pd_symcache *cache, dbg_store *dbg,
 		snprintf(res->msg, sizeof(res->msg), "storage error while writing the profile");
 		goto out;
 	}
+	if (fs->offcpu.intervals || fs->offcpu.never_in)
+		log_info("msg=\"off-cpu\" id=%lld intervals=%llu preempted=%llu ns=%llu"
+			 " switch_ins_unmatched=%llu switch_outs_unmatched=%llu", (long long)id,
+			 (unsigned long long)fs->offcpu.intervals,
+			 (unsigned long long)fs->offcpu.preempted, (unsigned long long)fs->offcpu.ns,
+			 (unsigned long long)fs->offcpu.unmatched_in,
+			 (unsigned long long)fs->offcpu.never_in);
 	t_fin = now_ns();
 	res->read_ms = (double)fs->read_ns / 1e6;
 	res->symbolize_ms = (double)fs->symbolize_ns / 1e6;

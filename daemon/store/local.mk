@@ -5,6 +5,7 @@
 daemon_libperfhubd_a_SOURCES += \
 	daemon/store/store.h daemon/store/store-int.h daemon/store/persist.h \
 	daemon/store/store.c daemon/store/store-query.c daemon/store/store-writer.c \
+	daemon/store/store-views.c \
 	daemon/store/sqlite/db.h daemon/store/sqlite/db.c \
 	daemon/store/sqlite/profiles.c daemon/store/sqlite/writer.c daemon/store/sqlite/read.c \
 	daemon/store/sqlite/debuginfo.c daemon/store/sqlite/admin.c \

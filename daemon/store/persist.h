@@ -24,6 +24,7 @@
 #include "engine/block.h"
 #include "engine/builder.h"
 #include "engine/model.h"
+#include "engine/query.h"
 #include "store/store.h"
 
 typedef struct st_persist st_persist;			/* an opened store */
@@ -104,6 +105,10 @@ typedef struct st_persist_ops {
 	int (*read_blocks)(st_persist_read *rd, uint64_t from_ns, uint64_t to_ns,
 			   pe_block_cb cb, void *ctx);
 	void (*read_end)(st_persist_read *rd);
+	/* Hands the leaf rows of one frame (builder.h, PE_ROW_LEAF_ADDR) to cb
+	 * in any order, stopping (and returning cb's value) when cb returns
+	 * non-zero. 0 or -1. */
+	int (*read_leaf_addrs)(st_persist_read *rd, uint32_t frame, pe_leaf_cb cb, void *ctx);
 
 	/* ---- debuginfo index: as the st_debuginfo_* functions of store.h ---- */
 	int (*debuginfo_init)(st_persist *p);
@@ -118,6 +123,10 @@ typedef struct st_persist_ops {
 				const uint64_t *unresolved);
 	int (*profiles_unresolved_in)(st_persist *p, const char *build_id, int64_t **ids,
 				      size_t *n);
+	/* The build-id (hex) profile_dsos_set noted for the dso path `path` of
+	 * profile id: 0 and hex, 1 = none, -1. */
+	int (*profile_dso_build_id)(st_persist *p, int64_t id, const char *path, char *hex,
+				    size_t hexlen);
 
 	/* ---- retention: as st_used_bytes, st_expired, st_oldest_prunable ---- */
 	int (*used_bytes)(st_persist *p, int64_t *bytes);

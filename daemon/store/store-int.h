@@ -17,4 +17,26 @@ struct st_store {
 	pe_cache *cache;
 };
 
+/* A ready profile, open for reading (store-query.c): its model, and the
+ * backend's snapshot its blocks are read in (NULL once ended). */
+typedef struct stq_reading {
+	st_store *st;
+	st_persist_read *rd;
+	pe_model *m;
+} stq_reading;
+
+/* 0 and r filled (the model from the cache, else loaded in the snapshot),
+ * 1 = not ready, -1 = storage error. */
+int stq_open(st_store *st, int64_t id, stq_reading *r);
+/* Ends the snapshot (the model stays). */
+void stq_end_snapshot(stq_reading *r);
+/* Ends the snapshot and releases the model. */
+void stq_close(stq_reading *r);
+/* pe_blocks.read over r's snapshot (src = r). */
+int stq_read_blocks(void *src, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb, void *ctx);
+/* Opens profile id and selects what pf asks for; the snapshot is ended
+ * (nothing after selecting reads stored data). 0, 1 = not ready, -1. */
+int stq_open_selected(st_store *st, int64_t id, const pe_filter *pf, stq_reading *r,
+		      pe_selection **sel);
+
 #endif

@@ -13,16 +13,7 @@
 #include "engine/query.h"
 #include "store/store-int.h"
 
-/* A ready profile, open for reading: its model, and the backend's snapshot
- * its blocks are read in (NULL once closed). */
-typedef struct reading {
-	st_store *st;
-	st_persist_read *rd;
-	pe_model *m;
-} reading;
-
-/* 0 and r filled, 1 = not ready, -1 = storage error. */
-static int open_profile(st_store *st, int64_t id, reading *r)
+int stq_open(st_store *st, int64_t id, stq_reading *r)
 {
 	int64_t gen = 0;
 	int rc;
@@ -48,43 +39,40 @@ static int open_profile(st_store *st, int64_t id, reading *r)
 	return 0;
 }
 
-/* Ends the snapshot (the model stays). */
-static void end_snapshot(reading *r)
+void stq_end_snapshot(stq_reading *r)
 {
 	if (r->rd)
 		r->st->ops->read_end(r->rd);
 	r->rd = NULL;
 }
 
-static void close_profile(reading *r)
+void stq_close(stq_reading *r)
 {
-	end_snapshot(r);
+	stq_end_snapshot(r);
 	pe_cache_release(r->st->cache, r->m);
 	r->m = NULL;
 }
 
-static int read_blocks(void *src, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb, void *ctx)
+int stq_read_blocks(void *src, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb, void *ctx)
 {
-	reading *r = src;
+	stq_reading *r = src;
 
 	return r->rd ? r->st->ops->read_blocks(r->rd, from_ns, to_ns, cb, ctx) : -1;
 }
 
-/* Opens profile id and selects what pf asks for; the snapshot is ended
- * (nothing after selecting reads stored data). 0, 1 = not ready, -1. */
-static int open_selected(st_store *st, int64_t id, const pe_filter *pf, reading *r,
-			 pe_selection **sel)
+int stq_open_selected(st_store *st, int64_t id, const pe_filter *pf, stq_reading *r,
+		      pe_selection **sel)
 {
-	pe_blocks blocks = { read_blocks, r };
-	int rc = open_profile(st, id, r);
+	pe_blocks blocks = { stq_read_blocks, r };
+	int rc = stq_open(st, id, r);
 
 	*sel = NULL;
 	if (rc)
 		return rc;
 	rc = pe_select(r->m, pf, &blocks, sel);
-	end_snapshot(r);
+	stq_end_snapshot(r);
 	if (rc < 0) {
-		close_profile(r);
+		stq_close(r);
 		return -1;
 	}
 	return 0;
@@ -103,14 +91,14 @@ int st_profile_generation(st_store *st, int64_t id, int64_t *gen)
 int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx)
 {
 	pe_selection *sel;
-	reading r;
+	stq_reading r;
 	int rc;
 
-	if ((rc = open_selected(st, id, f, &r, &sel)) != 0)
+	if ((rc = stq_open_selected(st, id, f, &r, &sel)) != 0)
 		return rc;
 	rc = pe_fold(r.m, f, sel, cb, ctx);
 	pe_selection_free(sel);
-	close_profile(&r);
+	stq_close(&r);
 	return rc;
 }
 
@@ -118,14 +106,14 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	     const st_tree_cb *cb, void *ctx)
 {
 	pe_selection *sel;
-	reading r;
+	stq_reading r;
 	int rc;
 
-	if ((rc = open_selected(st, id, f, &r, &sel)) != 0)
+	if ((rc = stq_open_selected(st, id, f, &r, &sel)) != 0)
 		return rc;
 	rc = pe_flame(r.m, f, sel, by_samples, cb, ctx);
 	pe_selection_free(sel);
-	close_profile(&r);
+	stq_close(&r);
 	return rc;
 }
 
@@ -133,15 +121,15 @@ int st_pprof(st_store *st, int64_t id, const st_fold_filter *f, uint8_t **out, s
 {
 	pe_filter pf = *f;
 	pe_selection *sel;
-	reading r;
+	stq_reading r;
 	int rc;
 
 	pf.with_pid = pf.with_tid = 1;	/* the pid and tid labels */
-	if ((rc = open_selected(st, id, &pf, &r, &sel)) != 0)
+	if ((rc = stq_open_selected(st, id, &pf, &r, &sel)) != 0)
 		return rc;
 	rc = pe_pprof(r.m, &pf, sel, out, len);
 	pe_selection_free(sel);
-	close_profile(&r);
+	stq_close(&r);
 	return rc;
 }
 
@@ -150,15 +138,15 @@ int st_speedscope(st_store *st, int64_t id, const st_fold_filter *f, const st_sp
 {
 	pe_filter pf = *f;
 	pe_selection *sel;
-	reading r;
+	stq_reading r;
 	int rc;
 
 	pf.with_pid = pf.with_tid = !o->by_comm;
-	if ((rc = open_selected(st, id, &pf, &r, &sel)) != 0)
+	if ((rc = stq_open_selected(st, id, &pf, &r, &sel)) != 0)
 		return rc;
 	rc = pe_speedscope(r.m, &pf, sel, o, out, len);
 	pe_selection_free(sel);
-	close_profile(&r);
+	stq_close(&r);
 	return rc;
 }
 
@@ -187,12 +175,12 @@ json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_sa
 	pe_selection *sel;
 	pe_top_row *rows = NULL;
 	json_t *arr = NULL;
-	reading r;
+	stq_reading r;
 	size_t n = 0, i;
 	int rc;
 
 	pf.with_pid = pf.with_tid = 0;
-	rc = open_selected(st, id, &pf, &r, &sel);
+	rc = stq_open_selected(st, id, &pf, &r, &sel);
 	*notfound = rc == 1;
 	if (rc)
 		return NULL;
@@ -204,7 +192,7 @@ json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_sa
 							     "total", (json_int_t)rows[i].total));
 	pe_top_free(rows, n);
 	pe_selection_free(sel);
-	close_profile(&r);
+	stq_close(&r);
 	return arr;
 }
 
@@ -212,14 +200,14 @@ json_t *st_threads_json(st_store *st, int64_t id, int *notfound)
 {
 	pe_thread *t = NULL;
 	json_t *arr = NULL;
-	reading r;
+	stq_reading r;
 	size_t n = 0, i, k;
-	int rc = open_profile(st, id, &r);
+	int rc = stq_open(st, id, &r);
 
 	*notfound = rc == 1;
 	if (rc)
 		return NULL;
-	end_snapshot(&r);
+	stq_end_snapshot(&r);
 	if (pe_threads(r.m, &t, &n) == 0 && (arr = json_array()))
 		for (i = 0; i < n; i++) {
 			json_t *comms = json_array();
@@ -231,40 +219,19 @@ json_t *st_threads_json(st_store *st, int64_t id, int *notfound)
 							     "samples", (json_int_t)t[i].samples));
 		}
 	pe_threads_free(t, n);
-	close_profile(&r);
+	stq_close(&r);
 	return arr ? json_pack("{s:o}", "threads", arr) : NULL;
 }
 
 json_t *st_timeline_json(st_store *st, int64_t id, const char *event, uint64_t bucket_ns,
 			 int *notfound)
 {
-	pe_blocks blocks;
-	pe_timeline t;
-	json_t *out = NULL, *buckets;
-	reading r;
-	size_t i;
-	int rc = open_profile(st, id, &r);
+	pe_filter f;
 
-	*notfound = rc == 1;
-	if (rc)
-		return NULL;
-	blocks.read = read_blocks;
-	blocks.src = &r;
-	rc = pe_timeline_make(r.m, event, bucket_ns, &blocks, &t);
-	end_snapshot(&r);
-	if (rc == 0 && (buckets = json_array())) {
-		for (i = 0; i < t.n; i++)
-			json_array_append_new(buckets, json_pack("{s:I,s:I,s:I}", "t_ns",
-				(json_int_t)t.buckets[i].t_ns, "samples",
-				(json_int_t)t.buckets[i].samples, "period",
-				(json_int_t)t.buckets[i].period));
-		out = json_pack("{s:s?,s:I,s:I,s:o}", "event", t.event, "start_ns",
-				(json_int_t)t.start_ns, "bucket_ns", (json_int_t)t.bucket_ns,
-				"buckets", buckets);
-		pe_timeline_free(&t);
-	}
-	close_profile(&r);
-	return out;
+	memset(&f, 0, sizeof(f));
+	f.event = event;
+	f.pid = f.tid = -1;
+	return st_timeline_measured_json(st, id, &f, bucket_ns, notfound);
 }
 
 json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad)
@@ -281,15 +248,15 @@ json_t *st_aggregate_json(st_store *st, const st_agg_filter *f, int *bad)
 	if (st->ops->ready_profiles(st->p, f, &ids, &nr_ids) < 0)
 		goto out;
 	for (i = 0; i < nr_ids; i++) {
-		reading r;
-		int rc = open_profile(st, ids[i].id, &r);
+		stq_reading r;
+		int rc = stq_open(st, ids[i].id, &r);
 		if (rc == 1)
 			continue;	/* deleted or parsed again meanwhile */
 		if (rc < 0)
 			goto out;
-		end_snapshot(&r);
+		stq_end_snapshot(&r);
 		rc = pe_aggregate_add(a, r.m, ids[i].hostname);
-		close_profile(&r);
+		stq_close(&r);
 		if (rc < 0)
 			goto out;
 	}

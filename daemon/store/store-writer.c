@@ -107,10 +107,14 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 	uint64_t t0;
 	int rc = -1;
 
-	/* the last block alone, then the aggregate and the status: ready and
-	 * complete become visible at once */
-	if (flush(w, 1) < 0)
+	/* the leaf addresses, the last block alone, then the aggregate and the
+	 * status: ready and complete become visible at once */
+	if (pe_builder_flush(w->b) < 0)
 		goto fail;
+	if (pe_builder_leaf_dropped(w->b))
+		log_info("msg=\"leaf addresses capped\" profile=%lld kept=%d samples_left_out=%llu",
+			 (long long)w->id, PE_MAX_LEAF_ADDRS,
+			 (unsigned long long)pe_builder_leaf_dropped(w->b));
 	t0 = now_ns();
 	agg = pe_builder_agg(w->b, &n);
 	w->times.agg_ns += now_ns() - t0;

@@ -221,6 +221,50 @@ json_t *st_threads_json(st_store *st, int64_t id, int *notfound);
 json_t *st_timeline_json(st_store *st, int64_t id, const char *event, uint64_t bucket_ns,
 			 int *notfound);
 
+/* ---- deeper views of one profile (store-views.c) -------------------------- */
+
+/* Whether f->measure (off-CPU, on+off-CPU) applies to the profile: 0; 1 =
+ * not ready; 2 = it does not (why: a sentence for the client); -1. */
+int st_measure_check(st_store *st, int64_t id, const st_fold_filter *f, char *why,
+		     size_t whylen);
+
+/* st_timeline_json under f's event and measure: with a measure other than
+ * period, each bucket also has "offcpu" (nanoseconds switched out that
+ * fell in it). */
+json_t *st_timeline_measured_json(st_store *st, int64_t id, const st_fold_filter *f,
+				  uint64_t bucket_ns, int *notfound);
+
+/* Callers and callees of `function` (a frame name as /top shows it) under
+ * the filters of st_flame: the callers tree (the function at the root,
+ * then each caller outwards, the comm last) through callers, then the
+ * callees tree (the function at the root, what it called below) through
+ * callees; both roots are the function's total, a stack counted once.
+ * 0; 1 = not ready; 2 = no frame of that name; -1. */
+int st_sandwich(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
+		const char *function, const st_tree_cb *callers, void *callers_ctx,
+		const st_tree_cb *callees, void *callees_ctx);
+
+/* A function's self samples by DSO and address (engine/query.h,
+ * pe_annotate), each DSO with the build-id the recording gave it. */
+typedef struct st_annot_dso {
+	char *dso;		/* as the recording names it; NULL = frames without one */
+	char build_id[41];	/* hex, "" when unknown */
+	int kernel;
+	uint64_t samples, value;
+	pe_addr_count *addrs;	/* by address: file offsets (kernel: addresses) */
+	size_t n;
+} st_annot_dso;
+typedef struct st_annotation {
+	st_annot_dso *dsos;	/* most value first */
+	size_t n;
+	uint64_t samples, value;	/* /top's self of the function */
+} st_annotation;
+/* Under f's event and measure. 0; 1 = not ready; 2 = no frame of that
+ * name; -1. Free with st_annotation_free. */
+int st_annotate(st_store *st, int64_t id, const st_fold_filter *f, const char *function,
+		st_annotation *out);
+void st_annotation_free(st_annotation *a);
+
 typedef struct st_agg_filter {
 	const char *group_by;		/* comm, dso, symbol, hostname, event */
 	const char *hostname;

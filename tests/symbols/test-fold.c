@@ -8,6 +8,8 @@
 #include "dso.h"
 #include "fold.h"
 #include "maps.h"
+#include "symtab.h"
+#include "thread.h"
 
 static int failures;
 
@@ -119,6 +121,46 @@ int main(void)
 		pd_fold_free(f);
 		pd_fold_free(ft);
 		pd_fold_free(fp);
+	}
+
+	/* folds of parts of one recording merge into the fold of the whole */
+	{
+		pd_frame fr[2] = { { .sym = "leaf", .dso = "/bin/x" }, { .sym = "main", .dso = "/bin/x" } };
+		pd_stack a = { .comm = "p", .pid = 1, .tid = 1, .nr = 2, .frames = fr };
+		pd_stack b = { .comm = "q", .pid = 2, .tid = 2, .nr = 1, .frames = fr };
+		pd_fold *whole = pd_fold_new(0), *p1 = pd_fold_new(0), *p2 = pd_fold_new(0);
+		char w[4096] = "", m[4096] = "";
+
+		pd_fold_add(whole, &a, 3);
+		pd_fold_add(whole, &b, 4);
+		pd_fold_add(whole, &a, 5);
+		pd_fold_add(p1, &a, 3);
+		pd_fold_add(p2, &b, 4);	/* p2 interns names in another order */
+		pd_fold_add(p2, &a, 5);
+		CHECK(pd_fold_merge(p1, p2) == 0);
+		pd_fold_foreach(whole, collect, w);
+		pd_fold_foreach(p1, collect, m);
+		CHECK(!strcmp(w, m) && !strcmp(m, "p;main;leaf 8\nq;leaf 4\n"));
+		CHECK(pd_fold_total(p1) == 12 && pd_fold_count(p1) == 2);
+		pd_fold_free(whole);
+		pd_fold_free(p1);
+		pd_fold_free(p2);
+	}
+
+	/* exited threads are forgotten past the newest 8192, live ones never */
+	{
+		pd_threads *t = pd_threads_new(NULL);
+		uint32_t i;
+
+		CHECK(pd_threads_findnew(t, 1, 1) != NULL);
+		for (i = 0; i < 20000; i++) {
+			CHECK(pd_threads_fork(t, 100 + i, 100 + i, 1, 1) == 0);
+			pd_threads_exit(t, 100 + i, 100 + i);
+		}
+		CHECK(pd_threads_count(t) == 1 + 8192);
+		CHECK(pd_threads_find(t, 1) && pd_threads_find(t, 100 + 19999) &&
+		      !pd_threads_find(t, 100));
+		pd_threads_free(t);
 	}
 
 	/* maps: a newer map splits and trims older ones */

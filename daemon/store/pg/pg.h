@@ -163,6 +163,7 @@ int pg_read_model(st_persist_read *rd, pe_model *m);
 int pg_read_blocks(st_persist_read *rd, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb,
 		   void *ctx);
 void pg_read_end(st_persist_read *rd);
+int pg_read_leaf_addrs(st_persist_read *rd, uint32_t frame, pe_leaf_cb cb, void *ctx);
 
 /* ---- pgdebuginfo.c ---- */
 int pg_debuginfo_init(st_persist *p);
@@ -175,6 +176,8 @@ int pg_debuginfo_added_since(st_persist *p, const char *build_id, int64_t since)
 int pg_profile_dsos_set(st_persist *p, int64_t id, size_t n, const char *const *build_ids,
 			const char *const *paths, const uint64_t *unresolved);
 int pg_profiles_unresolved_in(st_persist *p, const char *build_id, int64_t **ids, size_t *n);
+int pg_profile_dso_build_id(st_persist *p, int64_t id, const char *path, char *hex,
+			    size_t hexlen);
 
 /* ---- pgadmin.c ---- */
 int pg_used_bytes(st_persist *p, int64_t *bytes);

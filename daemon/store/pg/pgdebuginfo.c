@@ -1,6 +1,7 @@
 /* pgdebuginfo.c - the PostgreSQL backend's index of debuginfo files by build-id, and what each profile left unresolved. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -233,4 +234,45 @@ int pg_profiles_unresolved_in(st_persist *p, const char *build_id, int64_t **ids
 	*ids = x.ids;
 	*n = x.nr_ids;
 	return 0;
+}
+
+typedef struct dso_ctx {
+	int64_t id;
+	const char *path;
+	char *hex;
+	size_t hexlen;
+	int found;
+} dso_ctx;
+
+static int dso_body(PGconn *conn, void *ctx, char *err, size_t errlen)
+{
+	dso_ctx *x = ctx;
+	pg_params pp;
+	PGresult *r;
+	int rc;
+
+	pgp_init(&pp);
+	pgp_i64(&pp, x->id);
+	pgp_text(&pp, x->path);
+	rc = pg_exec(conn, "a dso's build-id", "SELECT build_id FROM profile_dsos"
+		     " WHERE profile_id = $1 AND path = $2 ORDER BY build_id LIMIT 1", &pp, 0,
+		     PGRES_TUPLES_OK, &r, err, errlen);
+	pgp_free(&pp);
+	if (rc < 0)
+		return -1;
+	x->found = PQntuples(r) == 1;
+	if (x->found)
+		snprintf(x->hex, x->hexlen, "%s", PQgetvalue(r, 0, 0));
+	PQclear(r);
+	return 0;
+}
+
+int pg_profile_dso_build_id(st_persist *p, int64_t id, const char *path, char *hex,
+			    size_t hexlen)
+{
+	dso_ctx x = { id, path, hex, hexlen, 0 };
+
+	if (pg_txn(p, "a dso's build-id", dso_body, &x) < 0)
+		return -1;
+	return x.found ? 0 : 1;
 }

@@ -218,6 +218,7 @@ static int load_agg(void *ctx, const PGresult *r)
 		a.samples = (uint64_t)pg_bin_int(r, i, 5);
 		a.period = (uint64_t)pg_bin_int(r, i, 6);
 		a.first_seq = (uint64_t)pg_bin_int(r, i, 7);
+		a.offcpu = (uint64_t)pg_bin_int(r, i, 8);
 		rc = pe_model_add_agg(x->m, &a);
 	}
 	return rc;
@@ -253,7 +254,7 @@ int pg_read_model(st_persist_read *rd, pe_model *m)
 	}
 	if (rc == 0)
 		rc = cursor_rows(rd, "model_agg", "SELECT event, pid, tid, comm, stack, samples,"
-				 " period, first_seq FROM sample_agg WHERE profile_id = $1"
+				 " period, first_seq, offcpu FROM sample_agg WHERE profile_id = $1"
 				 " ORDER BY first_seq", &pp, PG_FETCH_ROWS, load_agg, &x);
 	free(x.text);
 	return rc ? -1 : 0;
@@ -289,4 +290,42 @@ int pg_read_blocks(st_persist_read *rd, uint64_t from_ns, uint64_t to_ns, pe_blo
 			   " AND ($2::bigint = 0 OR max_time >= $2::bigint)"
 			   " AND ($3::bigint = 0 OR min_time < $3::bigint) ORDER BY seq", &pp,
 			   PG_FETCH_BLOCKS, hand_blocks, &x);
+}
+
+typedef struct leaf_ctx {
+	uint32_t frame;
+	pe_leaf_cb cb;
+	void *ctx;
+} leaf_ctx;
+
+static int hand_leaves(void *ctx, const PGresult *r)
+{
+	leaf_ctx *x = ctx;
+	int i, rc = 0;
+
+	for (i = 0; i < PQntuples(r) && rc == 0; i++) {
+		pe_leaf_row l;
+
+		l.frame = x->frame;
+		l.event = (uint32_t)pg_bin_int(r, i, 0);
+		l.addr = (uint64_t)pg_bin_int(r, i, 1);
+		l.samples = (uint64_t)pg_bin_int(r, i, 2);
+		l.period = (uint64_t)pg_bin_int(r, i, 3);
+		l.offcpu = (uint64_t)pg_bin_int(r, i, 4);
+		rc = x->cb(x->ctx, &l);
+	}
+	return rc;
+}
+
+int pg_read_leaf_addrs(st_persist_read *rd, uint32_t frame, pe_leaf_cb cb, void *ctx)
+{
+	leaf_ctx x = { frame, cb, ctx };
+	pg_params pp;
+
+	pgp_init(&pp);
+	pgp_i64(&pp, rd->id);
+	pgp_i64(&pp, frame);
+	return cursor_rows(rd, "leaves", "SELECT event, addr, samples, period, offcpu FROM"
+			   " leaf_addrs WHERE profile_id = $1 AND frame = $2", &pp, PG_FETCH_ROWS,
+			   hand_leaves, &x);
 }

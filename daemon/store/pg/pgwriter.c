@@ -18,7 +18,7 @@
 #include "utf8.h"
 #include "store/pg/pg.h"
 
-_Static_assert(PE_NR_ROW_KINDS == 9, "a new row kind needs its COPY below");
+_Static_assert(PE_NR_ROW_KINDS == 10, "a new row kind needs its COPY below");
 
 /* Each kind's table, its columns after profile_id and their types:
  * i int4, q int8, h int2, t text (made valid UTF-8), b bytea. */
@@ -38,10 +38,13 @@ static const copy_spec row_copy[PE_NR_ROW_KINDS] = {
 	[PE_ROW_EVENT] = { "events", "idx, name, type, config, sample_type, period, freq,"
 			   " samples", "itqqqqiq" },
 	[PE_ROW_RECORD] = { "record_counts", "type, count", "tq" },
+	[PE_ROW_LEAF_ADDR] = { "leaf_addrs", "frame, event, addr, samples, period, offcpu",
+			       "iiqqqq" },
 };
 
 static const copy_spec agg_copy = {
-	"sample_agg", "event, pid, tid, comm, stack, samples, period, first_seq", "iqqiiqqq"
+	"sample_agg", "event, pid, tid, comm, stack, samples, period, first_seq, offcpu",
+	"iqqiiqqqq"
 };
 
 /* A COPY's binary stream, grown as rows are added. */
@@ -489,7 +492,7 @@ int pg_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
 	for (i = 0; i < nagg; i++) {
 		const pe_agg_row *r = &agg[i];
 
-		put_be(&w->agg, 9, 2);
+		put_be(&w->agg, 10, 2);
 		field_int(&w->agg, 'q', w->job.id);
 		field_int(&w->agg, 'i', r->event);
 		field_int(&w->agg, 'q', r->pid);
@@ -499,6 +502,7 @@ int pg_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
 		field_int(&w->agg, 'q', (int64_t)r->samples);
 		field_int(&w->agg, 'q', (int64_t)r->period);
 		field_int(&w->agg, 'q', (int64_t)r->first_seq);
+		field_int(&w->agg, 'q', (int64_t)r->offcpu);
 		w->agg.rows++;
 	}
 	if (w->agg.oom)

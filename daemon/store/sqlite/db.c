@@ -79,13 +79,21 @@ static const char *const migrations[] = {
 	" dso_off INTEGER NOT NULL, PRIMARY KEY (profile_id, frame, dso_off)) WITHOUT ROWID;"
 	"UPDATE profiles SET status = 0 WHERE status IN (1, 2);"
 	"DROP TABLE samples;",
+	/* 4: off-CPU nanoseconds in the aggregate, and the samples of each leaf
+	 * frame by address (annotation). Profiles stored before keep answering
+	 * as they did (0 off-CPU, no addresses) until they are parsed again. */
+	"ALTER TABLE sample_agg ADD COLUMN offcpu INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE leaf_addrs (profile_id INTEGER NOT NULL, frame INTEGER NOT NULL,"
+	" event INTEGER NOT NULL, addr INTEGER NOT NULL, samples INTEGER NOT NULL,"
+	" period INTEGER NOT NULL, offcpu INTEGER NOT NULL,"
+	" PRIMARY KEY (profile_id, frame, event, addr)) WITHOUT ROWID;",
 };
 #define NR_MIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 
 /* rows a parse writes (tags belong to the upload and stay) */
 static const char *const profile_tables[] = {
 	"features", "events", "record_counts", "strings", "frames",
-	"stacks", "comms", "maps", "sample_blocks", "sample_agg", "frame_offsets",
+	"stacks", "comms", "maps", "sample_blocks", "sample_agg", "frame_offsets", "leaf_addrs",
 };
 #define NR_PROFILE_TABLES (sizeof(profile_tables) / sizeof(profile_tables[0]))
 
@@ -315,6 +323,7 @@ const st_persist_ops st_sqlite_ops = {
 	.read_model = sq_read_model,
 	.read_blocks = sq_read_blocks,
 	.read_end = sq_read_end,
+	.read_leaf_addrs = sq_read_leaf_addrs,
 	.debuginfo_init = sq_debuginfo_init,
 	.debuginfo_put = sq_debuginfo_put,
 	.debuginfo_get = sq_debuginfo_get,
@@ -322,6 +331,7 @@ const st_persist_ops st_sqlite_ops = {
 	.debuginfo_added_since = sq_debuginfo_added_since,
 	.profile_dsos_set = sq_profile_dsos_set,
 	.profiles_unresolved_in = sq_profiles_unresolved_in,
+	.profile_dso_build_id = sq_profile_dso_build_id,
 	.used_bytes = sq_used_bytes,
 	.expired = sq_expired,
 	.oldest_prunable = sq_oldest_prunable,

@@ -78,6 +78,7 @@ int sq_read_model(st_persist_read *rd, pe_model *m);
 int sq_read_blocks(st_persist_read *rd, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb,
 		   void *ctx);
 void sq_read_end(st_persist_read *rd);
+int sq_read_leaf_addrs(st_persist_read *rd, uint32_t frame, pe_leaf_cb cb, void *ctx);
 
 /* ---- debuginfo.c ---- */
 int sq_debuginfo_init(st_persist *p);
@@ -90,6 +91,8 @@ int sq_debuginfo_added_since(st_persist *p, const char *build_id, int64_t since)
 int sq_profile_dsos_set(st_persist *p, int64_t id, size_t n, const char *const *build_ids,
 			const char *const *paths, const uint64_t *unresolved);
 int sq_profiles_unresolved_in(st_persist *p, const char *build_id, int64_t **ids, size_t *n);
+int sq_profile_dso_build_id(st_persist *p, int64_t id, const char *path, char *hex,
+			    size_t hexlen);
 
 /* ---- admin.c ---- */
 int sq_used_bytes(st_persist *p, int64_t *bytes);

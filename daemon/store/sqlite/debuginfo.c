@@ -1,6 +1,7 @@
 /* debuginfo.c - the SQLite backend's index of debuginfo files by build-id, and what each profile left unresolved. */
 #include "config.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -205,5 +206,31 @@ int sq_profiles_unresolved_in(st_persist *p, const char *build_id, int64_t **ids
 		*ids = NULL;
 		*n = 0;
 	}
+	return rc;
+}
+
+int sq_profile_dso_build_id(st_persist *p, int64_t id, const char *path, char *hex,
+			    size_t hexlen)
+{
+	sqlite3 *db = sq_conn_get(p);
+	sqlite3_stmt *s;
+	int rc = -1;
+
+	if (!db)
+		return -1;
+	s = sq_prep(db, "SELECT build_id FROM profile_dsos WHERE profile_id = ? AND path = ?"
+		     " ORDER BY build_id LIMIT 1");
+	if (s) {
+		int r;
+
+		sqlite3_bind_int64(s, 1, id);
+		sqlite3_bind_text(s, 2, path, -1, SQLITE_STATIC);
+		r = sqlite3_step(s);
+		rc = r == SQLITE_ROW ? 0 : r == SQLITE_DONE ? 1 : -1;
+		if (rc == 0)
+			snprintf(hex, hexlen, "%s", (const char *)sqlite3_column_text(s, 0));
+	}
+	sqlite3_finalize(s);
+	sq_conn_put(p, db);
 	return rc;
 }

@@ -144,8 +144,8 @@ int sq_read_model(st_persist_read *rd, pe_model *m)
 		 m) < 0 ||
 	    load_build_ids(rd->db, rd->id, m) < 0)
 		return -1;
-	s = sq_prep(rd->db, "SELECT event, pid, tid, comm, stack, samples, period, first_seq"
-			    " FROM sample_agg WHERE profile_id = ? ORDER BY first_seq");
+	s = sq_prep(rd->db, "SELECT event, pid, tid, comm, stack, samples, period, first_seq,"
+			    " offcpu FROM sample_agg WHERE profile_id = ? ORDER BY first_seq");
 	if (!s)
 		return -1;
 	sqlite3_bind_int64(s, 1, rd->id);
@@ -159,7 +159,21 @@ int sq_read_model(st_persist_read *rd, pe_model *m)
 		a.samples = (uint64_t)sqlite3_column_int64(s, 5);
 		a.period = (uint64_t)sqlite3_column_int64(s, 6);
 		a.first_seq = (uint64_t)sqlite3_column_int64(s, 7);
+		a.offcpu = (uint64_t)sqlite3_column_int64(s, 8);
 		rc = pe_model_add_agg(m, &a);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+/* The end of a loop handing rows to a callback: the callback's stop (rc),
+ * or a step that failed (r), logged; s is finalized. */
+static int steps_end(st_persist_read *rd, sqlite3_stmt *s, int r, int rc)
+{
+	if (!rc && r != SQLITE_DONE) {
+		log_warn("msg=\"sqlite read\" profile=%lld error=\"%s\"", (long long)rd->id,
+			 sqlite3_errmsg(rd->db));
+		rc = -1;
 	}
 	sqlite3_finalize(s);
 	return rc;
@@ -184,11 +198,30 @@ int sq_read_blocks(st_persist_read *rd, uint64_t from_ns, uint64_t to_ns, pe_blo
 		if (rc)
 			break;
 	}
-	if (!rc && r != SQLITE_DONE) {
-		log_warn("msg=\"sqlite read\" profile=%lld error=\"%s\"", (long long)rd->id,
-			 sqlite3_errmsg(rd->db));
-		rc = -1;
+	return steps_end(rd, s, r, rc);
+}
+
+int sq_read_leaf_addrs(st_persist_read *rd, uint32_t frame, pe_leaf_cb cb, void *ctx)
+{
+	sqlite3_stmt *s = sq_prep(rd->db, "SELECT event, addr, samples, period, offcpu"
+					  " FROM leaf_addrs WHERE profile_id = ? AND frame = ?");
+	int r, rc = 0;
+
+	if (!s)
+		return -1;
+	sqlite3_bind_int64(s, 1, rd->id);
+	sqlite3_bind_int64(s, 2, frame);
+	while ((r = sqlite3_step(s)) == SQLITE_ROW) {
+		pe_leaf_row l;
+
+		l.frame = frame;
+		l.event = (uint32_t)sqlite3_column_int64(s, 0);
+		l.addr = (uint64_t)sqlite3_column_int64(s, 1);
+		l.samples = (uint64_t)sqlite3_column_int64(s, 2);
+		l.period = (uint64_t)sqlite3_column_int64(s, 3);
+		l.offcpu = (uint64_t)sqlite3_column_int64(s, 4);
+		if ((rc = cb(ctx, &l)) != 0)
+			break;
 	}
-	sqlite3_finalize(s);
-	return rc;
+	return steps_end(rd, s, r, rc);
 }

@@ -31,10 +31,12 @@ static const char *const writer_sql[W_NR_STMTS] = {
 			 " sample_type, period, freq, samples) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[PE_ROW_RECORD] = "INSERT OR REPLACE INTO record_counts (profile_id, type, count)"
 			  " VALUES (?, ?, ?)",
+	[PE_ROW_LEAF_ADDR] = "INSERT INTO leaf_addrs (profile_id, frame, event, addr, samples,"
+			     " period, offcpu) VALUES (?, ?, ?, ?, ?, ?, ?)",
 	[W_BLOCK] = "INSERT INTO sample_blocks (profile_id, seq, nr, min_time, max_time, data)"
 		    " VALUES (?, ?, ?, ?, ?, ?)",
 	[W_AGG] = "INSERT INTO sample_agg (profile_id, event, pid, tid, comm, stack, samples,"
-		  " period, first_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+		  " period, first_seq, offcpu) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 };
 
 struct st_persist_writer {
@@ -234,6 +236,7 @@ static int agg_write(st_persist_writer *w, const pe_agg_row *agg, size_t n)
 		sqlite3_bind_int64(s, 7, (sqlite3_int64)r->samples);
 		sqlite3_bind_int64(s, 8, (sqlite3_int64)r->period);
 		sqlite3_bind_int64(s, 9, (sqlite3_int64)r->first_seq);
+		sqlite3_bind_int64(s, 10, (sqlite3_int64)r->offcpu);
 		if (w_step(w, W_AGG) < 0)
 			return -1;
 	}

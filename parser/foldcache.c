@@ -1,0 +1,300 @@
+/*
+ * foldcache.c - caches in front of pd_symbolize and pd_fold_add (see
+ * foldcache.h). A callchain here is
+ *
+ *	[marker] leaf [marker] caller ... [marker] caller
+ *
+ * (PERF_CONTEXT_KERNEL / _USER before each part). The caches take chains
+ * of up to 127 addresses whose markers are only those two, which is every
+ * callchain of a plain -g recording; pd_symbolize names such a chain one
+ * address at a time, so folding it address by address through the frame
+ * cache gives the same stack.
+ */
+#include "foldcache.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FC_CHAIN_SLOTS	16384	/* each a power of 2 */
+#define FC_FRAME_SLOTS	65536
+#define FC_DSO_SLOTS	65536
+#define FC_COMM_SLOTS	4096
+#define FC_MAX_REAL	127	/* perf script's frames per stack */
+#define FC_MAX_CHAIN	512	/* callchain entries, markers included */
+#define FC_KERNEL_PID	UINT32_MAX	/* kernel frames are the same in every process */
+
+typedef struct fc_chain {	/* a thread's whole callchain -> its stack */
+	uint64_t hash, gen;	/* gen: the symbolizer's when stored */
+	const pd_event *event;
+	uint32_t pid, tid;
+	uint16_t misc;
+	uint64_t *ips;
+	size_t nr, cap;
+	size_t id;
+} fc_chain;
+
+typedef struct fc_frame {	/* an address of a process -> its folded name */
+	uint64_t ip, gen;
+	uint32_t pid, id;
+	uint8_t cpumode, used;
+} fc_frame;
+
+typedef struct fc_dso {		/* an offset of a symbol table -> its folded name */
+	uint64_t serial, off;	/* serial 0: free */
+	uint32_t id;
+	uint8_t cpumode;
+} fc_dso;
+
+typedef struct fc_comm {	/* a thread -> its folded comm field */
+	uint64_t gen;
+	uint32_t pid, tid, id;
+	uint8_t used;
+} fc_comm;
+
+struct pd_foldcache {
+	pd_symbolizer *sym;
+	pd_fold *fold;
+	fc_chain *chains;
+	fc_frame *frames;
+	fc_dso *dsos;
+	fc_comm *comms;
+	uint32_t ids[FC_MAX_REAL + 1];	/* the stack being folded */
+	pd_foldcache_stats stats;
+};
+
+pd_foldcache *pd_foldcache_new(pd_symbolizer *sym, pd_fold *fold)
+{
+	pd_foldcache *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->sym = sym;
+	c->fold = fold;
+	c->chains = calloc(FC_CHAIN_SLOTS, sizeof(*c->chains));
+	c->frames = calloc(FC_FRAME_SLOTS, sizeof(*c->frames));
+	c->dsos = calloc(FC_DSO_SLOTS, sizeof(*c->dsos));
+	c->comms = calloc(FC_COMM_SLOTS, sizeof(*c->comms));
+	if (!c->chains || !c->frames || !c->dsos || !c->comms) {
+		pd_foldcache_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+void pd_foldcache_free(pd_foldcache *c)
+{
+	size_t i;
+
+	if (!c)
+		return;
+	for (i = 0; c->chains && i < FC_CHAIN_SLOTS; i++)
+		free(c->chains[i].ips);
+	free(c->chains);
+	free(c->frames);
+	free(c->dsos);
+	free(c->comms);
+	free(c);
+}
+
+void pd_foldcache_get_stats(const pd_foldcache *c, pd_foldcache_stats *out)
+{
+	*out = c->stats;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	h = (h ^ v) * 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 32);
+}
+
+/* The chain's hash, or 0 when the caches do not take it. */
+static uint64_t chain_hash(const pd_sample *s, uint16_t misc)
+{
+	const uint64_t *ch = s->callchain;
+	uint64_t h;
+	size_t i, real = 0;
+
+	if (!(s->fields & PD_SAMPLE_CALLCHAIN) || !ch || !s->nr_callchain ||
+	    s->nr_callchain > FC_MAX_CHAIN)
+		return 0;
+	h = mix(0x9e3779b97f4a7c15ULL ^ ((uint64_t)s->pid << 32 | s->tid),
+		(uint64_t)misc ^ (uint64_t)(uintptr_t)s->event);
+	for (i = 0; i < s->nr_callchain; i++) {
+		uint64_t ip = ch[i];
+
+		if (ip >= PD_CONTEXT_MAX) {
+			if (ip != PD_CONTEXT_KERNEL && ip != PD_CONTEXT_USER)
+				return 0;
+		} else if (++real > FC_MAX_REAL) {
+			return 0;
+		}
+		h = mix(h, ip);
+	}
+	return h | 1;
+}
+
+static int chain_match(const fc_chain *e, const pd_sample *s, uint16_t misc, uint64_t h,
+		       uint64_t stamp)
+{
+	return e->ips && e->hash == h && e->gen >= stamp && e->pid == s->pid &&
+	       e->tid == s->tid && e->misc == misc && e->event == s->event &&
+	       e->nr == s->nr_callchain &&
+	       !memcmp(e->ips, s->callchain, s->nr_callchain * sizeof(uint64_t));
+}
+
+static void chain_store(fc_chain *e, const pd_sample *s, uint16_t misc, uint64_t h,
+			uint64_t gen, size_t id)
+{
+	if (!e->ips || e->cap < s->nr_callchain) {
+		size_t cap = s->nr_callchain > 16 ? s->nr_callchain : 16;
+		uint64_t *v = malloc(cap * sizeof(*v));
+
+		if (!v) {
+			e->hash = 0;
+			return;
+		}
+		free(e->ips);
+		e->ips = v;
+		e->cap = cap;
+	}
+	memcpy(e->ips, s->callchain, s->nr_callchain * sizeof(uint64_t));
+	e->nr = s->nr_callchain;
+	e->hash = h;
+	e->gen = gen;
+	e->event = s->event;
+	e->pid = s->pid;
+	e->tid = s->tid;
+	e->misc = misc;
+	e->id = id;
+}
+
+/* The folded name of address ip of thread pid/tid: by the address in this
+ * process (valid while its maps stay), else by the offset in the symbol
+ * table (the same library in every process; a table never changes), else
+ * symbolized now. */
+static fc_frame *frame_slot(pd_foldcache *c, uint32_t pid, uint64_t ip, int cpumode)
+{
+	uint32_t key = cpumode == PD_MISC_KERNEL ? FC_KERNEL_PID : pid;
+
+	return &c->frames[mix((uint64_t)key << 8 | (uint64_t)cpumode, ip) & (FC_FRAME_SLOTS - 1)];
+}
+
+static int frame_id(pd_foldcache *c, uint32_t pid, uint32_t tid, uint64_t ip, int cpumode,
+		    uint64_t stamp, uint32_t *id)
+{
+	uint32_t key = cpumode == PD_MISC_KERNEL ? FC_KERNEL_PID : pid;
+	fc_frame *e = frame_slot(c, pid, ip, cpumode);
+	uint64_t off = 0, serial;
+	fc_dso *d = NULL;
+	pd_frame fr;
+
+	if (e->used && e->ip == ip && e->pid == key && e->cpumode == cpumode && e->gen >= stamp) {
+		*id = e->id;
+		return 0;
+	}
+	serial = pd_symbolize_where(c->sym, pid, tid, ip, cpumode, &off);
+	if (serial) {
+		d = &c->dsos[mix(serial << 8 | (uint64_t)cpumode, off) & (FC_DSO_SLOTS - 1)];
+		if (d->serial == serial && d->off == off && d->cpumode == cpumode) {
+			*id = d->id;
+			goto out;
+		}
+	}
+	if (pd_symbolize_ip(c->sym, pid, tid, ip, cpumode, &fr) < 0 ||
+	    pd_fold_frame_id(c->fold, &fr, id) < 0)
+		return -1;
+	/* a name that depends on the offset is not a function of the symbol */
+	if (d && !(fr.sym && strstr(fr.sym, " (")) && !(fr.dso && strpbrk(fr.dso, " \t")))
+		*d = (fc_dso){ .serial = serial, .off = off, .id = *id, .cpumode = (uint8_t)cpumode };
+out:
+	*e = (fc_frame){ .ip = ip, .gen = pd_symbolizer_generation(c->sym), .pid = key,
+			 .id = *id, .cpumode = (uint8_t)cpumode, .used = 1 };
+	return 0;
+}
+
+/* The folded comm field of thread pid/tid. */
+static int comm_id(pd_foldcache *c, uint32_t pid, uint32_t tid, uint64_t stamp, uint32_t *id)
+{
+	fc_comm *e = &c->comms[mix((uint64_t)pid << 32 | tid, 0) & (FC_COMM_SLOTS - 1)];
+	pd_stack st = { .pid = pid, .tid = tid };
+
+	if (e->used && e->pid == pid && e->tid == tid && e->gen >= stamp) {
+		*id = e->id;
+		return 0;
+	}
+	st.comm = pd_symbolizer_comm(c->sym, pid, tid);
+	if (pd_fold_comm_id(c->fold, &st, id) < 0)
+		return -1;
+	*e = (fc_comm){ .gen = pd_symbolizer_generation(c->sym), .pid = pid, .tid = tid,
+			.id = *id, .used = 1 };
+	return 0;
+}
+
+static int fold_whole(pd_foldcache *c, const pd_record *r, uint64_t weight)
+{
+	pd_stack st;
+
+	c->stats.misses++;
+	if (pd_symbolize(c->sym, r, &st) < 0)
+		return -1;
+	return pd_fold_add(c->fold, &st, weight) < 0 ? -2 : 0;
+}
+
+int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight)
+{
+	const pd_sample *s = &r->u.sample;
+	uint16_t misc = r->misc & PD_MISC_CPUMODE_MASK;
+	uint64_t h, stamp;
+	fc_chain *e;
+	size_t n = 1, i, k;
+	int cpumode = PD_MISC_USER;
+
+	/* dwarf samples carry their user stack beside the callchain: those are
+	 * unwound, never cached */
+	if (s->event && (s->event->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) ==
+	    (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER))
+		return fold_whole(c, r, weight);
+	h = chain_hash(s, misc);
+	if (!h)
+		return fold_whole(c, r, weight);
+	/* the tables are larger than the caches: ask for the lines early */
+	e = &c->chains[h & (FC_CHAIN_SLOTS - 1)];
+	__builtin_prefetch(e);
+	stamp = pd_symbolizer_stamp(c->sym, s->pid, s->tid);
+	if (chain_match(e, s, misc, h, stamp)) {
+		c->stats.chain_hits++;
+		return pd_fold_add_id(c->fold, e->id, weight) < 0 ? -1 : 0;
+	}
+	/* address by address, as pd_symbolize names them; ids[0] is the comm
+	 * field, then the frames outermost first, so the leaf goes last */
+	c->stats.frame_folds++;
+	for (i = 0; i < s->nr_callchain; i++) {
+		uint64_t ip = s->callchain[i];
+
+		if (ip == PD_CONTEXT_KERNEL)
+			cpumode = PD_MISC_KERNEL;
+		else if (ip == PD_CONTEXT_USER)
+			cpumode = PD_MISC_USER;
+		else
+			__builtin_prefetch(frame_slot(c, s->pid, ip, cpumode));
+	}
+	cpumode = PD_MISC_USER;
+	if (comm_id(c, s->pid, s->tid, stamp, &c->ids[0]) < 0)
+		return -1;
+	for (i = 0; i < s->nr_callchain; i++)
+		n += s->callchain[i] < PD_CONTEXT_MAX;
+	for (i = 0, k = n; i < s->nr_callchain; i++) {
+		uint64_t ip = s->callchain[i];
+
+		if (ip == PD_CONTEXT_KERNEL)
+			cpumode = PD_MISC_KERNEL;
+		else if (ip == PD_CONTEXT_USER)
+			cpumode = PD_MISC_USER;
+		else if (frame_id(c, s->pid, s->tid, ip, cpumode, stamp, &c->ids[--k]) < 0)
+			return -1;
+	}
+	if (pd_fold_add_ids(c->fold, c->ids, n, weight) < 0)
+		return -2;
+	chain_store(e, s, misc, h, pd_symbolizer_generation(c->sym), pd_fold_last_id(c->fold));
+	return 0;
+}
