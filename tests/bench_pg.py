@@ -14,8 +14,8 @@ the same machine in one run.
 PostgreSQL runs as the tests run it (tests/pg_harness.py: a server of its
 own on a unix socket, fsync off, 64 MB shared buffers); the figures are
 for that setup. PERFHUB_BENCH_FILES="a.data b.data ..." uses existing
-recordings; else PERFHUB_BENCH_SECONDS (default 10) of system-wide -g
-recording each for 4 recordings.
+recordings; else PERFHUB_BENCH_RECORDINGS (default 8) system-wide -g
+recordings of PERFHUB_BENCH_SECONDS (default 5) each.
 """
 import os
 import shutil
@@ -28,9 +28,10 @@ sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
 import perfhubd_harness as H  # noqa: E402
 import pg_harness  # noqa: E402
 
-SECONDS = float(os.environ.get("PERFHUB_BENCH_SECONDS", "10"))
+SECONDS = float(os.environ.get("PERFHUB_BENCH_SECONDS", "5"))
 FILES = os.environ.get("PERFHUB_BENCH_FILES", "").split()
-NR_RECORDINGS = 4
+# several recordings, so that two nodes share the work evenly
+NR_RECORDINGS = int(os.environ.get("PERFHUB_BENCH_RECORDINGS", "8"))
 
 
 def cpu_seconds(pid):

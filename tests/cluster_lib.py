@@ -9,7 +9,9 @@ The checks, in order:
      every node and the same as a single SQLite node's for the same files;
   2. kill -9 of the node that parses a large recording: another node takes
      the job when its lease runs out and finishes it with perf's count of
-     samples;
+     samples; then the same job parsed again, its node frozen (SIGSTOP)
+     past its lease: another node finishes it, and the frozen one, woken,
+     finds its writes refused and abandons the parse;
   3. PostgreSQL restarted while uploads arrive and parse: every
      acknowledged upload ends ready, the nodes reconnect by themselves;
   4. a node started later, with jobs queued, takes one at once.
@@ -249,7 +251,50 @@ def check_kill9(cl, big):
     log("2. kill -9 of %s while it parsed profile %d: %s finished it %.1f s later with perf's"
         " %d samples" % (victim.name, pid, finisher.name, time.time() - t_kill,
                          want.get("SAMPLE", 0)))
-    return victim
+    return pid
+
+
+def check_freeze(cl, pid):
+    """2b. A node frozen (SIGSTOP) in the middle of a parse, past its lease:
+    another node takes the job and finishes it; when the frozen one wakes,
+    its next write is refused and it abandons the parse."""
+    nodes = cl.alive()
+    want = nodes[0].json("GET", "/api/v1/profiles/%d" % pid)[1]
+    logs0 = {n.name: len(n.read_log()) for n in nodes}
+    st, r = nodes[0].json("POST", "/api/v1/profiles/%d/resymbolize" % pid)
+    H.check(st == 202, "resymbolize: %s %s" % (st, r))
+    deadline, frozen = time.time() + 60, None
+    while time.time() < deadline and not frozen:
+        for n in nodes:
+            if 'msg="parse start" id=%d ' % pid in n.read_log()[logs0[n.name]:]:
+                frozen = n
+                break
+        time.sleep(0.01)
+    H.check(frozen is not None, "nobody parsed the recording again")
+    frozen.proc.send_signal(signal.SIGSTOP)
+    t0 = time.time()
+    try:
+        others = [n for n in nodes if n is not frozen]
+        p = wait_done(others[0], pid)
+        done_by = node_of_parse(others, pid, "parse done", timeout=10)
+    finally:
+        frozen.proc.send_signal(signal.SIGCONT)
+    H.check(p["status"] == "ready" and p["records"] == want["records"],
+            "after the takeover: %s" % p.get("error"))
+    H.check(done_by is not None, "no other node finished the job")
+    deadline = time.time() + 60
+    while time.time() < deadline:
+        tail = frozen.read_log()[logs0[frozen.name]:]
+        if 'msg="parse abandoned" id=%d ' % pid in tail:
+            break
+        time.sleep(0.1)
+    H.check('msg="parse abandoned" id=%d ' % pid in tail,
+            "the frozen node did not abandon its parse:\n" + tail[-3000:])
+    H.check('msg="parse done" id=%d ' % pid not in tail, "the frozen node finished too")
+    log("2b. %s frozen while it parsed profile %d again: %s took the job once the lease ran"
+        " out (and the server ended a transaction the frozen node had open) and finished it"
+        " %.1f s after the freeze; woken, %s found its writes refused and abandoned the"
+        " parse" % (frozen.name, pid, done_by.name, time.time() - t0, frozen.name))
 
 
 def check_pg_restart(cl):
@@ -332,7 +377,13 @@ def check_late_node(cl):
     t_freeze = time.time()
     try:
         waiting = int(cl.pg.psql("cluster", "SELECT count(*) FROM profiles WHERE status = 0"))
-        held = int(cl.pg.psql("cluster", "SELECT count(*) FROM profiles WHERE status = 1"))
+        # the jobs the frozen nodes hold, and which (lease_owner HOST:PID:RANDOM)
+        held = {}
+        for line in cl.pg.psql("cluster", "SELECT id, lease_owner FROM profiles"
+                                          " WHERE status = 1").split():
+            pid, owner = line.split("|")
+            held[int(pid)] = next(n for n in nodes if owner.split(":")[-2] == str(n.proc.pid))
+        logs0 = {n.name: len(n.read_log()) for n in nodes}
         H.check(waiting > 0, "the running nodes took every job before the late node started")
         t0 = time.time()
         late = cl.node("late", workers=1)
@@ -352,18 +403,24 @@ def check_late_node(cl):
     for pid in queued:
         p = wait_done(late, pid)
         H.check(p["status"] == "ready", "late job %d: %s" % (pid, p.get("error")))
-    deadline = time.time() + 30
-    while time.time() < deadline:
-        fenced = sum(n.read_log().count('msg="parse abandoned"') for n in nodes)
-        if fenced >= held:
-            break
-        time.sleep(0.1)
-    H.check(fenced == held, "%d jobs were held by the frozen nodes, %d parses abandoned" %
-            (held, fenced))
+    # each job a frozen node held: its parse abandoned when it woke (its
+    # writes fenced), or, when a write of its was under way at the freeze
+    # (holding the row, which the requeue then waits for), finished by it
+    fenced, finished = [], []
+    for i, holder in held.items():
+        tail = holder.read_log()[logs0[holder.name]:]
+        if 'msg="parse abandoned" id=%d ' % i in tail:
+            fenced.append(i)
+        elif 'msg="parse done" id=%d ' % i in tail:
+            finished.append(i)
+        else:
+            raise AssertionError("%s held job %d when frozen: neither abandoned nor finished"
+                                 % (holder.name, i))
     log("4. a node started with %d of %d jobs queued (the others frozen) took profile %d"
-        " %.2f s after starting; all %d ready; the frozen nodes, woken after their leases"
-        " ran out, abandoned their %d parses (writes fenced)" % (
-            waiting, len(queued), took[0], took[1], len(queued), fenced))
+        " %.2f s after starting; all %d ready; of the %d jobs the frozen nodes held, %d"
+        " were abandoned when they woke (writes fenced), %d finished by a write under way"
+        % (waiting, len(queued), took[0], took[1], len(queued), len(held), len(fenced),
+           len(finished)))
 
 
 def run(spool_kind):
@@ -385,7 +442,8 @@ def run(spool_kind):
             cl.node(name)
         log("three nodes on %s, spool %s" % (cl.uri.split("?")[0], cl.spool))
         check_spread(cl, files)
-        check_kill9(cl, big)
+        big_id = check_kill9(cl, big)
+        check_freeze(cl, big_id)
         check_pg_restart(cl)
         check_late_node(cl)
         ok = True

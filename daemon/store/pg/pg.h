@@ -39,6 +39,11 @@
 #define PG_FETCH_ROWS 10000	/* rows of a model table per FETCH */
 #define PG_FETCH_BLOCKS 16	/* sample blocks per FETCH */
 #define PG_PING_PATIENCE_S 2	/* /healthz waits no longer for the server */
+/* A session of ours idle inside a transaction for this long (at least)
+ * belongs to a stalled node: the server ends it, and its row locks go. */
+#define PG_IDLE_IN_TXN_MIN_S 10
+#define PG_STATEMENT_TIMEOUT_S 120	/* a statement stalled by its client, at most */
+#define PG_RENEW_LOCK_TIMEOUT_MS 1000	/* a renewal waits no longer for a row */
 
 /* A job this node claimed: its attempt is the fencing token of its writes. */
 typedef struct pg_held {
@@ -56,6 +61,7 @@ struct st_persist {
 	char *conninfo;
 	unsigned lease_s;
 	char node[PGJ_MAX_NODE + 1];	/* HOST:PID:RANDOM */
+	char session[PGC_MAX_INIT];	/* settings of every connection (pgc_init) */
 	pthread_mutex_t lock;		/* the pool, held jobs, singletons, wake-up */
 	pgc *pool[PG_POOL_MAX];
 	size_t nr_pool;
@@ -74,6 +80,8 @@ struct st_persist {
 /* ---- pgstore.c ---- */
 /* A pooled connection (a new one when the pool is empty); NULL logged. */
 pgc *pg_get(st_persist *p);
+/* A new connection with the store's session settings; NULL and err. */
+pgc *pg_connect(st_persist *p, char *err, size_t errlen);
 void pg_put(st_persist *p, pgc *c);
 /* Runs fn in one transaction on a pooled connection (pgc_txn: run again
  * after a lost connection); a failure is logged with `what`. 0 or -1. */

@@ -250,7 +250,8 @@ int pgj_requeue_expired(PGconn *conn, int *requeued, int *failed, char *err, siz
 		" 'abandoned: its parse outlived its lease ' || (lease_expiries + 1) ||"
 		" ' times (the node parsing it stopped or died)' ELSE error END,"
 		" lease_owner = NULL, lease_until = NULL"
-		" WHERE status = 1 AND lease_until < now() RETURNING status)"
+		" WHERE id IN (SELECT id FROM profiles WHERE status = 1 AND lease_until < now()"
+		" FOR UPDATE SKIP LOCKED) RETURNING status)"
 		" SELECT count(*) FILTER (WHERE status = 0), count(*) FILTER (WHERE status = 3)"
 		" FROM q", 1, NULL, v, NULL, NULL, 0);
 	if (pgc_check(r, PGRES_TUPLES_OK, "requeueing expired leases", err, errlen) < 0) {

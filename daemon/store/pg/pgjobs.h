@@ -86,7 +86,9 @@ int pgj_fail(PGconn *conn, const pgj_job *job, const char *msg, int64_t offset,
 	     int64_t parse_ms, char *err, size_t errlen);
 /* Gives the job back to the queue (shutdown). PGJ_OK or PGJ_FENCED. */
 int pgj_requeue(PGconn *conn, const pgj_job *job, char *err, size_t errlen);
-/* Every lease that ran out goes back to the queue (or fails, see above).
+/* Every lease that ran out goes back to the queue (or fails, see above);
+ * a row another session holds locked (a write of its node under way) is
+ * left for the next look, so this never waits for a stalled node.
  * OUT: how many were queued again and how many failed (may be NULL). */
 int pgj_requeue_expired(PGconn *conn, int *requeued, int *failed, char *err, size_t errlen);
 

@@ -21,6 +21,8 @@
 #define PG_KEEPER_PATIENCE_S 5		/* a reconnect attempt, before looking at stop */
 #define PG_REQUEUE_MAX_MS 5000		/* expired leases are looked for at least this often */
 #define PG_IDS_TEXT (PG_MAX_HELD * 24 + 8)
+#define PG_STR_(x) #x
+#define PG_STR(x) PG_STR_(x)
 
 static int64_t now_ms(void)
 {
@@ -199,6 +201,11 @@ static int renew_all(st_persist *p, PGconn *conn, char *err, size_t errlen)
 	}
 	snprintf(ids + a, sizeof(ids) - a, "}");
 	snprintf(attempts + b, sizeof(attempts) - b, "}");
+	/* a row our own write holds makes the renewal wait a little, not
+	 * forever: the next round renews it (long before the lease ends) */
+	if (pgc_exec(conn, "BEGIN; SET LOCAL lock_timeout = '" PG_STR(PG_RENEW_LOCK_TIMEOUT_MS)
+		     "ms'", err, errlen) < 0)
+		return -1;
 	pgp_init(&pp);
 	pgp_i64(&pp, p->lease_s);
 	pgp_text(&pp, ids);
@@ -209,8 +216,12 @@ static int renew_all(st_persist *p, PGconn *conn, char *err, size_t errlen)
 		     " WHERE q.id = h.id AND q.attempt = h.attempt AND q.status = 1"
 		     " RETURNING q.id", &pp, 0, PGRES_TUPLES_OK, &r, err, errlen);
 	pgp_free(&pp);
-	if (rc < 0)
+	if (rc < 0 || pgc_exec(conn, "COMMIT", err, errlen) < 0) {
+		PQclear(r);
+		if (PQstatus(conn) == CONNECTION_OK)
+			PQclear(PQexec(conn, "ROLLBACK"));
 		return -1;
+	}
 	for (i = 0; i < n; i++) {
 		int k, found = 0;
 
@@ -242,7 +253,7 @@ static void *keeper(void *arg)
 		int64_t now, wait;
 		int requeued = 0, failed = 0, rc;
 
-		if (!c && !(c = pgc_open(p->conninfo, err, sizeof(err)))) {
+		if (!c && !(c = pg_connect(p, err, sizeof(err)))) {
 			if (!down++)
 				log_warn("msg=\"postgresql: keeper cannot connect\" error=\"%s\"", err);
 			nanosleep(&pause, NULL);

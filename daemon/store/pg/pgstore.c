@@ -165,6 +165,17 @@ char *pg_strdup(const PGresult *r, int row, int col)
 
 /* ---- the connection pool ------------------------------------------------------------ */
 
+pgc *pg_connect(st_persist *p, char *err, size_t errlen)
+{
+	pgc *c = pgc_open(p->conninfo, err, errlen);
+
+	if (c && pgc_init(c, p->session, err, errlen) < 0) {
+		pgc_close(c);
+		c = NULL;
+	}
+	return c;
+}
+
 pgc *pg_get(st_persist *p)
 {
 	pgc *c = NULL;
@@ -174,7 +185,7 @@ pgc *pg_get(st_persist *p)
 	if (p->nr_pool)
 		c = p->pool[--p->nr_pool];
 	pthread_mutex_unlock(&p->lock);
-	if (!c && !(c = pgc_open(p->conninfo, err, sizeof(err))))
+	if (!c && !(c = pg_connect(p, err, sizeof(err))))
 		log_warn("msg=\"postgresql connect\" error=\"%s\"", err);
 	return c;
 }
@@ -260,9 +271,17 @@ static st_persist *pg_open(const char *where, const st_options *o, char *err, si
 	if (p->lease_s > PGJ_MAX_LEASE_S)
 		p->lease_s = PGJ_MAX_LEASE_S;
 	pgj_node_name(p->node, sizeof(p->node));
+	/* a node that stops in the middle of a transaction (frozen, cut off)
+	 * keeps its row locks: the server ends its session instead, well
+	 * after its lease has run out */
+	snprintf(p->session, sizeof(p->session),
+		 "SET idle_in_transaction_session_timeout = '%us'; SET statement_timeout = '%us'",
+		 p->lease_s > PG_IDLE_IN_TXN_MIN_S ? p->lease_s : PG_IDLE_IN_TXN_MIN_S,
+		 p->lease_s * 2 > PG_STATEMENT_TIMEOUT_S ? p->lease_s * 2 : PG_STATEMENT_TIMEOUT_S);
 	if (!(c = pgc_open(where, err, errlen)) || !(conn = pgc_conn(c, err, errlen)))
 		goto fail;
-	if (pgm_migrate(conn, pgs_migrations, pgs_nr_migrations, &from, err, errlen) < 0)
+	if (pgm_migrate(conn, pgs_migrations, pgs_nr_migrations, &from, err, errlen) < 0 ||
+	    pgc_init(c, p->session, err, errlen) < 0)
 		goto fail;
 	if (from < pgs_nr_migrations)
 		log_info("msg=\"schema migrated\" backend=postgresql from=%d to=%d", from,

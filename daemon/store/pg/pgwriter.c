@@ -6,9 +6,15 @@
  * fence (pgj_fence_batch): a node whose lease ran out can write no more,
  * and a batch whose commit was applied but not acknowledged is not
  * written twice when pgc_txn runs the transaction again.
+ *
+ * A batch is sent by a thread of the writer's own while the parse goes on
+ * to fill the next one: the database's work overlaps the parser's, and at
+ * most one batch is in flight (memory: two batches). A batch that failed
+ * fails the next call.
  */
 #include "config.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,16 +61,34 @@ typedef struct copy_buf {
 	int oom;
 } copy_buf;
 
+/* One write transaction's rows and block, owned by the writer. */
+typedef struct batch {
+	copy_buf buf[PE_NR_ROW_KINDS];
+	pe_packed_block block;
+	int has_block;
+	unsigned char *data;	/* the block's bytes, copied */
+	size_t data_cap;
+} batch;
+
 struct st_persist_writer {
 	st_persist *p;
 	pgc *c;
 	pgj_job job;
 	int64_t batch;		/* batches committed */
-	int failed, fenced;
-	copy_buf buf[PE_NR_ROW_KINDS];
+	int failed, fenced;	/* under lock while the sender runs */
+	batch b[2];
+	int fill;		/* the batch the parse fills; the other may be in flight */
 	copy_buf agg;
-	/* the transaction's inputs and outcome */
-	const pe_packed_block *block;
+	/* the sender thread */
+	pthread_t sender;
+	int sender_running;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	batch *sending;		/* in flight, NULL when idle */
+	int quit;
+	st_write_times acc;	/* the sender's times, added to the caller's at each sync */
+	/* a transaction's inputs and outcome */
+	const batch *tx;
 	const st_summary *sum;
 	int applied;
 	uint64_t fence_ns, body_ns;
@@ -219,13 +243,54 @@ static int copy_send(PGconn *conn, const copy_spec *spec, copy_buf *b, char *err
 
 /* ---- the writer --------------------------------------------------------------------- */
 
+static void batch_free(batch *b)
+{
+	int k;
+
+	for (k = 0; k < PE_NR_ROW_KINDS; k++)
+		copy_free(&b->buf[k]);
+	free(b->data);
+}
+
+/* Waits until no batch is in flight; its times go to *t (may be NULL).
+ * Returns the writer's state: 0, or -1 once a batch failed. */
+static int sync_sender(st_persist_writer *w, st_write_times *t)
+{
+	int rc;
+
+	pthread_mutex_lock(&w->lock);
+	while (w->sending)
+		pthread_cond_wait(&w->cond, &w->lock);
+	if (t) {
+		t->lock_ns += w->acc.lock_ns;
+		t->insert_ns += w->acc.insert_ns;
+		t->commit_ns += w->acc.commit_ns;
+		t->commits += w->acc.commits;
+		memset(&w->acc, 0, sizeof(w->acc));
+	}
+	rc = w->failed ? -1 : 0;
+	pthread_mutex_unlock(&w->lock);
+	return rc;
+}
+
 static void writer_free(st_persist_writer *w)
 {
 	int i;
 
-	for (i = 0; i < PE_NR_ROW_KINDS; i++)
-		copy_free(&w->buf[i]);
+	if (w->sender_running) {
+		pthread_mutex_lock(&w->lock);
+		while (w->sending)
+			pthread_cond_wait(&w->cond, &w->lock);
+		w->quit = 1;
+		pthread_cond_broadcast(&w->cond);
+		pthread_mutex_unlock(&w->lock);
+		pthread_join(w->sender, NULL);
+	}
+	for (i = 0; i < 2; i++)
+		batch_free(&w->b[i]);
 	copy_free(&w->agg);
+	pthread_mutex_destroy(&w->lock);
+	pthread_cond_destroy(&w->cond);
 	pg_put(w->p, w->c);
 	free(w);
 }
@@ -238,7 +303,9 @@ static int writer_txn(st_persist_writer *w, const char *what, pgc_txn_fn fn)
 
 	rc = pgc_txn(w->c, fn, w, err, sizeof(err));
 	if (rc < 0) {
+		pthread_mutex_lock(&w->lock);
 		w->failed = 1;
+		pthread_mutex_unlock(&w->lock);
 		if (w->fenced)
 			pg_held_lose(w->p, w->job.id, w->job.attempt);
 		if (w->fenced)
@@ -267,34 +334,6 @@ static int begin_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 	return pg_delete_rows(conn, w->job.id, err, errlen);
 }
 
-st_persist_writer *pg_writer_begin(st_persist *p, int64_t id)
-{
-	st_persist_writer *w = calloc(1, sizeof(*w));
-	int i;
-
-	if (!w)
-		return NULL;
-	w->p = p;
-	if (pg_held_find(p, id, &w->job) != 0) {
-		log_warn("msg=\"postgresql: writing a job this node does not hold\" id=%lld",
-			 (long long)id);
-		free(w);
-		return NULL;
-	}
-	if (!(w->c = pg_get(p))) {
-		free(w);
-		return NULL;
-	}
-	for (i = 0; i < PE_NR_ROW_KINDS; i++)
-		copy_reset(&w->buf[i]);
-	copy_reset(&w->agg);
-	if (writer_txn(w, "starting a parse's writes", begin_body) < 0) {
-		writer_free(w);
-		return NULL;
-	}
-	return w;
-}
-
 /* The batch's fence: 0 go on, 1 the batch committed before, -1 fenced or
  * an error (err). */
 static int fence(st_persist_writer *w, PGconn *conn, char *err, size_t errlen)
@@ -316,7 +355,7 @@ static int fence(st_persist_writer *w, PGconn *conn, char *err, size_t errlen)
 static int write_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 {
 	st_persist_writer *w = ctx;
-	const pe_packed_block *b = w->block;
+	const batch *bt = w->tx;
 	uint64_t t0;
 	int rc, k;
 
@@ -327,9 +366,10 @@ static int write_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 	}
 	t0 = now_ns();
 	for (k = 0; k < PE_NR_ROW_KINDS; k++)
-		if (copy_send(conn, &row_copy[k], &w->buf[k], err, errlen) < 0)
+		if (copy_send(conn, &row_copy[k], (copy_buf *)&bt->buf[k], err, errlen) < 0)
 			return -1;
-	if (b) {
+	if (bt->has_block) {
+		const pe_packed_block *b = &bt->block;
 		pg_params pp;
 
 		pgp_init(&pp);
@@ -351,32 +391,6 @@ static int write_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 	return 0;
 }
 
-/* Rows into their kinds' COPY buffers. -1 on a row of the wrong shape or
- * out of memory. */
-static int rows_add(st_persist_writer *w, const pe_row *rows, size_t n)
-{
-	size_t i;
-	int k;
-
-	for (k = 0; k < PE_NR_ROW_KINDS; k++)
-		copy_reset(&w->buf[k]);
-	for (i = 0; i < n; i++) {
-		const pe_row *r = &rows[i];
-
-		if (r->kind >= PE_NR_ROW_KINDS)
-			continue;
-		if (copy_row(&w->buf[r->kind], &row_copy[r->kind], w->job.id, r) < 0) {
-			log_warn("msg=\"postgresql: a row of kind %u has %u values\" id=%lld",
-				 (unsigned)r->kind, (unsigned)r->nvals, (long long)w->job.id);
-			return -1;
-		}
-	}
-	for (k = 0; k < PE_NR_ROW_KINDS; k++)
-		if (w->buf[k].oom)
-			return -1;
-	return 0;
-}
-
 /* The transaction's time: the fence's wait is the lock, the statements
  * the inserts, BEGIN and COMMIT (and any run again) the commit. */
 static void add_times(st_persist_writer *w, uint64_t t0, st_write_times *t)
@@ -390,35 +404,137 @@ static void add_times(st_persist_writer *w, uint64_t t0, st_write_times *t)
 	w->fence_ns = w->body_ns = 0;
 }
 
+/* The sender: one batch at a time, in the order they come. */
+static void *sender(void *arg)
+{
+	st_persist_writer *w = arg;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		uint64_t t0;
+		int rc;
+
+		while (!w->sending && !w->quit)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (!w->sending)
+			break;
+		w->tx = w->sending;
+		pthread_mutex_unlock(&w->lock);
+		t0 = now_ns();
+		rc = writer_txn(w, "storing rows", write_body);
+		pthread_mutex_lock(&w->lock);
+		if (rc == 0) {
+			add_times(w, t0, &w->acc);
+			w->batch++;
+		}
+		w->sending = NULL;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+st_persist_writer *pg_writer_begin(st_persist *p, int64_t id)
+{
+	st_persist_writer *w = calloc(1, sizeof(*w));
+
+	if (!w)
+		return NULL;
+	w->p = p;
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	if (pg_held_find(p, id, &w->job) != 0) {
+		log_warn("msg=\"postgresql: writing a job this node does not hold\" id=%lld",
+			 (long long)id);
+		goto fail;
+	}
+	if (!(w->c = pg_get(p)))
+		goto fail;
+	copy_reset(&w->agg);
+	if (writer_txn(w, "starting a parse's writes", begin_body) < 0)
+		goto fail;
+	if (pthread_create(&w->sender, NULL, sender, w) != 0) {
+		log_warn("msg=\"postgresql: cannot start a writer thread\" id=%lld", (long long)id);
+		goto fail;
+	}
+	w->sender_running = 1;
+	return w;
+fail:
+	writer_free(w);
+	return NULL;
+}
+
+/* Rows and the block into batch bt (the block's bytes copied: the builder
+ * reuses them). -1 on a row of the wrong shape or out of memory. */
+static int batch_fill(st_persist_writer *w, batch *bt, const pe_row *rows, size_t n,
+		      const pe_packed_block *b)
+{
+	size_t i;
+	int k;
+
+	for (k = 0; k < PE_NR_ROW_KINDS; k++)
+		copy_reset(&bt->buf[k]);
+	for (i = 0; i < n; i++) {
+		const pe_row *r = &rows[i];
+
+		if (r->kind >= PE_NR_ROW_KINDS)
+			continue;
+		if (copy_row(&bt->buf[r->kind], &row_copy[r->kind], w->job.id, r) < 0) {
+			log_warn("msg=\"postgresql: a row of kind %u has %u values\" id=%lld",
+				 (unsigned)r->kind, (unsigned)r->nvals, (long long)w->job.id);
+			return -1;
+		}
+	}
+	for (k = 0; k < PE_NR_ROW_KINDS; k++)
+		if (bt->buf[k].oom)
+			return -1;
+	bt->has_block = b != NULL;
+	if (b) {
+		if (b->len > bt->data_cap) {
+			unsigned char *d = realloc(bt->data, b->len);
+
+			if (!d)
+				return -1;
+			bt->data = d;
+			bt->data_cap = b->len;
+		}
+		memcpy(bt->data, b->data, b->len);
+		bt->block = *b;
+		bt->block.data = bt->data;
+	}
+	return 0;
+}
+
 int pg_writer_write(st_persist_writer *w, const pe_row *rows, size_t n,
 		    const pe_packed_block *b, st_write_times *t)
 {
 	pgj_job held;
+	batch *bt;
 
-	if (w->failed)
-		return -1;
 	if (!n && !b)
 		return 0;
 	if (pg_held_find(w->p, w->job.id, &held) == 2) {
 		/* the keeper found the lease gone: stop before sending anything */
+		sync_sender(w, t);
 		w->fenced = w->failed = 1;
 		log_warn("msg=\"parse fenced\" id=%lld attempt=%d reason=\"the job's lease was lost\"",
 			 (long long)w->job.id, (int)w->job.attempt);
 		return -1;
 	}
-	if (rows_add(w, rows, n) < 0) {
+	/* fill one batch while the other may still be on its way */
+	bt = &w->b[w->fill];
+	if (batch_fill(w, bt, rows, n, b) < 0) {
+		sync_sender(w, t);
 		w->failed = 1;
 		return -1;
 	}
-	w->block = b;
-	{
-		uint64_t t0 = now_ns();
-
-		if (writer_txn(w, "storing rows", write_body) < 0)
-			return -1;
-		add_times(w, t0, t);
-	}
-	w->batch++;
+	if (sync_sender(w, t) < 0)
+		return -1;
+	pthread_mutex_lock(&w->lock);
+	w->sending = bt;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	w->fill ^= 1;
 	return 0;
 }
 
@@ -486,8 +602,6 @@ int pg_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
 	size_t i;
 	int rc = -1;
 
-	if (w->failed)
-		goto out;
 	copy_reset(&w->agg);
 	for (i = 0; i < nagg; i++) {
 		const pe_agg_row *r = &agg[i];
@@ -505,21 +619,22 @@ int pg_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
 		field_int(&w->agg, 'q', (int64_t)r->offcpu);
 		w->agg.rows++;
 	}
-	if (w->agg.oom)
-		goto out;
 	t->agg_ns += now_ns() - t0;
+	/* the last batch in before the last transaction */
+	if (sync_sender(w, t) < 0 || w->agg.oom)
+		goto out;
 	w->sum = s;
 	t0 = now_ns();
 	rc = writer_txn(w, "finishing a parse", finish_body);
 	if (rc == 0)
 		add_times(w, t0, t);
 out:
-	if (rc == 0)
+	if (rc == 0) {
 		pg_held_drop(w->p, w->job.id);
-	else
-		pg_writer_abort(w);
-	if (rc == 0)
 		writer_free(w);
+	} else {
+		pg_writer_abort(w);
+	}
 	return rc;
 }
 
@@ -540,6 +655,7 @@ void pg_writer_abort(st_persist_writer *w)
 {
 	if (!w)
 		return;
+	sync_sender(w, NULL);
 	/* earlier batches were committed: take them away again */
 	if (!w->fenced) {
 		w->failed = 0;
