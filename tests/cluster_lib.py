@@ -151,6 +151,19 @@ def node_of_parse(nodes, pid, what="parse start", timeout=60):
     return None
 
 
+def record_loops(work, name, count, freq, base, step):
+    """count recordings of a shell loop of base + step * i turns each, -g
+    at freq Hz: distinct bytes, parses of a chosen size."""
+    out = []
+    for i in range(count):
+        path = os.path.join(work, "%s%d.data" % (name, i))
+        H.perf_record(path, ["-g", "-e", "cpu-clock", "-F", str(freq)],
+                      ["sh", "-c", "i=0; while [ $i -lt %d ]; do i=$((i+1)); done" %
+                       (base + step * i)])
+        out.append(path)
+    return out
+
+
 def recordings(work):
     """The recordings of the test: some of the corpus, and made here."""
     files = []
@@ -158,11 +171,7 @@ def recordings(work):
         path = H.corpus(c)
         if os.path.exists(path):
             files.append(path)
-    for i, n in enumerate((60000, 120000, 200000)):
-        out = os.path.join(work, "small%d.data" % i)
-        H.perf_record(out, ["-g", "-e", "cpu-clock", "-F", "2000"],
-                      ["sh", "-c", "i=0; while [ $i -lt %d ]; do i=$((i+1)); done" % n])
-        files.append(out)
+    files += record_loops(work, "small", 3, 2000, 60000, 70000)
     # a sample every 20 us of CPU: a parse of seconds
     big = H.perf_record(os.path.join(work, "big.data"), ["-g", "-c", "20000", "-e", "cpu-clock"],
                         BIG)
@@ -300,13 +309,7 @@ def check_freeze(cl, pid):
 def check_pg_restart(cl):
     """3. PostgreSQL restarted during ingest."""
     nodes = cl.alive()
-    fresh = []
-    for i in range(12):
-        out = os.path.join(cl.work, "restart%d.data" % i)
-        H.perf_record(out, ["-g", "-e", "cpu-clock", "-F", "4000"],
-                      ["sh", "-c", "i=0; while [ $i -lt %d ]; do i=$((i+1)); done" %
-                       (100000 + 20000 * i)])
-        fresh.append(out)
+    fresh = record_loops(cl.work, "restart", 12, 4000, 100000, 20000)
     acked, refused = [], []
     lock = threading.Lock()
 
@@ -352,13 +355,7 @@ def check_late_node(cl):
     they go on their late writes are refused (fenced), the jobs done by
     others."""
     nodes = cl.alive()
-    late_files = []
-    for i in range(10):
-        out = os.path.join(cl.work, "late%d.data" % i)
-        H.perf_record(out, ["-g", "-e", "cpu-clock", "-F", "20000"],
-                      ["sh", "-c", "i=0; while [ $i -lt %d ]; do i=$((i+1)); done" %
-                       (600000 + 10000 * i)])
-        late_files.append(out)
+    late_files = record_loops(cl.work, "late", 10, 20000, 600000, 10000)
     queued, lock = [], threading.Lock()
 
     def up(i):

@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
 import perfhubd_harness as H  # noqa: E402
 import pg_harness  # noqa: E402
 from cluster_lib import answers  # noqa: E402
+from debuginfo_common import build_id  # noqa: E402
 
 DAEMON = os.path.join(H.builddir(), "daemon", "perfhubd")
 
@@ -150,14 +151,6 @@ def main():
         print("in place: the copy names the files in --spool: %s" % refs)
     shutil.rmtree(work, ignore_errors=True)
     return 0
-
-
-def build_id(path):
-    out = subprocess.run(["readelf", "-n", path], capture_output=True, text=True).stdout
-    for line in out.splitlines():
-        if "Build ID:" in line:
-            return line.split("Build ID:")[1].strip()
-    raise AssertionError("no build-id in " + path)
 
 
 def diff(a, b):
