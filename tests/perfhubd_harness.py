@@ -62,7 +62,7 @@ def pg_server():
 def pg_uri_for(state):
     """The database of a state directory, created at the first call."""
     pg = pg_server()
-    name = "s_" + re.sub(r"[^a-z0-9]", "_", os.path.basename(os.path.normpath(state)).lower())
+    name = pg_db_for(state)
     if not pg.psql("postgres", "SELECT 1 FROM pg_database WHERE datname = '%s'" % name).strip():
         pg.create_db(name)
     return pg.uri(name)
@@ -95,6 +95,28 @@ def spool_args(state):
         return (["--spool", "%s/%s" % (s3.url(), prefix), "--s3-endpoint", s3.endpoint(),
                  "--cache-dir", os.path.join(state, "cache")], s3.env())
     return ["--spool", os.path.join(state, "spool")], None
+
+
+def pg_db_for(state):
+    """The name of a state directory's database (pg_uri_for creates it)."""
+    return "s_" + re.sub(r"[^a-z0-9]", "_", os.path.basename(os.path.normpath(state)).lower())
+
+
+def store_sql(state, sql):
+    """Runs SQL (values written into it) on the store of the daemon of
+    this state directory, whichever backend; the first row's first column,
+    or None."""
+    if backend() == "postgresql":
+        out = pg_server().psql(pg_db_for(state), sql).strip().splitlines()
+        return out[0] if out else None
+    import sqlite3
+    c = sqlite3.connect(os.path.join(state, "perfhub.db"), timeout=30)
+    try:
+        row = c.execute(sql).fetchone()
+        c.commit()
+        return row[0] if row else None
+    finally:
+        c.close()
 
 
 def db_args(state):

@@ -16,12 +16,10 @@ static int used_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 	admin_ctx *x = ctx;
 	PGresult *r;
 
-	/* the tables and indexes of this schema, as PostgreSQL has them on
-	 * disk (space of deleted rows is reused, not returned) */
-	if (pg_exec(conn, "data size", "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0)"
-		    " FROM pg_class c WHERE c.relkind = 'r'"
-		    " AND c.relnamespace = current_schema()::regnamespace", NULL, 0,
-		    PGRES_TUPLES_OK, &r, err, errlen) < 0)
+	/* the bytes the profiles' parses wrote: a deleted profile's go at once
+	 * (the table files keep their size, their space is reused) */
+	if (pg_exec(conn, "data size", "SELECT coalesce(sum(stored_bytes), 0) FROM profiles",
+		    NULL, 0, PGRES_TUPLES_OK, &r, err, errlen) < 0)
 		return -1;
 	x->value = pg_i64(r, 0, 0);
 	PQclear(r);

@@ -300,6 +300,15 @@ static int copy_all(copier *x)
 	for (i = 0; i < PQntuples(r) && rc == 0; i++)
 		rc = copy_table(x, PQgetvalue(r, i, 0));
 	PQclear(r);
+	/* what retention counts: the bytes of each profile's rows */
+	for (i = 0; i < pgs_nr_profile_tables && rc == 0; i++) {
+		char sql[512];
+
+		snprintf(sql, sizeof(sql), "UPDATE profiles p SET stored_bytes = stored_bytes + s.b"
+			 " FROM (SELECT profile_id, sum(pg_column_size(t.*)) AS b FROM %s t"
+			 " GROUP BY profile_id) s WHERE p.id = s.profile_id", pgs_profile_tables[i]);
+		rc = pgc_exec(x->conn, sql, x->err, x->errlen);
+	}
 	/* new profiles are numbered after the copied ones */
 	if (rc == 0)
 		rc = pgc_exec(x->conn, "SELECT setval(pg_get_serial_sequence('profiles', 'id'),"

@@ -75,6 +75,10 @@ const char *const pgs_migrations[] = {
 	" event integer NOT NULL, addr bigint NOT NULL, samples bigint NOT NULL,"
 	" period bigint NOT NULL, offcpu bigint NOT NULL,"
 	" PRIMARY KEY (profile_id, frame, event, addr));",
+	/* 4: the bytes of each profile's rows and blocks as its parse wrote
+	 * them: the data size retention counts (deleting a profile frees them
+	 * inside the tables at once; the files shrink only with VACUUM FULL) */
+	"ALTER TABLE profiles ADD COLUMN stored_bytes bigint NOT NULL DEFAULT 0;",
 };
 const int pgs_nr_migrations = (int)(sizeof(pgs_migrations) / sizeof(pgs_migrations[0]));
 

@@ -75,6 +75,7 @@ struct st_persist_writer {
 	pgc *c;
 	pgj_job job;
 	int64_t batch;		/* batches committed */
+	int64_t bytes;		/* of the rows and blocks committed (retention's size) */
 	int failed, fenced;	/* under lock while the sender runs */
 	batch b[2];
 	int fill;		/* the batch the parse fills; the other may be in flight */
@@ -424,8 +425,14 @@ static void *sender(void *arg)
 		rc = writer_txn(w, "storing rows", write_body);
 		pthread_mutex_lock(&w->lock);
 		if (rc == 0) {
+			int k;
+
 			add_times(w, t0, &w->acc);
 			w->batch++;
+			for (k = 0; k < PE_NR_ROW_KINDS; k++)
+				if (w->tx->buf[k].rows)
+					w->bytes += (int64_t)w->tx->buf[k].len;
+			w->bytes += w->tx->has_block ? (int64_t)w->tx->block.len : 0;
 		}
 		w->sending = NULL;
 		pthread_cond_broadcast(&w->cond);
@@ -576,10 +583,11 @@ static int finish_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 	pgp_text(&pp, x->records);
 	pgp_text(&pp, x->samples_per_event);
 	pgp_i64(&pp, (int64_t)x->lost);
+	pgp_i64(&pp, w->bytes + (int64_t)w->agg.len);
 	rc = pg_cmd(conn, "storing the summary", "UPDATE profiles SET error = NULL,"
 		    " error_offset = NULL, hostname = $3, first_ns = $4, last_ns = $5,"
 		    " nr_samples = $6, symbolized_pct = $7, parse_ms = $8, header = $9, events = $10,"
-		    " records = $11, samples_per_event = $12, lost = $13"
+		    " records = $11, samples_per_event = $12, lost = $13, stored_bytes = $14"
 		    " WHERE id = $1 AND attempt = $2 AND status = 1", &pp, NULL, err, errlen);
 	pgp_free(&pp);
 	w->body_ns += now_ns() - t0;
