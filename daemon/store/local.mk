@@ -15,7 +15,7 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/store/pg/pgschema.c daemon/store/pg/pgschema.h \
 	daemon/store/pg/pgjobs.c daemon/store/pg/pgjobs.h \
 	daemon/store/pg/pg.h daemon/store/pg/pgstore.c daemon/store/pg/pgkeeper.c \
-	daemon/store/pg/pgprofiles.c daemon/store/pg/pgwriter.c daemon/store/pg/pgread.c \
+	daemon/store/pg/pgprofiles.c daemon/store/pg/pgmany.c daemon/store/pg/pgwriter.c daemon/store/pg/pgread.c \
 	daemon/store/pg/pgdebuginfo.c daemon/store/pg/pgadmin.c daemon/store/pg/pgcopy.c
 EXTRA_DIST += daemon/store/README.md
 

@@ -10,6 +10,7 @@
  *   pgprofiles.c  profiles and their jobs
  *   pgwriter.c    a parse's rows: COPY in short fenced transactions
  *   pgread.c      read snapshots: a profile's model and its blocks
+ *   pgmany.c      profiles by their labels, their stored summaries
  *   pgdebuginfo.c the debuginfo index
  *   pgadmin.c     retention's queries
  *   pgcopy.c      perfhubd --copy-to: an SQLite store into this one
@@ -156,6 +157,18 @@ json_t *pg_profile_list_json(st_persist *p, const st_list_filter *f);
 int pg_counts(st_persist *p, st_counts *c);
 int pg_ready_profiles(st_persist *p, const st_agg_filter *f, st_ready_profile **out,
 		      size_t *n);
+int pg_profile_local(st_persist *p, int64_t id);
+json_t *pg_profiles_rows_json(st_persist *p, const int64_t *ids, size_t n);
+
+/* ---- pgmany.c ---- */
+int pg_profiles_labels(st_persist *p, const st_label_query *q, st_labels_cb cb, void *ctx);
+int pg_summary_put(st_persist *p, int64_t id, int64_t gen, const pe_summary *s);
+int pg_summary_read(st_persist *p, const int64_t *ids, size_t n, int kind, const char *key,
+		    st_summary_cb cb, void *ctx);
+/* ids as a bigint[] literal ("{1,2}"); free *owned with pg_ids_array_free
+ * (also when NULL is returned: out of memory). */
+const char *pg_ids_array(void **owned, const int64_t *ids, size_t n);
+void pg_ids_array_free(void *owned);
 
 /* ---- pgwriter.c ---- */
 st_persist_writer *pg_writer_begin(st_persist *p, int64_t id);
@@ -186,6 +199,8 @@ int pg_profile_dsos_set(st_persist *p, int64_t id, size_t n, const char *const *
 int pg_profiles_unresolved_in(st_persist *p, const char *build_id, int64_t **ids, size_t *n);
 int pg_profile_dso_build_id(st_persist *p, int64_t id, const char *path, char *hex,
 			    size_t hexlen);
+int pg_debuginfo_delete(st_persist *p, const char *build_id);
+int pg_debuginfo_orphan(st_persist *p, int64_t before, char hex[41]);
 
 /* ---- pgadmin.c ---- */
 int pg_used_bytes(st_persist *p, int64_t *bytes);

@@ -276,3 +276,72 @@ int pg_profile_dso_build_id(st_persist *p, int64_t id, const char *path, char *h
 		return -1;
 	return x.found ? 0 : 1;
 }
+
+typedef struct del_ctx {
+	const char *build_id;
+	int64_t before;
+	char hex[41];
+	int rc;
+} del_ctx;
+
+static int delete_body(PGconn *conn, void *ctx, char *err, size_t errlen)
+{
+	del_ctx *x = ctx;
+	pg_params pp;
+	long changed = 0;
+	int rc;
+
+	pgp_init(&pp);
+	pgp_text(&pp, x->build_id);
+	rc = pg_cmd(conn, "deleting debuginfo", "DELETE FROM debuginfo WHERE build_id = $1", &pp,
+		    &changed, err, errlen);
+	pgp_free(&pp);
+	x->rc = changed ? 0 : 1;
+	return rc;
+}
+
+int pg_debuginfo_delete(st_persist *p, const char *build_id)
+{
+	del_ctx x = { .build_id = build_id };
+
+	if (pg_txn(p, "deleting debuginfo", delete_body, &x) < 0)
+		return -1;
+	return x.rc;
+}
+
+static int orphan_body(PGconn *conn, void *ctx, char *err, size_t errlen)
+{
+	del_ctx *x = ctx;
+	pg_params pp;
+	PGresult *r;
+	int rc;
+
+	pgp_init(&pp);
+	pgp_i64(&pp, x->before);
+	/* profile_dsos keeps rows of deleted profiles: only live ones count */
+	rc = pg_exec(conn, "debuginfo no profile names", "SELECT d.build_id FROM debuginfo d"
+		     " WHERE d.added_at < $1 AND NOT EXISTS (SELECT 1 FROM profile_dsos u"
+		     " JOIN profiles p ON p.id = u.profile_id WHERE u.build_id = d.build_id)"
+		     " ORDER BY d.added_at LIMIT 1", &pp, 0, PGRES_TUPLES_OK, &r, err, errlen);
+	pgp_free(&pp);
+	if (rc < 0)
+		return -1;
+	x->rc = 1;
+	if (PQntuples(r) == 1) {
+		snprintf(x->hex, sizeof(x->hex), "%s", PQgetvalue(r, 0, 0));
+		x->rc = 0;
+	}
+	PQclear(r);
+	return 0;
+}
+
+int pg_debuginfo_orphan(st_persist *p, int64_t before, char hex[41])
+{
+	del_ctx x = { .before = before };
+
+	if (pg_txn(p, "debuginfo no profile names", orphan_body, &x) < 0)
+		return -1;
+	if (x.rc == 0)
+		memcpy(hex, x.hex, sizeof(x.hex));
+	return x.rc;
+}

@@ -59,9 +59,11 @@ static int add_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 	pgp_text(&pp, x->np->kind);
 	pgp_text(&pp, x->np->spool_path);
 	pgp_i64(&pp, (int64_t)x->np->size);
+	pgp_i64(&pp, x->np->local ? 1 : 0);
 	rc = pg_exec(conn, "adding a profile",
-		     "INSERT INTO profiles (sha256, name, kind, spool_path, size, uploaded_at, status)"
-		     " VALUES ($1, $2, $3, $4, $5, extract(epoch FROM now())::bigint, 0)"
+		     "INSERT INTO profiles (sha256, name, kind, spool_path, size, uploaded_at, status,"
+		     " local) VALUES ($1, $2, $3, $4, $5, extract(epoch FROM now())::bigint, 0,"
+		     " $6::smallint)"
 		     " ON CONFLICT (sha256) DO NOTHING RETURNING id", &pp, 0, PGRES_TUPLES_OK, &r,
 		     err, errlen);
 	if (rc < 0)
@@ -354,7 +356,7 @@ int pg_profile_resymbolize(st_persist *p, int64_t id)
 	" parse_ms, symbolized_pct, hostname, nr_samples, header, events, records," \
 	" samples_per_event, lost, kind," \
 	" (SELECT json_object_agg(t.key, t.value ORDER BY t.key, t.value) FROM tags t" \
-	" WHERE t.profile_id = profiles.id)"
+	" WHERE t.profile_id = profiles.id), warnings"
 
 static json_t *json_text_or_null(const PGresult *r, int row, int col)
 {
@@ -403,6 +405,8 @@ static json_t *profile_row(const PGresult *r, int row, int full)
 	json_object_set_new(o, "hostname", string_or_null(r, row, 10));
 	if (status == ST_READY)
 		json_object_set_new(o, "samples", json_integer(pg_i64(r, row, 11)));
+	if (status == ST_READY && !PQgetisnull(r, row, 19))
+		json_object_set_new(o, "warnings", json_text_or_null(r, row, 19));
 	if (full && status == ST_READY) {
 		json_object_set_new(o, "header", json_text_or_null(r, row, 12));
 		json_object_set_new(o, "events", json_text_or_null(r, row, 13));
@@ -517,6 +521,89 @@ json_t *pg_profile_list_json(st_persist *p, const st_list_filter *f)
 		return NULL;
 	}
 	return x.out;
+}
+
+typedef struct rows_ctx {
+	const int64_t *ids;
+	size_t n;
+	json_t *out;
+} rows_ctx;
+
+static int rows_body(PGconn *conn, void *ctx, char *err, size_t errlen)
+{
+	rows_ctx *x = ctx;
+	pg_params pp;
+	PGresult *r;
+	void *owned;
+	const char *arr = pg_ids_array(&owned, x->ids, x->n);
+	int i, rc;
+
+	json_decref(x->out);
+	x->out = NULL;
+	if (!arr) {
+		pg_ids_array_free(owned);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	pgp_init(&pp);
+	pgp_text(&pp, arr);
+	/* in the order asked for; ids no longer there left out */
+	rc = pg_exec(conn, "listing profiles", "SELECT " PROFILE_COLS " FROM profiles"
+		     " WHERE id = ANY($1::bigint[]) ORDER BY array_position($1::bigint[], id)", &pp,
+		     0, PGRES_TUPLES_OK, &r, err, errlen);
+	pgp_free(&pp);
+	pg_ids_array_free(owned);
+	if (rc < 0)
+		return -1;
+	x->out = json_array();
+	for (i = 0; x->out && i < PQntuples(r); i++)
+		json_array_append_new(x->out, profile_row(r, i, 0));
+	PQclear(r);
+	return 0;
+}
+
+json_t *pg_profiles_rows_json(st_persist *p, const int64_t *ids, size_t n)
+{
+	rows_ctx x = { ids, n, NULL };
+
+	if (pg_txn(p, "listing profiles", rows_body, &x) < 0) {
+		json_decref(x.out);
+		return NULL;
+	}
+	return x.out;
+}
+
+typedef struct local_ctx {
+	int64_t id;
+	int rc;
+} local_ctx;
+
+static int local_body(PGconn *conn, void *ctx, char *err, size_t errlen)
+{
+	local_ctx *x = ctx;
+	pg_params pp;
+	PGresult *r;
+
+	pgp_init(&pp);
+	pgp_i64(&pp, x->id);
+	if (pg_exec(conn, "reading a profile", "SELECT local FROM profiles WHERE id = $1", &pp, 0,
+		    PGRES_TUPLES_OK, &r, err, errlen) < 0) {
+		pgp_free(&pp);
+		return -1;
+	}
+	pgp_free(&pp);
+	x->rc = PQntuples(r) == 1 ? pg_i64(r, 0, 0) != 0 : -1;
+	PQclear(r);
+	return 0;
+}
+
+int pg_profile_local(st_persist *p, int64_t id)
+{
+	local_ctx x = { id, -1 };
+
+	if (pg_txn(p, "reading a profile", local_body, &x) < 0)
+		return -1;
+	return x.rc;
 }
 
 static int counts_body(PGconn *conn, void *ctx, char *err, size_t errlen)

@@ -79,12 +79,30 @@ const char *const pgs_migrations[] = {
 	 * them: the data size retention counts (deleting a profile frees them
 	 * inside the tables at once; the files shrink only with VACUUM FULL) */
 	"ALTER TABLE profiles ADD COLUMN stored_bytes bigint NOT NULL DEFAULT 0;",
+	/* 5: what SQLite's schema 5 and its side tables keep too: whether a
+	 * recording is this machine's (a watched directory's: symbolized from
+	 * its files), the parser's warnings, and the per-profile summaries the
+	 * questions about many profiles read (summary_state: the generation a
+	 * summary is of; a new parse deletes it with its other rows) */
+	"ALTER TABLE profiles ADD COLUMN local smallint NOT NULL DEFAULT 0;"
+	"ALTER TABLE profiles ADD COLUMN warnings text;"
+	"CREATE TABLE summary_state (profile_id bigint PRIMARY KEY, generation bigint NOT NULL);"
+	"CREATE TABLE summary_events (profile_id bigint NOT NULL, ord integer NOT NULL,"
+	" event text NOT NULL, samples bigint NOT NULL, period bigint NOT NULL,"
+	" PRIMARY KEY (profile_id, ord));"
+	"CREATE TABLE summary_keys (kind integer NOT NULL, key text NOT NULL,"
+	" profile_id bigint NOT NULL, ord integer NOT NULL, dso text,"
+	" self_samples bigint NOT NULL, self_period bigint NOT NULL,"
+	" total_samples bigint NOT NULL, total_period bigint NOT NULL,"
+	" PRIMARY KEY (kind, key, profile_id, ord));"
+	"CREATE INDEX summary_keys_profile ON summary_keys (profile_id);",
 };
 const int pgs_nr_migrations = (int)(sizeof(pgs_migrations) / sizeof(pgs_migrations[0]));
 
 const char *const pgs_profile_tables[] = {
 	"features", "events", "record_counts", "strings", "frames", "stacks", "comms",
 	"maps", "sample_blocks", "sample_agg", "frame_offsets", "leaf_addrs",
+	"summary_state", "summary_events", "summary_keys",
 };
 const int pgs_nr_profile_tables =
 	(int)(sizeof(pgs_profile_tables) / sizeof(pgs_profile_tables[0]));

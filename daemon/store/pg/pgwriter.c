@@ -584,11 +584,12 @@ static int finish_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 	pgp_text(&pp, x->samples_per_event);
 	pgp_i64(&pp, (int64_t)x->lost);
 	pgp_i64(&pp, w->bytes + (int64_t)w->agg.len);
+	pgp_text(&pp, x->warnings);
 	rc = pg_cmd(conn, "storing the summary", "UPDATE profiles SET error = NULL,"
 		    " error_offset = NULL, hostname = $3, first_ns = $4, last_ns = $5,"
 		    " nr_samples = $6, symbolized_pct = $7, parse_ms = $8, header = $9, events = $10,"
-		    " records = $11, samples_per_event = $12, lost = $13, stored_bytes = $14"
-		    " WHERE id = $1 AND attempt = $2 AND status = 1", &pp, NULL, err, errlen);
+		    " records = $11, samples_per_event = $12, lost = $13, stored_bytes = $14,"
+		    " warnings = $15 WHERE id = $1 AND attempt = $2 AND status = 1", &pp, NULL, err, errlen);
 	pgp_free(&pp);
 	w->body_ns += now_ns() - t0;
 	if (rc < 0)
