@@ -210,6 +210,20 @@ static int put_value(copier *x, const columns *c, int k, sqlite3_stmt *s)
 	return put_text(x, t);
 }
 
+/* 1 when the source keys table's rows by parse (SQLite schema 5's
+ * profiles.data_id): a parse's tables, not the summaries (by profile). */
+static int parse_keyed(copier *x, const char *table)
+{
+	int i;
+
+	if (!strncmp(table, "summary_", 8) || !sqlite_has(x, "profiles", "data_id"))
+		return 0;
+	for (i = 0; i < pgs_nr_profile_tables; i++)
+		if (!strcmp(table, pgs_profile_tables[i]))
+			return 1;
+	return 0;
+}
+
 static int copy_table(copier *x, const char *table)
 {
 	char sql[4096], *p;
@@ -217,7 +231,7 @@ static int copy_table(copier *x, const char *table)
 	columns c;
 	PGresult *r;
 	size_t n;
-	int i, rc = -1, step;
+	int i, rc = -1, step, keyed;
 
 	if (columns_of(x, table, &c) < 0)
 		return -1;
@@ -225,12 +239,24 @@ static int copy_table(copier *x, const char *table)
 		columns_free(&c);
 		return 0;	/* not in the source (an older store) */
 	}
-	/* the same column list for both sides */
+	/* the same column list for both sides; an SQLite store of schema 5
+	 * keys a parse's rows by a key of their own (profiles.data_id): the
+	 * rows of the parse each profile serves are copied under its id (a
+	 * parse being written, or rows waiting to be swept, are not) */
+	keyed = parse_keyed(x, table);
 	p = sql + snprintf(sql, sizeof(sql), "SELECT ");
-	for (i = 0; i < c.n; i++)
-		p += snprintf(p, sizeof(sql) - (size_t)(p - sql), "%s\"%s\"", i ? ", " : "",
-			      c.name[i]);
-	snprintf(p, sizeof(sql) - (size_t)(p - sql), " FROM \"%s\"", table);
+	for (i = 0; i < c.n; i++) {
+		if (keyed && !strcmp(c.name[i], "profile_id"))
+			p += snprintf(p, sizeof(sql) - (size_t)(p - sql), "%sp.id", i ? ", " : "");
+		else
+			p += snprintf(p, sizeof(sql) - (size_t)(p - sql), "%st.\"%s\"",
+				      i ? ", " : "", c.name[i]);
+	}
+	if (keyed)
+		snprintf(p, sizeof(sql) - (size_t)(p - sql), " FROM \"%s\" t JOIN profiles p"
+			 " ON p.data_id = t.profile_id", table);
+	else
+		snprintf(p, sizeof(sql) - (size_t)(p - sql), " FROM \"%s\" t", table);
 	if (sqlite3_prepare_v2(x->src, sql, -1, &s, NULL) != SQLITE_OK) {
 		snprintf(x->err, x->errlen, "%s: %s", table, sqlite3_errmsg(x->src));
 		goto out;
