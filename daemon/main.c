@@ -127,10 +127,87 @@ static int check_config(const cfg *c, int parse_rc)
 	return rc == 0 ? 0 : 1;
 }
 
+/* --copy-to: where the copy's spooled files are, and how many moved */
+typedef struct copy_spools {
+	spool *from, *to;	/* to: NULL = the files stay in `from` */
+	char base[4096];	/* from's directory, for refs relative to it */
+} copy_spools;
+
+/* A spooled file of the source under the ref the copy keeps: relative, as
+ * new uploads' are; copied into --copy-spool when there is one. */
+static int relocate(void *ctx, const char *what, const char *old, char *ref, size_t reflen,
+		    char *err, size_t errlen)
+{
+	copy_spools *x = ctx;
+	const char *name = old, *p;
+	char path[4096];
+	size_t n = strlen(x->base);
+
+	if (!strcmp(what, "debuginfo")) {
+		for (p = strstr(old, "debuginfo/.build-id/"); p; p = strstr(p + 1, "debuginfo/.build-id/"))
+			name = p;
+	} else if ((p = strrchr(old, '/'))) {
+		name = p + 1;
+	}
+	if (!x->to) {
+		/* the spool stays: a path inside it becomes relative to it */
+		if (old[0] == '/' && n && !strncmp(old, x->base, n) && old[n] == '/')
+			name = old + n + 1;
+		else if (old[0] == '/')
+			name = old;
+		snprintf(ref, reflen, "%s", name);
+		return 0;
+	}
+	snprintf(ref, reflen, "%s", name);
+	if (sp_fetch(x->from, old, UINT64_MAX, err, errlen) != 0 ||
+	    sp_path(x->from, old, path, sizeof(path)) < 0) {
+		/* a file already gone stays gone: its profile can still be read */
+		fprintf(stderr, "perfhubd: copy: %s: not in the spool, not copied\n", old);
+		return 0;
+	}
+	return sp_store_file(x->to, path, ref, err, errlen);
+}
+
+static int copy_to(const cfg *c)
+{
+	copy_spools x = { 0 };
+	st_copy_stats stats;
+	char err[512], shown[512];
+	int rc = 1;
+
+	if (!(x.from = spool_open(c->spool_dir, c->s3_endpoint, c->cache_dir, err, sizeof(err)))) {
+		fprintf(stderr, "perfhubd: copy: --spool: %s\n", err);
+		return 1;
+	}
+	if (strncmp(c->spool_dir, "s3://", 5))
+		snprintf(x.base, sizeof(x.base), "%s", c->spool_dir);
+	if (c->copy_spool && !(x.to = spool_open(c->copy_spool, c->s3_endpoint, c->cache_dir, err,
+						 sizeof(err)))) {
+		fprintf(stderr, "perfhubd: copy: --copy-spool: %s\n", err);
+		goto out;
+	}
+	st_display(c->copy_to, shown, sizeof(shown));
+	if (st_copy_to(c->db_path, c->copy_to, relocate, &x, &stats, err, sizeof(err)) < 0) {
+		fprintf(stderr, "perfhubd: copy: %s\n", err);
+		goto out;
+	}
+	printf("perfhubd: copy: %lld profiles (%lld rows) from %s into %s; %lld spooled files %s\n",
+	       (long long)stats.profiles, (long long)stats.rows, c->db_path, shown,
+	       (long long)stats.files, x.to ? "copied to --copy-spool" : "left in --spool");
+	rc = 0;
+out:
+	spool_close(x.to);
+	spool_close(x.from);
+	return rc;
+}
+
 static int run_action(const cfg *c)
 {
 	char err[512];
 	int64_t before, after;
+
+	if (c->action == CFG_COPY)
+		return copy_to(c);
 
 	if (c->action == CFG_VACUUM) {
 		if (st_vacuum(c->db_path, &before, &after, err, sizeof(err)) < 0) {
@@ -199,7 +276,12 @@ static void reload(cfg *c, int argc, char **argv, api *a, retention *ret)
 	RESTART("listen", strcmp(n.listen_addr, c->listen_addr) ||
 			  n.listen_port != c->listen_port)
 	RESTART("db", strcmp(n.db_path, c->db_path))
+	RESTART("job-lease", n.job_lease != c->job_lease)
 	RESTART("spool", strcmp(n.spool_dir, c->spool_dir))
+	RESTART("s3-endpoint", (n.s3_endpoint || c->s3_endpoint) &&
+			       (!n.s3_endpoint || !c->s3_endpoint ||
+				strcmp(n.s3_endpoint, c->s3_endpoint)))
+	RESTART("cache-dir", strcmp(n.cache_dir, c->cache_dir))
 	RESTART("web-root", strcmp(n.web_root, c->web_root))
 	RESTART("workers", n.workers != c->workers)
 	RESTART("queue-size", n.queue_size != c->queue_size)
@@ -238,8 +320,10 @@ int main(int argc, char **argv)
 	api *a;
 	watch *w;
 	retention *ret = NULL;
+	spool *sp;
+	st_options so = { 0 };
 	sigset_t set;
-	char err[512];
+	char err[512], db_shown[512];
 	int sig, requeued = 0, rc, left, listen_fd;
 
 	/* glibc gives threads their own malloc arenas (up to 8 per CPU) that
@@ -277,15 +361,20 @@ int main(int argc, char **argv)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
+	st_display(c.db_path, db_shown, sizeof(db_shown));
 	/* listen first: a start that cannot (the port is taken) creates no
 	 * database and no spool */
 	listen_fd = api_listen(&c);
 	if (listen_fd < 0)
 		fatal("msg=\"cannot start the HTTP server\"");
-	if (make_parent(c.db_path) < 0 || sp_init(c.spool_dir) < 0)
-		fatal("msg=\"cannot create the state directories\" db=\"%s\" spool=\"%s\" error=\"%s\"",
-		      c.db_path, c.spool_dir, strerror(errno));
-	st = st_open(c.db_path, err, sizeof(err));
+	if (!st_is_uri(c.db_path) && make_parent(c.db_path) < 0)
+		fatal("msg=\"cannot create the state directories\" db=\"%s\" error=\"%s\"",
+		      db_shown, strerror(errno));
+	sp = spool_open(c.spool_dir, c.s3_endpoint, c.cache_dir, err, sizeof(err));
+	if (!sp)
+		fatal("msg=\"cannot open the spool\" spool=\"%s\" error=\"%s\"", c.spool_dir, err);
+	so.job_lease_s = c.job_lease;
+	st = st_open_with(c.db_path, &so, err, sizeof(err));
 	if (!st)
 		fatal("msg=\"cannot open the database\" error=\"%s\"", err);
 	/* a job that was being parsed when the process died starts over */
@@ -293,14 +382,14 @@ int main(int argc, char **argv)
 		fatal("msg=\"cannot requeue jobs\"");
 	if (requeued)
 		log_info("msg=\"requeued interrupted jobs\" count=%d", requeued);
-	dbg = dbg_open(c.spool_dir, st, c.debuginfod, 0, err, sizeof(err));
+	dbg = dbg_open(sp, st, c.debuginfod, 0, err, sizeof(err));
 	if (!dbg)
 		fatal("msg=\"cannot open the debuginfo store\" error=\"%s\"", err);
-	j = jobs_start(st, c.workers, c.max_upload, dbg);
+	j = jobs_start(st, sp, c.workers, c.max_upload, dbg);
 	if (!j)
 		fatal("msg=\"cannot start workers\"");
 	/* always running, so that SIGHUP can turn retention on */
-	ret = ret_start(st, c.spool_dir, dbg, c.retain_days, c.max_db_size, c.retention_interval);
+	ret = ret_start(st, sp, dbg, c.retain_days, c.max_db_size, c.retention_interval);
 	if (ret)
 		jobs_on_done(j, ret_kick, ret);
 	a = api_start(&c, st, j, listen_fd);
@@ -309,7 +398,7 @@ int main(int argc, char **argv)
 	w = watch_start(&c, st, j);
 	log_info("msg=\"listening\" addr=%s port=%u db=\"%s\" spool=\"%s\" workers=%u"
 		 " log_level=%s retain_days=%u max_db_size=%llu shutdown_grace=%u",
-		 c.listen_addr, api_port(a), c.db_path, c.spool_dir, c.workers,
+		 c.listen_addr, api_port(a), db_shown, c.spool_dir, c.workers,
 		 log_level_name(c.log_level), c.retain_days, (unsigned long long)c.max_db_size,
 		 c.shutdown_grace);
 	log_debug("msg=\"configuration\" file=\"%s\" queue_size=%u max_upload=%llu"
@@ -344,6 +433,7 @@ int main(int argc, char **argv)
 	ret_stop(ret);	/* after the workers: they kick it */
 	dbg_close(dbg);
 	st_close(st);
+	spool_close(sp);
 	cfg_free(&c);
 	log_info("msg=\"stopped\"");
 	return 0;

@@ -20,6 +20,7 @@
 #define DEFAULT_RETENTION_INTERVAL 3600
 #define DEFAULT_MAX_DEBUGINFO (4ULL << 30)	/* 4 GiB: big C++ debug files */
 #define USAGE_COLUMN 28		/* where --help's descriptions start */
+#define DEFAULT_JOB_LEASE 30		/* seconds */
 
 enum opt_type {
 	OPT_STR, OPT_U64, OPT_UINT, OPT_BOOL, OPT_LISTEN, OPT_WATCH, OPT_SIZE, OPT_LEVEL,
@@ -40,10 +41,14 @@ struct opt {
 static const struct opt opts[] = {
 	{ "config", OPT_CONFIG, 0, 0, 0, 1, "FILE", "settings file (name = value lines)" },
 	{ "listen", OPT_LISTEN, 0, 0, 0, 0, "ADDR:PORT", "address to listen on (127.0.0.1:8080)" },
-	{ "db", OPT_STR, F(db_path), 0, 0, 0, "PATH",
-	  "SQLite database ($STATE_DIRECTORY/perfhub.db)" },
-	{ "spool", OPT_STR, F(spool_dir), 0, 0, 0, "DIR",
-	  "directory holding uploaded originals ($STATE_DIRECTORY/spool)" },
+	{ "db", OPT_STR, F(db_path), 0, 0, 0, "PATH|URI",
+	  "SQLite database ($STATE_DIRECTORY/perfhub.db), or a postgresql:// URI" },
+	{ "spool", OPT_STR, F(spool_dir), 0, 0, 0, "DIR|s3://BUCKET/PREFIX",
+	  "where uploaded originals are kept ($STATE_DIRECTORY/spool); several nodes may share it" },
+	{ "s3-endpoint", OPT_STR, F(s3_endpoint), 0, 0, 0, "URL",
+	  "the S3-compatible service of an s3:// spool (credentials: AWS_* variables)" },
+	{ "cache-dir", OPT_STR, F(cache_dir), 0, 0, 0, "DIR",
+	  "this node's copies of an s3:// spool's files ($STATE_DIRECTORY/cache)" },
 	{ "watch", OPT_WATCH, 0, 0, 0, 0, "DIR", "ingest files appearing in DIR (repeatable)" },
 	{ "watch-remove", OPT_BOOL, F(watch_remove), 0, 1, 0, NULL,
 	  "remove watched files once spooled" },
@@ -70,7 +75,7 @@ static const struct opt opts[] = {
 	{ "check-config", OPT_ACTION, 0, CFG_CHECK, 0, 1, NULL,
 	  "validate the configuration and flags, then exit (0 ok, 1 errors)" },
 	{ "vacuum", OPT_ACTION, 0, CFG_VACUUM, 0, 1, NULL, "compact the database, then exit" },
-	{ "backup", OPT_BACKUP, 0, CFG_BACKUP, 0, 1, "FILE",
+	{ "backup", OPT_BACKUP, F(backup_path), CFG_BACKUP, 0, 1, "FILE",
 	  "copy the database to FILE (online backup, safe while perfhubd runs), then exit" },
 	{ "connection-timeout", OPT_UINT, F(connection_timeout), 1, 3600, 0, "SECONDS",
 	  "seconds a connection may idle; uploads slower than 1 KiB/s are cut after it (60)" },
@@ -78,6 +83,12 @@ static const struct opt opts[] = {
 	  "largest debuginfo file, bytes or K/M/G (4G)" },
 	{ "debuginfod", OPT_STR, F(debuginfod), 0, 0, 0, "URLS",
 	  "debuginfod URLs for missing symbols ($DEBUGINFOD_URLS)" },
+	{ "copy-to", OPT_BACKUP, F(copy_to), CFG_COPY, 0, 1, "URI",
+	  "copy the SQLite store (--db) into an empty postgresql:// store, then exit" },
+	{ "copy-spool", OPT_STR, F(copy_spool), 0, 0, 1, "DIR|s3://BUCKET/PREFIX",
+	  "with --copy-to: copy the spool's files there too (else --spool stays the spool)" },
+	{ "job-lease", OPT_UINT, F(job_lease), 1, 86400, 0, "SECONDS",
+	  "PostgreSQL: a job whose node stops renewing it is taken over after this (30)" },
 	{ "source-root", OPT_STR, F(source_roots), 0, 0, 0, "DIR[:DIR...]",
 	  "directories /annotate may show source files from (none)" },
 	{ "header-timeout", OPT_UINT, F(header_timeout), 1, 3600, 0, "SECONDS",
@@ -190,14 +201,16 @@ static int set_opt(cfg *c, const struct opt *o, const char *val, const char *whe
 	case OPT_ACTION:
 	case OPT_BACKUP:
 		if (c->action != CFG_RUN && c->action != (int)o->min) {
-			fprintf(stderr, "perfhubd: %s: %s: only one of --check-config, --vacuum and"
-				" --backup at a time\n", where, o->name);
+			fprintf(stderr, "perfhubd: %s: %s: only one of --check-config, --vacuum,"
+				" --backup and --copy-to at a time\n", where, o->name);
 			return -1;
 		}
 		c->action = (int)o->min;
 		if (o->type == OPT_BACKUP) {
-			free(c->backup_path);
-			c->backup_path = strdup(val);
+			char **p = (char **)((char *)c + o->off);
+
+			free(*p);
+			*p = strdup(val);
 		}
 		return 0;
 	case OPT_STR: {
@@ -476,6 +489,7 @@ int cfg_load(cfg *c, int argc, char **argv)
 	c->log_level = LL_INFO;
 	c->shutdown_grace = DEFAULT_SHUTDOWN_GRACE;
 	c->retention_interval = DEFAULT_RETENTION_INTERVAL;
+	c->job_lease = DEFAULT_JOB_LEASE;
 
 	for (i = 0; i < NR_OPTS; i++) {
 		lopts[i].name = opts[i].name;
@@ -523,17 +537,22 @@ int cfg_load(cfg *c, int argc, char **argv)
 		c->log_level = LL_DEBUG;
 	{
 		/* systemd may pass several directories, colon separated: use the
-		 * first; a --db without --spool keeps the spool beside the
-		 * database */
+		 * first; an SQLite --db without --spool keeps the spool beside
+		 * the database */
 		char *dir = state && *state ? strndup(state, strcspn(state, ":"))
 					    : strdup("./perfhub-data");
-		char *db_dir = c->db_path ? parent_dir(c->db_path) : NULL;
+		/* (a postgresql:// store is no directory: the spool stays in
+		 * the state directory) */
+		char *db_dir = c->db_path && strncmp(c->db_path, "postgresql://", 13) &&
+			       strncmp(c->db_path, "postgres://", 11) ? parent_dir(c->db_path) : NULL;
 
 		if (!c->db_path)
 			c->db_path = join(dir, "perfhub.db");
 		if (!c->spool_dir)
 			c->spool_dir = join(db_dir ? db_dir : dir, "spool");
 		free(db_dir);
+		if (!c->cache_dir)
+			c->cache_dir = join(dir, "cache");
 		free(dir);
 	}
 	if (!c->web_root)
@@ -557,9 +576,13 @@ void cfg_free(cfg *c)
 	free(c->listen_addr);
 	free(c->db_path);
 	free(c->spool_dir);
+	free(c->s3_endpoint);
+	free(c->cache_dir);
 	free(c->web_root);
 	free(c->token_file);
 	free(c->backup_path);
+	free(c->copy_to);
+	free(c->copy_spool);
 	free(c->config_path);
 	free(c->debuginfod);
 	free(c->source_roots);

@@ -5,17 +5,19 @@
 #include <stdint.h>
 
 #define CFG_MAX_WATCH 16
-#define CFG_MAX_KEYS 48
+#define CFG_MAX_KEYS 64
 #define CFG_MAX_LIST 16	/* values of a repeatable setting (allowed-origin ...) */
 
 /* What this invocation does: serve, or one administrative action. */
-enum cfg_action { CFG_RUN, CFG_CHECK, CFG_VACUUM, CFG_BACKUP };
+enum cfg_action { CFG_RUN, CFG_CHECK, CFG_VACUUM, CFG_BACKUP, CFG_COPY };
 
 typedef struct cfg {
 	char *listen_addr;	/* "127.0.0.1" */
 	unsigned listen_port;	/* 8080 */
 	char *db_path;		/* STATE/perfhub.db */
-	char *spool_dir;	/* STATE/spool */
+	char *spool_dir;	/* STATE/spool, or s3://BUCKET/PREFIX */
+	char *s3_endpoint;	/* an S3 spool's endpoint URL */
+	char *cache_dir;	/* this node's own files of an S3 spool: STATE/cache */
 	char *watch[CFG_MAX_WATCH];
 	unsigned nr_watch;
 	int watch_remove;	/* delete watched originals once spooled */
@@ -33,11 +35,14 @@ typedef struct cfg {
 	unsigned retention_interval;	/* seconds between retention passes */
 	int action;		/* enum cfg_action */
 	char *backup_path;	/* --backup FILE */
+	char *copy_to;		/* --copy-to URI */
+	char *copy_spool;	/* --copy-spool DIR|s3://... */
 	char *config_path;	/* --config FILE, kept for SIGHUP */
 	char *origin[CFG_MAX_KEYS];	/* where each key was set, see cfg_origin */
 	unsigned connection_timeout;	/* seconds idle; also the grace before the upload rate floor */
 	uint64_t max_debuginfo;	/* bytes of one debuginfo file */
 	char *debuginfod;	/* URLs; NULL = $DEBUGINFOD_URLS */
+	unsigned job_lease;	/* seconds a shared store's job stays claimed unrenewed */
 	char *source_roots;	/* DIR[:DIR...] /annotate reads sources under; NULL = none */
 	unsigned header_timeout;	/* seconds for a request's headers, from connect or the last answer */
 	unsigned max_connections_per_ip;	/* 0 = no limit */

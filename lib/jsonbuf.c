@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "jsonbuf.h"
+#include "utf8.h"
 
 void jb_add(jbuf *b, const char *s, size_t n)
 {
@@ -27,35 +28,6 @@ void jb_add(jbuf *b, const char *s, size_t n)
 	b->len += n;
 }
 
-/* Length of the valid UTF-8 sequence at s (of at most n bytes), 0 if none. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t k, i;
-	uint32_t c;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		k = 2, c = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		k = 3, c = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		k = 4, c = s[0] & 0x07;
-	else
-		return 0;
-	if (k > n)
-		return 0;
-	for (i = 1; i < k; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = c << 6 | (s[i] & 0x3f);
-	}
-	if ((k == 3 && (c < 0x800 || (c >= 0xd800 && c <= 0xdfff))) ||
-	    (k == 4 && (c < 0x10000 || c > 0x10ffff)))
-		return 0;
-	return k;
-}
-
 /* A JSON string; bytes that are not UTF-8 become U+FFFD. */
 void jb_json_str(jbuf *b, const char *s, size_t n)
 {
@@ -75,7 +47,7 @@ void jb_json_str(jbuf *b, const char *s, size_t n)
 	i = 0;
 	jb_add(b, "\"", 1);
 	while (i < n) {
-		size_t k = utf8_len(u + i, n - i);
+		size_t k = utf8_seq_len(u + i, n - i);
 		if (k && u[i] >= 0x20 && u[i] != '"' && u[i] != '\\') {
 			i += k;
 			run += k;

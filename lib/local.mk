@@ -1,15 +1,17 @@
 # lib/: libperfhub-common, what perfhub and perfhubd both need: ELF
 # build-id probing (elfid), perf.data directories packed into and
 # unpacked from a tar with libarchive (dirpack), JSON text written into a
-# growing buffer (jsonbuf), and a function's code and source lines with its
-# samples (annotate: capstone, libdw). Neither program's insides are included.
+# growing buffer (jsonbuf), a function's code and source lines with its
+# samples (annotate: capstone, libdw) and UTF-8 checks (utf8). Neither
+# program's insides are included.
 noinst_LIBRARIES += lib/libperfhub-common.a
 lib_libperfhub_common_a_SOURCES = \
 	lib/elfid.c lib/elfid.h \
 	lib/dirpack.c lib/dirpack.h \
 	lib/jsonbuf.c lib/jsonbuf.h \
 	lib/annotate.c lib/annotate.h \
-	lib/annotate-json.c lib/annotate-json.h
+	lib/annotate-json.c lib/annotate-json.h \
+	lib/utf8.c lib/utf8.h
 lib_libperfhub_common_a_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS) $(LIBARCHIVE_CFLAGS) $(CAPSTONE_CFLAGS) \
 	$(JANSSON_CFLAGS)
 COMMON_CPPFLAGS = -I$(top_srcdir)/lib

@@ -125,6 +125,8 @@ def failed_again_keeps_serving(d, pid, state):
     db = sqlite3.connect(os.path.join(state, "perfhub.db"))
     spool = db.execute("SELECT spool_path FROM profiles WHERE id = ?", (pid,)).fetchone()[0]
     db.close()
+    # the store keeps a ref into the spool (older stores: an absolute path)
+    spool = os.path.join(state, "spool", spool)
     os.rename(spool, spool + ".away")
     try:
         st, r = d.json("POST", "/api/v1/profiles/%d/resymbolize" % pid, b"")

@@ -2,6 +2,17 @@
 state directory and talk to it over HTTP (Python 3 standard library only).
 
 Used by the tests/daemon-*.py integration tests and tests/bench-ingest.
+
+The store is SQLite (a file in the state directory) unless
+PERFHUB_TEST_BACKEND=postgresql: then the test's own PostgreSQL
+(tests/pg_harness.py, started once per test process) holds one database per
+state directory, so a daemon restarted on the same state finds its data
+again, and jobs are leased for PG_TEST_LEASE seconds (a killed node's job
+comes back that soon).
+
+The spool is a directory in the state directory unless
+PERFHUB_TEST_SPOOL=s3: then the test's own S3-compatible server
+(tests/s3_harness.py) holds it under a prefix per state directory.
 """
 import http.client
 import json
@@ -23,6 +34,96 @@ EXPECT_CONTINUE_BYTES = 64 * 1024
 EXPECT_WAIT_SECONDS = 5
 
 SKIP = 77
+PG_TEST_LEASE = 5
+
+_pg = None
+_s3 = None
+
+
+def backend():
+    """"sqlite" or "postgresql": the store the tests' daemons use."""
+    b = os.environ.get("PERFHUB_TEST_BACKEND") or "sqlite"
+    if b not in ("sqlite", "postgresql"):
+        raise RuntimeError("PERFHUB_TEST_BACKEND: sqlite or postgresql, not %r" % b)
+    return b
+
+
+def pg_server():
+    """The test process's PostgreSQL (started at the first call)."""
+    global _pg
+    if _pg is None:
+        import pg_harness
+        _pg = pg_harness.Postgres().start()
+        import atexit
+        atexit.register(_pg.cleanup)
+    return _pg
+
+
+def pg_uri_for(state):
+    """The database of a state directory, created at the first call."""
+    pg = pg_server()
+    name = pg_db_for(state)
+    if not pg.psql("postgres", "SELECT 1 FROM pg_database WHERE datname = '%s'" % name).strip():
+        pg.create_db(name)
+    return pg.uri(name)
+
+
+def spool_backend():
+    """"dir" or "s3": where the tests' daemons spool."""
+    b = os.environ.get("PERFHUB_TEST_SPOOL") or "dir"
+    if b not in ("dir", "s3"):
+        raise RuntimeError("PERFHUB_TEST_SPOOL: dir or s3, not %r" % b)
+    return b
+
+
+def s3_server():
+    """The test process's S3-compatible server (started at the first call)."""
+    global _s3
+    if _s3 is None:
+        import s3_harness
+        import atexit
+        _s3 = s3_harness.S3Server(prefix="").start()
+        atexit.register(_s3.__exit__, None, None, None)
+    return _s3
+
+
+def spool_args(state):
+    """--spool (an S3 spool: --s3-endpoint, --cache-dir) and the environment."""
+    if spool_backend() == "s3":
+        s3 = s3_server()
+        prefix = re.sub(r"[^a-z0-9]", "-", os.path.basename(os.path.normpath(state)).lower())
+        return (["--spool", "%s/%s" % (s3.url(), prefix), "--s3-endpoint", s3.endpoint(),
+                 "--cache-dir", os.path.join(state, "cache")], s3.env())
+    return ["--spool", os.path.join(state, "spool")], None
+
+
+def pg_db_for(state):
+    """The name of a state directory's database (pg_uri_for creates it)."""
+    return "s_" + re.sub(r"[^a-z0-9]", "_", os.path.basename(os.path.normpath(state)).lower())
+
+
+def store_sql(state, sql):
+    """Runs SQL (values written into it) on the store of the daemon of
+    this state directory, whichever backend; the first row's first column,
+    or None."""
+    if backend() == "postgresql":
+        out = pg_server().psql(pg_db_for(state), sql).strip().splitlines()
+        return out[0] if out else None
+    import sqlite3
+    c = sqlite3.connect(os.path.join(state, "perfhub.db"), timeout=30)
+    try:
+        row = c.execute(sql).fetchone()
+        c.commit()
+        return row[0] if row else None
+    finally:
+        c.close()
+
+
+def db_args(state):
+    """--db (and the lease) for a daemon on this state directory."""
+    if backend() == "postgresql":
+        return ["--db", pg_uri_for(state), "--job-lease", str(PG_TEST_LEASE)]
+    return ["--db", os.path.join(state, "perfhub.db")]
 
 
 def builddir():
@@ -47,9 +148,11 @@ def tmpdir(prefix):
 class Daemon:
     """One perfhubd process. Use as a context manager: it is always killed."""
 
-    def __init__(self, state=None, args=(), workers=2):
+    def __init__(self, state=None, args=(), workers=2, env=None):
         self.state = state or tmpdir("perfhubd-")
         self.args = list(args)
+        self.env = env
+        self.name = os.path.basename(os.path.normpath(self.state))
         self.workers = workers
         self.proc = None
         self.port = None
@@ -57,12 +160,15 @@ class Daemon:
 
     def start(self, timeout=20):
         exe = os.path.join(builddir(), "daemon", "perfhubd")
-        cmd = [exe, "--listen", "127.0.0.1:0", "--db", os.path.join(self.state, "perfhub.db"),
-               "--spool", os.path.join(self.state, "spool"), "--workers", str(self.workers)]
+        spool, env = spool_args(self.state)
+        if self.env is not None:
+            env = dict(env or os.environ, **self.env)
+        cmd = [exe, "--listen", "127.0.0.1:0"] + db_args(self.state) + spool + [
+               "--workers", str(self.workers)]
         cmd += self.args
         self.log = open(self.log_path, "ab")
         self.log_start = self.log.tell()
-        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log)
+        self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=self.log, env=env)
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:

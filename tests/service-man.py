@@ -58,7 +58,7 @@ def main():
     check(len(listed) >= 10, "perfhubd --help lists only %r" % listed)
     for o in listed:
         check(in_page(page, o), "perfhubd.8 does not describe --%s" % o)
-    described = re.findall(r"^\.BI? \\-\\-([a-z\\-]+)", page, re.M)
+    described = re.findall(r"^\.BI? \\-\\-([a-z0-9\\-]+)", page, re.M)
     for o in described:
         o = o.replace("\\-", "-")
         check(o == "help" or o in listed, "perfhubd.8 describes --%s, which --help lacks" % o)

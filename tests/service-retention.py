@@ -21,10 +21,11 @@ order by age differs from the order of upload. The limits come from a
 
 After each step the list, the spool directory (<sha256>.<kind> files) and
 the log ("retention: profile deleted") must agree. Skips (77) when
-perfhubd is not built or the corpus is missing."""
+perfhubd is not built or the corpus is missing. The data size is the
+store's own measure: SQLite's pages in use; on PostgreSQL the bytes each
+remaining profile's parse wrote."""
 import os
 import signal
-import sqlite3
 import sys
 import time
 
@@ -66,15 +67,12 @@ def disk_usage(path):
     return n
 
 
-def used_bytes(db):
-    c = sqlite3.connect(db, timeout=30)
-    try:
-        pages = c.execute("PRAGMA page_count").fetchone()[0]
-        free = c.execute("PRAGMA freelist_count").fetchone()[0]
-        size = c.execute("PRAGMA page_size").fetchone()[0]
-        return (pages - free) * size
-    finally:
-        c.close()
+def used_bytes(state):
+    if H.backend() == "postgresql":
+        return int(H.store_sql(state, "SELECT coalesce(sum(stored_bytes), 0) FROM profiles"))
+    pages = int(H.store_sql(state, "PRAGMA page_count"))
+    free = int(H.store_sql(state, "PRAGMA freelist_count"))
+    return (pages - free) * int(H.store_sql(state, "PRAGMA page_size"))
 
 
 def wait_for(d, want_ids, timeout=20):
@@ -116,7 +114,6 @@ def main():
     conf = os.path.join(state, "perfhubd.conf")
     with open(conf, "w") as f:
         f.write("# no retention yet\n")
-    db = os.path.join(state, "perfhub.db")
     with H.Daemon(state=state, args=["--config", conf, "--retention-interval", "3600"],
                   workers=1) as d:
         ids, shas = [], {}
@@ -132,18 +129,16 @@ def main():
         # ages: p2 10 days, p3 8 days, p1 3 days, p5 2 days, p4 1 hour
         now = int(time.time())
         ages = {p1: 3 * DAY, p2: 10 * DAY, p3: 8 * DAY, p4: 3600, p5: 2 * DAY}
-        c = sqlite3.connect(db, timeout=30)
         for i, age in ages.items():
-            c.execute("UPDATE profiles SET uploaded_at = ? WHERE id = ?", (now - age, i))
-        c.commit()
-        c.close()
+            H.store_sql(state, "UPDATE profiles SET uploaded_at = %d WHERE id = %d" %
+                        (now - age, i))
         expect(d, state, ids, shas, "no limits")
 
         reconfigure(d, conf, "retain-days = 7\n")
         expect(d, state, [p1, p4, p5], shas, "retain-days = 7")
         check("key=retain-days old=0 new=7" in d.read_log(), "SIGHUP did not log the change")
 
-        used = used_bytes(db) + disk_usage(os.path.join(state, "spool"))
+        used = used_bytes(state) + disk_usage(os.path.join(state, "spool"))
         reconfigure(d, conf, "retain-days = 7\nmax-db-size = %d\n" % (used - 1))
         expect(d, state, [p4, p5], shas, "max-db-size = in use - 1")
 
@@ -174,14 +169,11 @@ def main():
         assert st in (200, 201, 202), "upload: %d %r" % (st, r)
         p7 = r["id"]
         shas[p7] = d.wait(p7)["sha256"]
-        c = sqlite3.connect(db, timeout=30)
-        c.execute("UPDATE profiles SET uploaded_at = ? WHERE id = ?", (now - 600, p6))
-        c.commit()
-        c.close()
+        H.store_sql(state, "UPDATE profiles SET uploaded_at = %d WHERE id = %d" % (now - 600, p6))
         expect(d, state, [p6, p7], shas, "no limits again")
         elf = os.path.join(H.builddir(), "daemon", "perfhubd")
         bid = H.elf_build_id(elf)
-        without = used_bytes(db) + disk_usage(os.path.join(state, "spool"))
+        without = used_bytes(state) + disk_usage(os.path.join(state, "spool"))
         with open(elf, "rb") as f:
             st, r = d.json("PUT", "/api/v1/debuginfo/" + bid, f.read())
         check(st in (200, 201), "debuginfo PUT: %d %r" % (st, r))

@@ -157,11 +157,16 @@ static void arrived(apid *x, const char *hex)
 		return;
 	if (x->j)
 		pd_dso_cache_forget(jobs_symcache(x->j), bid, nb);
-	if (st_profiles_unresolved_in(x->st, norm, &ids, &n) < 0)
+	/* the other nodes of a shared store forget theirs before the jobs come */
+	st_announce_debuginfo(x->st, norm);
+	/* one node at a time re-queues (waiting its turn: none is lost) */
+	if (st_singleton_begin(x->st, "resymbolize", 1) != 1)
 		return;
-	for (i = 0; i < n; i++)
-		if (st_profile_resymbolize(x->st, ids[i]) == 0)
-			queued++;
+	if (st_profiles_unresolved_in(x->st, norm, &ids, &n) == 0)
+		for (i = 0; i < n; i++)
+			if (st_profile_resymbolize(x->st, ids[i]) == 0)
+				queued++;
+	st_singleton_end(x->st, "resymbolize");
 	free(ids);
 	if (queued) {
 		log_info("msg=\"resymbolize\" build_id=%s profiles=%u", norm, queued);
@@ -258,7 +263,8 @@ static int put_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 				   (unsigned long long)x->c->max_debuginfo);
 	if (r->failed)
 		return reply_error(conn, 500, "cannot write to the spool");
-	rc = sp_finish(r->up, "debuginfo", sha, &size, &path);
+	/* checked before it is stored: a temporary of this node until then */
+	rc = sp_finish_local(r->up, sha, &size, &path);
 	r->up = NULL;
 	if (rc == SP_ERR_TOO_LARGE)
 		return reply_error(conn, 413, "debuginfo larger than the limit of %llu bytes",
@@ -267,7 +273,7 @@ static int put_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 		return reply_error(conn, 500, "cannot write to the spool");
 	rc = dbg_add_file(x->dbg, path, 1, r->hex, "upload", hex, msg, sizeof(msg));
 	free(path);
-	sp_scrub_paths(msg, sizeof(msg), x->c->spool_dir);
+	sp_scrub_paths(msg, sizeof(msg), jobs_spool(x->j));
 	switch (rc) {
 	case DBG_STORED:
 		arrived(x, hex);
@@ -299,7 +305,7 @@ static int archive_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 				   (unsigned long long)x->c->max_upload);
 	if (r->failed)
 		return reply_error(conn, 500, "cannot write to the spool");
-	rc = sp_finish(r->up, "archive", sha, &size, &path);
+	rc = sp_finish_local(r->up, sha, &size, &path);
 	r->up = NULL;
 	if (rc == SP_ERR_TOO_LARGE)
 		return reply_error(conn, 413, "bundle larger than the limit of %llu bytes",
@@ -310,7 +316,7 @@ static int archive_end(apid *x, struct MHD_Connection *conn, apid_req *r)
 				&stored, &found, msg, sizeof(msg));
 	unlink(path);
 	free(path);
-	sp_scrub_paths(msg, sizeof(msg), x->c->spool_dir);
+	sp_scrub_paths(msg, sizeof(msg), jobs_spool(x->j));
 	if (rc < 0)
 		return reply_error(conn, 400, "%s", msg);
 	log_info("msg=\"debuginfo archive\" bytes=%llu files=%u stored=%u",
@@ -380,7 +386,7 @@ static int begin(apid *x, struct MHD_Connection *conn, const char *url, const ch
 		}
 		r->kind = !strcmp(key, "missing") ? APID_MISSING : APID_ARCHIVE;
 		if (r->kind == APID_ARCHIVE) {
-			r->up = sp_begin(x->c->spool_dir, SP_IDENTITY, x->c->max_upload);
+			r->up = sp_begin(jobs_spool(x->j), SP_IDENTITY, x->c->max_upload);
 			if (!r->up)
 				return reply_error(conn, 500, "cannot write to the spool");
 			intake_rate_start(&r->rate);
@@ -404,7 +410,7 @@ static int begin(apid *x, struct MHD_Connection *conn, const char *url, const ch
 			return reply_error(conn, 413, "debuginfo of %s bytes exceeds the limit of %llu",
 					   len, (unsigned long long)x->c->max_debuginfo);
 	}
-	r->up = sp_begin(x->c->spool_dir, SP_IDENTITY, x->c->max_debuginfo);
+	r->up = sp_begin(jobs_spool(x->j), SP_IDENTITY, x->c->max_debuginfo);
 	if (!r->up)
 		return reply_error(conn, 500, "cannot write to the spool");
 	intake_rate_start(&r->rate);

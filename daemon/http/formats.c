@@ -118,7 +118,8 @@ MHD_Result_t http_get_speedscope(api *a, struct MHD_Connection *conn, int64_t id
 
 MHD_Result_t http_get_perf_data(api *a, struct MHD_Connection *conn, int64_t id)
 {
-	char *path = NULL, *kind = NULL, *name = NULL, disp[FORMATS_FILENAME_MAX + 64];
+	char *path = NULL, *kind = NULL, *name = NULL, disp[FORMATS_FILENAME_MAX + 64], err[512];
+	sp_local *local;
 	struct stat st;
 	int fd, tar;
 	int rc = st_profile_file(a->st, id, &path, &kind, &name);
@@ -129,7 +130,11 @@ MHD_Result_t http_get_perf_data(api *a, struct MHD_Connection *conn, int64_t id)
 		return http_reply_error(a, conn, 500, "storage error");
 	tar = !strcmp(kind, "tar");
 	download_name(disp, sizeof(disp), name, id, tar ? ".perf.data.tar" : ".perf.data");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* the stored bytes on this node's disk (a bucket's object fetched;
+	 * the open file outlives the fetched copy's name) */
+	local = sp_local_open(jobs_spool(a->j), path, "file", UINT64_MAX, NULL, err, sizeof(err));
+	fd = local ? open(sp_local_path(local), O_RDONLY | O_CLOEXEC) : -1;
+	sp_local_close(local);
 	free(path);
 	free(kind);
 	free(name);

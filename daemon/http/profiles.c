@@ -74,7 +74,7 @@ MHD_Result_t http_upload_begin(api *a, struct MHD_Connection *conn, req *r)
 	if (!len && stream_begin(a, conn, r) < 0)
 		return http_reply_error(a, conn, 503, "%d streamed uploads are under way, the most "
 					"taken at once; retry later", API_MAX_STREAMS);
-	r->up = intake_upload_begin(a->c->spool_dir, encoding, a->c->max_upload, is_tar);
+	r->up = intake_upload_begin(jobs_spool(a->j), encoding, a->c->max_upload, is_tar);
 	if (!r->up)
 		return upload_failed(a, conn, encoding, is_tar, errno == ENOSPC ||
 				     errno == EDQUOT ? SP_ERR_FULL : SP_ERR_IO);
@@ -175,7 +175,7 @@ MHD_Result_t http_upload_end(api *a, struct MHD_Connection *conn, req *r)
 	http_tags_free(&tags);
 	if (rc == -2) {
 		/* the spooled bytes belong to no profile */
-		sp_remove(path);
+		sp_remove(jobs_spool(a->j), path);
 		free(path);
 		return http_reply_error(a, conn, 503, "the job queue is full; retry later");
 	}
@@ -257,7 +257,7 @@ MHD_Result_t http_profile_delete(api *a, struct MHD_Connection *conn, int64_t id
 	if (rc < 0)
 		return http_reply_error(a, conn, 500, "storage error");
 	if (path)
-		sp_remove(path);
+		sp_remove(jobs_spool(a->j), path);
 	log_info("msg=\"delete\" id=%lld", (long long)id);
 	free(path);
 	return http_reply_empty(a, conn, 204);

@@ -1,29 +1,36 @@
-/* spool.c - streamed, hashed, fsynced uploads. */
+/*
+ * spool.c - what every spool does: streamed, hashed, fsynced uploads into
+ * a temporary file of this node, stored through the backend (spool-int.h);
+ * temporaries named by their node; a tar unpacked for a parse.
+ */
 #include "config.h"
 
 #include <errno.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <zlib.h>
 #include <zstd.h>
 
 #include "intake/sha256.h"
-#include "intake/spool.h"
+#include "intake/spool-int.h"
 #include "dirpack.h"
+#include "log.h"
 
 #define SP_OUT_CHUNK (256 * 1024)
 #define SP_TAR_MAGIC_AT 257	/* "ustar" in a tar's first header */
 #define SP_HEAD_MAX 512
 
 struct sp_upload {
-	char *dir;
+	spool *s;
 	char tmp[PATH_MAX];
 	int fd;
 	int encoding;
@@ -43,7 +50,7 @@ struct sp_upload {
 	void *out;
 };
 
-static int mkdir_p(const char *path)
+int sp_mkdir_p(const char *path)
 {
 	char buf[PATH_MAX];
 	size_t i, n = strlen(path);
@@ -64,53 +71,193 @@ static int mkdir_p(const char *path)
 	return 0;
 }
 
-/* Partial uploads of a daemon that died (kill -9, power loss) stay in
- * SPOOL/tmp; at start nothing is in flight, so they all go. */
-static void sweep_tmp(const char *tmp)
+int sp_fsync_dir(const char *dir)
 {
-	DIR *d = opendir(tmp);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return -1;
+	rc = fsync(fd);
+	close(fd);
+	return rc;
+}
+
+/* ---- the spool ---------------------------------------------------------------------- */
+
+spool *spool_open(const char *where, const char *s3_endpoint, const char *local_dir,
+		  char *err, size_t errlen)
+{
+	spool *s = calloc(1, sizeof(*s));
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->ops = !strncmp(where, "s3://", 5) ? &sp_s3_backend : &sp_dir_backend;
+	s->pid = (long)getpid();
+	if (gethostname(s->host, sizeof(s->host)) < 0 || !s->host[0])
+		snprintf(s->host, sizeof(s->host), "localhost");
+	s->host[sizeof(s->host) - 1] = 0;
+	/* '@' separates the parts of a temporary's name */
+	for (char *h = s->host; *h; h++)
+		if (*h == '@' || *h == '/')
+			*h = '_';
+	if (s->ops->open(s, where, s3_endpoint, local_dir, err, errlen) < 0) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void spool_close(spool *s)
+{
+	if (!s)
+		return;
+	s->ops->close(s);
+	free(s);
+}
+
+const char *spool_kind(const spool *s)
+{
+	return s->ops->name;
+}
+
+int spool_remote(const spool *s)
+{
+	return s->ops->fetched_copies;
+}
+
+const char *spool_debuginfo_dir(const spool *s)
+{
+	return s->dbg;
+}
+
+int sp_path(const spool *s, const char *ref, char *out, size_t outlen)
+{
+	if (ref[0] == '/') {	/* an older store's absolute path */
+		if (snprintf(out, outlen, "%s", ref) >= (int)outlen)
+			return -1;
+		return 0;
+	}
+	return s->ops->path(s, ref, out, outlen);
+}
+
+int sp_fetch(spool *s, const char *ref, uint64_t max, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (sp_path(s, ref, path, sizeof(path)) < 0) {
+		snprintf(err, errlen, "%.200s: name too long", ref);
+		return -1;
+	}
+	if (stat(path, &st) == 0)
+		return 0;
+	if (ref[0] == '/' || !s->ops->fetched_copies)
+		return 1;
+	return s->ops->fetch(s, ref, path, max, err, errlen);
+}
+
+int sp_store_file(spool *s, const char *path, const char *ref, char *err, size_t errlen)
+{
+	return s->ops->store_copy(s, path, ref, err, errlen);
+}
+
+void sp_remove(spool *s, const char *ref)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(ref);
+
+	if (ref[0] == '/') {
+		unlink(ref);
+	} else {
+		s->ops->remove(s, ref);
+	}
+	/* what was unpacked from a tar, here */
+	if (n > 4 && !strcmp(ref + n - 4, ".tar") && sp_path(s, ref, path, sizeof(path)) == 0) {
+		path[strlen(path) - 4] = 0;
+		strncat(path, ".d", sizeof(path) - strlen(path) - 1);
+		sp_remove_tree(path);
+	}
+}
+
+/* ---- temporaries ---------------------------------------------------------------------- */
+
+int sp_tmp_file(spool *s, const char *what, char *path, size_t pathlen)
+{
+	int fd;
+
+	if (snprintf(path, pathlen, "%s/%s@%s@%ld@XXXXXX", s->tmp, what, s->host, s->pid) >=
+	    (int)pathlen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		path[0] = 0;
+	return fd;
+}
+
+/* "<what>@<host>@<pid>@<random>": 1 when it is this host's and its process
+ * is gone. */
+static int dead_here(const spool *s, const char *name)
+{
+	const char *a = strchr(name, '@'), *b;
+	char *end;
+	long pid;
+
+	if (!a || !(b = strchr(a + 1, '@')))
+		return 0;
+	if ((size_t)(b - a - 1) != strlen(s->host) || strncmp(a + 1, s->host, (size_t)(b - a - 1)))
+		return 0;
+	pid = strtol(b + 1, &end, 10);
+	if (*end != '@' || pid <= 0)
+		return 0;
+	return pid != s->pid && kill((pid_t)pid, 0) < 0 && errno == ESRCH;
+}
+
+void sp_sweep_tmp(const spool *s, int all)
+{
+	DIR *d = opendir(s->tmp);
 	struct dirent *e;
 	char path[PATH_MAX];
+	time_t now = time(NULL);
 
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		if (strncmp(e->d_name, "upload-", 7))
+		struct stat st;
+
+		if (e->d_name[0] == '.')
 			continue;
-		if (snprintf(path, sizeof(path), "%s/%s", tmp, e->d_name) < (int)sizeof(path))
-			unlink(path);
+		if (snprintf(path, sizeof(path), "%s/%s", s->tmp, e->d_name) >= (int)sizeof(path))
+			continue;
+		if (lstat(path, &st) < 0)
+			continue;
+		if (all || dead_here(s, e->d_name) || now - st.st_mtime > SP_TMP_MAX_AGE_S) {
+			log_info("msg=\"spool: temporary removed\" name=\"%s\"", e->d_name);
+			sp_remove_tree(path);
+		}
 	}
 	closedir(d);
 }
 
-int sp_init(const char *spool_dir)
-{
-	char tmp[PATH_MAX];
+/* ---- uploads ------------------------------------------------------------------------ */
 
-	if (snprintf(tmp, sizeof(tmp), "%s/tmp", spool_dir) >= (int)sizeof(tmp)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	if (mkdir_p(tmp) < 0)
-		return -1;
-	sweep_tmp(tmp);
-	return 0;
-}
-
-sp_upload *sp_begin(const char *spool_dir, int encoding, uint64_t max)
+sp_upload *sp_begin(spool *s, int encoding, uint64_t max)
 {
 	sp_upload *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
 	u->fd = -1;
-	u->dir = strdup(spool_dir);
+	u->s = s;
 	u->encoding = encoding;
 	u->max = max;
 	sha256_init(&u->sha);
-	snprintf(u->tmp, sizeof(u->tmp), "%s/tmp/upload-XXXXXX", spool_dir);
-	u->fd = mkostemp(u->tmp, O_CLOEXEC);
-	if (u->fd < 0 || !u->dir)
+	u->fd = sp_tmp_file(s, "upload", u->tmp, sizeof(u->tmp));
+	if (u->fd < 0)
 		goto fail;
 	if (encoding == SP_ZSTD) {
 		u->zd = ZSTD_createDStream();
@@ -306,57 +453,58 @@ int sp_write(sp_upload *u, const void *data, size_t len)
 	return SP_OK;
 }
 
-static int fsync_dir(const char *dir)
+/* The stream ends: complete, fsynced, the temporary closed. */
+static int end_stream(sp_upload *u, char sha256[65], uint64_t *size)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	int rc;
-
-	if (fd < 0)
-		return -1;
-	rc = fsync(fd);
-	close(fd);
-	return rc;
-}
-
-int sp_finish(sp_upload *u, const char *ext, char sha256[65], uint64_t *size, char **path)
-{
-	char dst[PATH_MAX];
-	int rc = SP_ERR_IO;
-
-	*path = NULL;
-	if (u->encoding == SP_ZSTD && (!u->zstarted || u->zlast != 0)) {
-		rc = SP_ERR_ENCODING;	/* truncated zstd stream */
-		goto out;
-	}
-	if (u->encoding == SP_GZIP && (!u->zstarted || !u->gz_done)) {
-		rc = SP_ERR_ENCODING;	/* truncated gzip stream */
-		goto out;
-	}
-	if (magic_len(u->expect) && !u->head_ok) {
-		rc = SP_ERR_MAGIC;	/* empty, or shorter than its start */
-		goto out;
-	}
-	if (fsync(u->fd) < 0) {
-		rc = full_or_io();
-		goto out;
-	}
+	if (u->encoding == SP_ZSTD && (!u->zstarted || u->zlast != 0))
+		return SP_ERR_ENCODING;		/* truncated zstd stream */
+	if (u->encoding == SP_GZIP && (!u->zstarted || !u->gz_done))
+		return SP_ERR_ENCODING;		/* truncated gzip stream */
+	if (magic_len(u->expect) && !u->head_ok)
+		return SP_ERR_MAGIC;		/* empty, or shorter than its start */
+	if (fsync(u->fd) < 0)
+		return full_or_io();
 	close(u->fd);
 	u->fd = -1;
 	sha256_final_hex(&u->sha, sha256);
 	*size = u->size;
-	snprintf(dst, sizeof(dst), "%s/%s.%s", u->dir, sha256, ext);
-	if (access(dst, F_OK) == 0) {
-		unlink(u->tmp);		/* same bytes already spooled */
-	} else if (rename(u->tmp, dst) < 0) {
-		rc = full_or_io();
+	return SP_OK;
+}
+
+int sp_finish(sp_upload *u, const char *ext, char sha256[65], uint64_t *size, char **ref)
+{
+	char name[SP_MAX_REF], err[512];
+	int rc;
+
+	*ref = NULL;
+	rc = end_stream(u, sha256, size);
+	if (rc != SP_OK)
+		goto out;
+	snprintf(name, sizeof(name), "%s.%s", sha256, ext);
+	rc = u->s->ops->store(u->s, u->tmp, name, sha256, err, sizeof(err));
+	u->tmp[0] = 0;		/* the backend took it */
+	if (rc != SP_OK) {
+		log_warn("msg=\"spool\" ref=%s error=\"%s\"", name, err);
 		goto out;
 	}
-	u->tmp[0] = 0;
-	if (fsync_dir(u->dir) < 0)
-		goto out;
-	*path = strdup(dst);
-	rc = *path ? SP_OK : SP_ERR_IO;
+	*ref = strdup(name);
+	rc = *ref ? SP_OK : SP_ERR_IO;
 out:
+	sp_abort(u);
+	return rc;
+}
+
+int sp_finish_local(sp_upload *u, char sha256[65], uint64_t *size, char **path)
+{
+	int rc = end_stream(u, sha256, size);
+
+	*path = NULL;
+	if (rc == SP_OK) {
+		*path = strdup(u->tmp);
+		rc = *path ? SP_OK : SP_ERR_IO;
+	}
+	if (rc == SP_OK)
+		u->tmp[0] = 0;	/* the caller's now */
 	sp_abort(u);
 	return rc;
 }
@@ -375,7 +523,6 @@ void sp_abort(sp_upload *u)
 	if (u->gz_open)
 		inflateEnd(&u->gz);
 	free(u->out);
-	free(u->dir);
 	free(u);
 	errno = saved;
 }
@@ -385,8 +532,8 @@ static int tar_to_upload(void *ctx, const void *data, size_t len)
 	return sp_write(ctx, data, len);
 }
 
-int sp_add_path(const char *spool_dir, const char *src, uint64_t max, char sha256[65],
-		uint64_t *size, char **path, const char **kind)
+int sp_add_path(spool *s, const char *src, uint64_t max, char sha256[65], uint64_t *size,
+		char **path, const char **kind)
 {
 	struct stat st;
 	sp_upload *u;
@@ -395,7 +542,7 @@ int sp_add_path(const char *spool_dir, const char *src, uint64_t max, char sha25
 	*path = NULL;
 	if (stat(src, &st) < 0)
 		return SP_ERR_IO;
-	u = sp_begin(spool_dir, SP_IDENTITY, max);
+	u = sp_begin(s, SP_IDENTITY, max);
 	if (!u)
 		return SP_ERR_IO;
 	if (S_ISDIR(st.st_mode)) {
@@ -481,33 +628,104 @@ uint64_t sp_disk_usage(const char *path)
 	return n;
 }
 
-/* SPOOL/<sha>.tar -> SPOOL/<sha>.d, where it is unpacked */
-static void unpacked_dir(const char *spool_path, char *dir, size_t len)
-{
-	size_t n = strlen(spool_path);
+/* ---- a parse's local copy ------------------------------------------------------------ */
 
-	dir[0] = 0;
-	if (n > 4 && !strcmp(spool_path + n - 4, ".tar"))
-		snprintf(dir, len, "%.*s.d", (int)(n - 4), spool_path);
+struct sp_local {
+	spool *s;
+	char file[PATH_MAX];	/* the original here */
+	char dir[PATH_MAX];	/* a tar's unpacked directory, or "" */
+	int fetched;		/* fetched for this parse: removed after it */
+};
+
+/* FILE.tar -> FILE.d, unpacked once: into a temporary directory of this
+ * node first, then renamed, so nobody sees half of it; when another node
+ * (or an earlier attempt) got there first, its directory is used. 0, -1
+ * (this node's trouble) or -2 (the tar itself cannot be unpacked). */
+static int unpack(sp_local *l, uint64_t max, char *err, size_t errlen)
+{
+	char tmp[PATH_MAX];
+	struct stat st;
+	size_t n = strlen(l->file);
+
+	if (n > 4 && !strcmp(l->file + n - 4, ".tar"))
+		n -= 4;
+	snprintf(l->dir, sizeof(l->dir), "%.*s.d", (int)n, l->file);
+	if (stat(l->dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	if (snprintf(tmp, sizeof(tmp), "%s/unpack@%s@%ld@XXXXXX", l->s->tmp, l->s->host,
+		     l->s->pid) >= (int)sizeof(tmp) || !mkdtemp(tmp)) {
+		snprintf(err, errlen, "%.200s: %s", l->s->tmp, strerror(errno));
+		return -1;
+	}
+	if (dirpack_extract(l->file, tmp, max, err, errlen) < 0) {
+		sp_remove_tree(tmp);
+		return -2;	/* the original itself */
+	}
+	if (rename(tmp, l->dir) < 0) {
+		int e = errno;
+
+		sp_remove_tree(tmp);
+		if ((e == EEXIST || e == ENOTEMPTY) && stat(l->dir, &st) == 0 && S_ISDIR(st.st_mode))
+			return 0;
+		snprintf(err, errlen, "%.200s: %s", l->dir, strerror(e));
+		return -1;
+	}
+	return 0;
 }
 
-uint64_t sp_spooled_usage(const char *spool_path)
+sp_local *sp_local_open(spool *s, const char *ref, const char *kind, uint64_t max,
+			int *unreadable, char *err, size_t errlen)
 {
-	char dir[PATH_MAX];
+	sp_local *l = calloc(1, sizeof(*l));
+	struct stat st;
+	int rc;
 
-	unpacked_dir(spool_path, dir, sizeof(dir));
-	return sp_disk_usage(spool_path) + (dir[0] ? sp_disk_usage(dir) : 0);
+	if (unreadable)
+		*unreadable = 0;
+	if (!l) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	l->s = s;
+	if (sp_path(s, ref, l->file, sizeof(l->file)) < 0) {
+		snprintf(err, errlen, "%.200s: name too long", ref);
+		goto fail;
+	}
+	l->fetched = s->ops->fetched_copies && ref[0] != '/' && stat(l->file, &st) < 0;
+	rc = sp_fetch(s, ref, max, err, errlen);
+	if (rc == 1)
+		snprintf(err, errlen, "the spooled original %.200s is gone", ref);
+	if (rc != 0)
+		goto fail;
+	if (!strcmp(kind, "tar") && (rc = unpack(l, max, err, errlen)) < 0) {
+		if (unreadable)
+			*unreadable = rc == -2;
+		goto fail;
+	}
+	return l;
+fail:
+	sp_local_close(l);
+	return NULL;
 }
 
-void sp_remove(const char *spool_path)
+const char *sp_local_path(const sp_local *l)
 {
-	char dir[PATH_MAX];
-
-	unlink(spool_path);
-	unpacked_dir(spool_path, dir, sizeof(dir));
-	if (dir[0])
-		sp_remove_tree(dir);
+	return l->dir[0] ? l->dir : l->file;
 }
+
+void sp_local_close(sp_local *l)
+{
+	if (!l)
+		return;
+	if (l->fetched) {
+		unlink(l->file);
+		if (l->dir[0])
+			sp_remove_tree(l->dir);
+	}
+	free(l);
+}
+
+/* ---- messages and sizes -------------------------------------------------------------- */
 
 /* Replaces each `dir` in msg (a path prefix: followed by '/', NUL or a
  * character that cannot continue a name) with "SPOOL". */
@@ -541,13 +759,39 @@ static void scrub_one(char *msg, size_t cap, const char *dir)
 	}
 }
 
-void sp_scrub_paths(char *msg, size_t cap, const char *spool_dir)
+void sp_scrub_paths(char *msg, size_t cap, const spool *s)
 {
 	char real[PATH_MAX];
 
-	if (!msg || !cap || !spool_dir)
+	if (!msg || !cap || !s)
 		return;
-	if (realpath(spool_dir, real))
+	/* s->base: the directory, or a bucket's local directory (its
+	 * temporaries and fetched copies are there) */
+	if (realpath(s->base, real))
 		scrub_one(msg, cap, real);
-	scrub_one(msg, cap, spool_dir);
+	scrub_one(msg, cap, s->base);
+}
+
+uint64_t sp_spooled_usage(const spool *s, const char *ref)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(ref);
+	uint64_t total;
+
+	/* a bucket's object is not on this disk: only a copy fetched here
+	 * (and unpacked) counts, which sp_path names as for a directory */
+	if (sp_path(s, ref, path, sizeof(path)) < 0)
+		return 0;
+	total = sp_disk_usage(path);
+	if (n > 4 && !strcmp(ref + n - 4, ".tar")) {
+		path[strlen(path) - 4] = 0;
+		strncat(path, ".d", sizeof(path) - strlen(path) - 1);
+		total += sp_disk_usage(path);
+	}
+	return total;
+}
+
+uint64_t sp_usage(const spool *s)
+{
+	return sp_disk_usage(s->base);
 }

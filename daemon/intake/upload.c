@@ -26,14 +26,13 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-intake_upload *intake_upload_begin(const char *spool_dir, int encoding, uint64_t max,
-				   int is_tar)
+intake_upload *intake_upload_begin(spool *sp, int encoding, uint64_t max, int is_tar)
 {
 	intake_upload *u = calloc(1, sizeof(*u));
 
 	if (!u)
 		return NULL;
-	u->up = sp_begin(spool_dir, encoding, max);
+	u->up = sp_begin(sp, encoding, max);
 	if (!u->up) {
 		free(u);
 		return NULL;

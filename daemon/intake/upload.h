@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "intake/spool.h"
 #include "jobs/jobs.h"
 #include "store/store.h"
 
@@ -38,8 +39,7 @@ int intake_rate_add(intake_rate *r, size_t n, double timeout_s);
  * the decoded size, `is_tar` says the body is a tar of a perf.data
  * directory (else a perf.data file): the decoded body must start as one
  * (SP_ERR_MAGIC otherwise, an empty body too). NULL on error (errno). */
-intake_upload *intake_upload_begin(const char *spool_dir, int encoding, uint64_t max,
-				   int is_tar);
+intake_upload *intake_upload_begin(spool *sp, int encoding, uint64_t max, int is_tar);
 /* More body bytes. After the spool refused them (see intake_upload_failed)
  * the rest of the body is dropped: the HTTP server cannot answer in the
  * middle of a body. 0, or -1 when the client is too slow to be anything
@@ -51,8 +51,8 @@ int intake_upload_write(intake_upload *u, const void *data, size_t len, double t
 int intake_upload_failed(const intake_upload *u);
 /* enum sp_encoding of the body, for messages. */
 int intake_upload_encoding(const intake_upload *u);
-/* Ends the body: fsynced and renamed in the spool. OUT: sha256, decoded
- * size, malloc'ed spool path, kind ("file" or "tar"). enum sp_result; the
+/* Ends the body: fsynced and stored in the spool. OUT: sha256, decoded
+ * size, malloc'ed spool ref, kind ("file" or "tar"). enum sp_result; the
  * partial file is gone on failure. Frees u. */
 int intake_upload_finish(intake_upload *u, char sha256[65], uint64_t *size, char **path,
 			 const char **kind);

@@ -192,7 +192,7 @@ static int take(watch *w, const char *path)
 	char q[LOG_Q_MAX];
 
 	log_q(q, sizeof(q), path);	/* a file name may hold quotes */
-	rc = sp_add_path(w->c->spool_dir, path, w->c->max_upload, sha, &size, &spooled, &kind);
+	rc = sp_add_path(jobs_spool(w->j), path, w->c->max_upload, sha, &size, &spooled, &kind);
 	if (rc != SP_OK) {
 		if (rc != SP_ERR_TOO_LARGE && access(path, R_OK) < 0 && errno == EACCES)
 			return -1;
@@ -213,7 +213,7 @@ static int take(watch *w, const char *path)
 		log_warn("msg=\"watch: cannot queue\" path=\"%s\" error=\"%s\"", q,
 			 rc == -2 ? "queue full" : "storage error");
 		if (rc == -2)
-			sp_remove(spooled);
+			sp_remove(jobs_spool(w->j), spooled);
 		free(spooled);
 		return 0;
 	}

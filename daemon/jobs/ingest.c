@@ -22,7 +22,6 @@
 #include "report.h"
 #include "symbols.h"
 #include "intake/spool.h"
-#include "dirpack.h"
 
 /* The (build-id, dso, unresolved frames) rows re-symbolization looks for. */
 static void write_dsos(const pe_feed *in, st_store *st, int64_t id)
@@ -163,34 +162,6 @@ static int64_t wall_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* SPOOL/<sha>.tar -> SPOOL/<sha>.d/, unpacked once (a temporary name first,
- * so a crash never leaves a half-unpacked directory under the final name). */
-static int unpack(const char *tar, uint64_t max_bytes, char *dir, size_t dirlen, char *err,
-		  size_t errlen)
-{
-	char tmp[PATH_MAX + 16];
-	struct stat st;
-	size_t n = strlen(tar);
-
-	if (n > 4 && !strcmp(tar + n - 4, ".tar"))
-		n -= 4;
-	snprintf(dir, dirlen, "%.*s.d", (int)n, tar);
-	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
-		return 0;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", dir);
-	sp_remove_tree(tmp);
-	if (dirpack_extract(tar, tmp, max_bytes, err, errlen) < 0) {
-		sp_remove_tree(tmp);
-		return -1;
-	}
-	if (rename(tmp, dir) < 0) {
-		snprintf(err, errlen, "%.200s: %s", dir, strerror(errno));
-		sp_remove_tree(tmp);
-		return -1;
-	}
-	return 0;
-}
-
 /* The tables of the recorded dsos, loaded before the profile's write
  * transaction starts: a debuginfod fetch (seconds) then holds no lock that
  * uploads wait for. Dsos only MMAP2 records name are fetched during the
@@ -214,8 +185,8 @@ static void prefetch(pd_symcache *cache, dbg_store *dbg, const pd_header *h)
 	}
 }
 
-void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id,
-		    const char *path, const char *kind, int local, uint64_t max_bytes,
+void ingest_profile(st_store *st, spool *sp, pd_symcache *cache, dbg_store *dbg, int64_t id,
+		    const char *ref, const char *kind, int local, uint64_t max_bytes,
 		    atomic_int *stop, ing_result *res)
 {
 	char kallsyms[PATH_MAX];
@@ -229,24 +200,26 @@ void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id
 	st_writer *w = NULL;
 	pd_error err;
 	pd_file *f = NULL;
-	char dir[PATH_MAX];
-	const char *open_path = path;
+	sp_local *lc = NULL;
+	const char *open_path;
 	int64_t t0 = now_ms(), started = wall_ms();
 	uint64_t t_open = now_ns(), t_loop, t_fin;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
 	res->offset = -1;
-	if (!strcmp(kind, "tar")) {
-		if (unpack(path, max_bytes, dir, sizeof(dir), res->msg, sizeof(res->msg)) < 0) {
-			res->bad_input = 1;
-			return;
-		}
-		open_path = dir;
-	}
+	/* the original on this node's disk (a tar unpacked); one that is
+	 * here but cannot be unpacked is bad input */
+	lc = sp_local_open(sp, ref, kind, max_bytes, &res->bad_input, res->msg, sizeof(res->msg));
+	if (!lc)
+		return;
+	open_path = sp_local_path(lc);
 	f = pd_open_path(open_path, &opt, &err);
 	if (!f)
 		goto parse_error;
+	/* the debuginfo a bucket holds for the recorded build-ids comes here
+	 * before symbols are looked for */
+	dbg_prepare(dbg, pd_get_header(f));
 	if (dbg_fetches(dbg))
 		prefetch(cache, dbg, pd_get_header(f));
 	w = st_writer_begin(st, id);
@@ -329,4 +302,5 @@ out:
 	pe_feed_free(in);
 	pd_symbolizer_free(sym);
 	pd_close(f);
+	sp_local_close(lc);
 }

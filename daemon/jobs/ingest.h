@@ -13,6 +13,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "intake/spool.h"
 #include "symbols/debuginfo.h"
 #include "store/store.h"
 #include "symbols.h"
@@ -36,17 +37,18 @@ typedef struct ing_result {
 	uint64_t tail_hits;	/* of the others, those whose callers were */
 } ing_result;
 
-/* Parses `path` (kind "file", or "tar": unpacked next to it first) into
- * profile `id`. `cache` holds symbol tables shared by all workers; `dbg`
- * (may be NULL) has uploaded symbols by build-id, looked at first. A
- * recording that is not `local` (an upload) is symbolized from this
- * machine's files only where their build-id matches the recorded one: no
- * JIT map, no running kernel's kallsyms, no file for a DSO without a
- * build-id (pd_sym_options.build_id_files_only). Notes which build-ids
- * kept frames unresolved (for re-symbolization). Checks *stop now and
- * then. Never fails the process. */
-void ingest_profile(st_store *st, pd_symcache *cache, dbg_store *dbg, int64_t id,
-		    const char *path, const char *kind, int local, uint64_t max_bytes,
+/* Parses the spooled original `ref` (kind "file", or "tar": unpacked next
+ * to it first; a bucket's object fetched to this node first) into profile
+ * `id`. `cache` holds symbol tables shared by all workers; `dbg` (may be
+ * NULL) has uploaded symbols by build-id, looked at first. A recording
+ * that is not `local` (an upload) is symbolized from this machine's files
+ * only where their build-id matches the recorded one: no JIT map, no
+ * running kernel's kallsyms, no file for a DSO without a build-id
+ * (pd_sym_options.build_id_files_only). Notes which build-ids kept frames
+ * unresolved (for re-symbolization). Checks *stop now and then. Never
+ * fails the process. */
+void ingest_profile(st_store *st, spool *sp, pd_symcache *cache, dbg_store *dbg, int64_t id,
+		    const char *ref, const char *kind, int local, uint64_t max_bytes,
 		    atomic_int *stop, ing_result *res);
 
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "dso.h"
 #include "intake/spool.h"
 #include "jobs/ingest.h"
 #include "jobs/jobs.h"
@@ -19,6 +20,7 @@ const double jobs_hist_bounds[8] = { 0.01, 0.05, 0.1, 0.5, 1, 5, 30, 1e300 };
 
 struct jobs {
 	st_store *st;
+	spool *sp;
 	pd_symcache *symcache;	/* symbol tables shared by the workers */
 	dbg_store *dbg;		/* uploaded debuginfo, NULL = none */
 	uint64_t max_bytes;
@@ -43,14 +45,6 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* The spool directory of a spooled file (SPOOL/<sha256>.<kind>). */
-static void spool_dir_of(const char *path, char *dir, size_t len)
-{
-	const char *slash = strrchr(path, '/');
-
-	snprintf(dir, len, "%.*s", slash ? (int)(slash - path) : 0, path);
-}
-
 static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 {
 	ing_result res;
@@ -60,22 +54,27 @@ static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 	char q[LOG_Q_MAX];
 
 	log_info("msg=\"parse start\" id=%lld path=\"%s\"", (long long)id, log_q(q, sizeof(q), path));
-	ingest_profile(j->st, j->symcache, j->dbg, id, path, kind, st_profile_local(j->st, id) == 1,
-		       j->max_bytes, &j->stop, &res);
+	ingest_profile(j->st, j->sp, j->symcache, j->dbg, id, path, kind,
+		       st_profile_local(j->st, id) == 1, j->max_bytes, &j->stop, &res);
 	ms = now_ms() - t0;
+	if (!res.ok && st_job_lost(j->st, id)) {
+		/* another node may hold it now: neither failed nor requeued here */
+		log_warn("msg=\"parse abandoned\" id=%lld reason=\"this node's lease on the job"
+			 " ran out\" parse_ms=%lld", (long long)id, (long long)ms);
+		return;
+	}
 	if (res.cancelled) {
 		st_profile_requeue(j->st, id);
 		log_info("msg=\"parse requeued\" id=%lld reason=shutdown", (long long)id);
 		return;
 	}
 	if (!res.ok) {
-		spool_dir_of(path, q, sizeof(q));
-		sp_scrub_paths(res.msg, sizeof(res.msg), q);
+		sp_scrub_paths(res.msg, sizeof(res.msg), j->sp);
 		st_profile_fail(j->st, id, res.msg, res.offset, ms);
 		/* what a recording that cannot be read decoded is not kept: a
 		 * small compressed body could otherwise leave a large file */
 		if (res.bad_input)
-			sp_remove(path);
+			sp_remove(j->sp, path);
 		log_warn("msg=\"parse failed\" id=%lld offset=%lld error=\"%s\" parse_ms=%lld",
 			 (long long)id, (long long)res.offset, log_q(q, sizeof(q), res.msg),
 			 (long long)ms);
@@ -164,7 +163,26 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes, dbg_store *dbg)
+/* A shared store's wake-up: another node queued a job. */
+static void woken(void *ctx)
+{
+	jobs_notify(ctx);
+}
+
+/* A shared store's news: symbols for a build-id arrived on some node; the
+ * tables loaded here without them go. */
+static void symbols_arrived(void *ctx, const char *hex)
+{
+	jobs *j = ctx;
+	uint8_t bid[DBG_MAX_BUILD_ID];
+	char norm[DBG_HEX_LEN];
+	size_t n;
+
+	if (dbg_parse_build_id(hex, norm, bid, &n) == 0)
+		pd_dso_cache_forget(j->symcache, bid, n);
+}
+
+jobs *jobs_start(st_store *st, spool *sp, unsigned workers, uint64_t max_bytes, dbg_store *dbg)
 {
 	jobs *j = calloc(1, sizeof(*j));
 	unsigned i;
@@ -172,6 +190,7 @@ jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes, dbg_store *
 	if (!j)
 		return NULL;
 	j->st = st;
+	j->sp = sp;
 	j->max_bytes = max_bytes;
 	j->symcache = pd_symcache_new(0);
 	j->dbg = dbg;
@@ -200,6 +219,8 @@ jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes, dbg_store *
 		free(j);
 		return NULL;
 	}
+	st_set_wakeup(st, woken, j);
+	st_set_debuginfo_hook(st, symbols_arrived, j);
 	return j;
 }
 
@@ -222,6 +243,11 @@ dbg_store *jobs_debuginfo(jobs *j)
 	return j->dbg;
 }
 
+spool *jobs_spool(jobs *j)
+{
+	return j->sp;
+}
+
 void jobs_get_stats(jobs *j, jobs_stats *out)
 {
 	pthread_mutex_lock(&j->lock);
@@ -235,6 +261,8 @@ void jobs_stop(jobs *j)
 
 	if (!j)
 		return;
+	st_set_wakeup(j->st, NULL, NULL);
+	st_set_debuginfo_hook(j->st, NULL, NULL);
 	atomic_store(&j->stop, 1);
 	pthread_mutex_lock(&j->lock);
 	pthread_cond_broadcast(&j->wake);

@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 
+#include "intake/spool.h"
 #include "symbols/debuginfo.h"
 #include "store/store.h"
 
@@ -22,9 +23,12 @@ typedef struct jobs_stats {
 /* Bucket upper bounds in seconds for parse_hist (the last is +Inf). */
 extern const double jobs_hist_bounds[8];
 
-/* Starts `workers` threads. `max_bytes` caps unpacked tar contents; `dbg`
- * (may be NULL) is where symbols by build-id are looked for first. */
-jobs *jobs_start(st_store *st, unsigned workers, uint64_t max_bytes, dbg_store *dbg);
+/* Starts `workers` threads parsing originals from spool `sp`. `max_bytes`
+ * caps unpacked tar contents; `dbg` (may be NULL) is where symbols by
+ * build-id are looked for first. */
+jobs *jobs_start(st_store *st, spool *sp, unsigned workers, uint64_t max_bytes, dbg_store *dbg);
+/* The spool the workers parse from (uploads go there too). */
+spool *jobs_spool(jobs *j);
 /* The symbol tables the workers share, and the debuginfo store (or NULL). */
 pd_symcache *jobs_symcache(jobs *j);
 dbg_store *jobs_debuginfo(jobs *j);

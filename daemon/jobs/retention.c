@@ -14,7 +14,7 @@
 
 struct retention {
 	st_store *st;
-	char *spool_dir;
+	spool *sp;
 	dbg_store *dbg;
 	pthread_t thread;
 	pthread_mutex_t lock;
@@ -27,18 +27,18 @@ struct retention {
 /* OUT: freed, the spool bytes the profile's files took. */
 static int delete_one(retention *r, int64_t id, const char *why, uint64_t *freed)
 {
-	char *spool = NULL;
-	int rc = st_profile_delete(r->st, id, &spool);
+	char *ref = NULL;
+	int rc = st_profile_delete(r->st, id, &ref);
 
 	*freed = 0;
 	if (rc == 0) {
-		if (spool && *spool) {
-			*freed = sp_spooled_usage(spool);
-			sp_remove(spool);
+		if (ref && *ref) {
+			*freed = sp_spooled_usage(r->sp, ref);
+			sp_remove(r->sp, ref);
 		}
 		log_info("msg=\"retention: profile deleted\" id=%lld reason=%s", (long long)id, why);
 	}
-	free(spool);
+	free(ref);
 	return rc;
 }
 
@@ -88,24 +88,26 @@ static unsigned prune(retention *r, unsigned days, uint64_t max_size)
 		} while (n == RET_BATCH && deleted);
 	}
 	if (max_size) {
-		/* the spool is measured once a pass, then less what goes */
-		uint64_t spool = sp_disk_usage(r->spool_dir), freed;
+		/* the spool is measured once a pass, then less what goes: what
+		 * is on this node's disk (a bucket's objects are not counted,
+		 * only its local directory) */
+		uint64_t on_disk = sp_usage(r->sp), freed;
 		int64_t db, id;
 
-		while (st_used_bytes(r->st, &db) == 0 && (uint64_t)db + spool > max_size) {
+		while (st_used_bytes(r->st, &db) == 0 && (uint64_t)db + on_disk > max_size) {
 			log_debug("msg=\"retention: size\" db=%lld spool=%llu max=%llu", (long long)db,
-				  (unsigned long long)spool, (unsigned long long)max_size);
+				  (unsigned long long)on_disk, (unsigned long long)max_size);
 			if (delete_orphan(r, &freed) != 0) {
 				if (st_oldest_prunable(r->st, &id) != 0 ||
 				    delete_one(r, id, "size", &freed) != 0) {
 					log_warn("msg=\"retention: over max-db-size with nothing left to"
 						 " prune\" db=%lld spool=%llu max=%llu", (long long)db,
-						 (unsigned long long)spool, (unsigned long long)max_size);
+						 (unsigned long long)on_disk, (unsigned long long)max_size);
 					break;
 				}
 				deleted++;
 			}
-			spool -= freed < spool ? freed : spool;
+			on_disk -= freed < on_disk ? freed : on_disk;
 		}
 	}
 	return deleted;
@@ -123,7 +125,12 @@ static void *run(void *arg)
 
 		r->kicked = 0;
 		pthread_mutex_unlock(&r->lock);
-		n = prune(r, days, max_size);
+		n = 0;
+		/* one node at a time on a shared store; SQLite: always this one */
+		if ((days || max_size) && st_singleton_begin(r->st, "retention", 0) == 1) {
+			n = prune(r, days, max_size);
+			st_singleton_end(r->st, "retention");
+		}
 		if (n)
 			log_info("msg=\"retention pass\" deleted=%u retain_days=%u max_db_size=%llu",
 				 n, days, (unsigned long long)max_size);
@@ -138,17 +145,18 @@ static void *run(void *arg)
 	return NULL;
 }
 
-retention *ret_start(st_store *st, const char *spool_dir, dbg_store *dbg, unsigned retain_days,
+retention *ret_start(st_store *st, spool *sp, dbg_store *dbg, unsigned retain_days,
 		     uint64_t max_db_size, unsigned interval_s)
 {
 	retention *r = calloc(1, sizeof(*r));
 
-	if (!r || !(r->spool_dir = strdup(spool_dir))) {
+	if (!r) {
 		log_warn("msg=\"retention: out of memory\"");
 		free(r);
 		return NULL;
 	}
 	r->st = st;
+	r->sp = sp;
 	r->dbg = dbg;
 	r->retain_days = retain_days;
 	r->max_db_size = max_db_size;
@@ -159,7 +167,6 @@ retention *ret_start(st_store *st, const char *spool_dir, dbg_store *dbg, unsign
 		log_warn("msg=\"retention: cannot start its thread\"");
 		pthread_mutex_destroy(&r->lock);
 		pthread_cond_destroy(&r->wake);
-		free(r->spool_dir);
 		free(r);
 		return NULL;
 	}
@@ -199,6 +206,5 @@ void ret_stop(retention *r)
 	pthread_join(r->thread, NULL);
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->wake);
-	free(r->spool_dir);
 	free(r);
 }

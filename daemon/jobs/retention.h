@@ -5,15 +5,20 @@
  * upload's symbols that precede its recording stay), then the oldest
  * profiles (never the newest upload). The data are the database, the spool
  * (originals, unpacked directories, uploads under way) and the debuginfo
- * files. Rows go through st_profile_delete, then the spooled original is
- * removed. A pass runs at start, every --retention-interval seconds and
- * after each ingest; queued and parsing profiles are never touched.
+ * files, as far as they are on this node's disk (a bucket's objects are
+ * not: only its local directory counts). Rows go through
+ * st_profile_delete, then the spooled original is removed. A pass runs at
+ * start, every --retention-interval seconds and after each ingest; queued
+ * and parsing profiles are never touched. On a store shared by several
+ * nodes a pass runs on one node at a time (st_singleton_begin); the others
+ * skip theirs.
  */
 #ifndef PERFHUB_DAEMON_RETENTION_H
 #define PERFHUB_DAEMON_RETENTION_H
 
 #include <stdint.h>
 
+#include "intake/spool.h"
 #include "store/store.h"
 #include "symbols/debuginfo.h"
 
@@ -22,7 +27,7 @@
 typedef struct retention retention;
 
 /* Starts the thread; NULL on failure (logged). `dbg` may be NULL. */
-retention *ret_start(st_store *st, const char *spool_dir, dbg_store *dbg, unsigned retain_days,
+retention *ret_start(st_store *st, spool *sp, dbg_store *dbg, unsigned retain_days,
 		     uint64_t max_db_size, unsigned interval_s);
 /* New limits (SIGHUP); a pass follows at once. */
 void ret_set_policy(retention *r, unsigned retain_days, uint64_t max_db_size,

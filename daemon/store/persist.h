@@ -80,8 +80,9 @@ typedef struct st_persist_ops {
 
 	/* ---- the store ---- */
 	/* Opens (creating and migrating the schema when needed) the store
-	 * `where` names. NULL and err on failure. */
-	st_persist *(*open)(const char *where, char *err, size_t errlen);
+	 * `where` names, with o's settings (never NULL). NULL and err on
+	 * failure. */
+	st_persist *(*open)(const char *where, const st_options *o, char *err, size_t errlen);
 	void (*close)(st_persist *p);
 	/* 0 while the store answers (healthz). */
 	int (*ping)(st_persist *p);
@@ -192,6 +193,26 @@ typedef struct st_persist_ops {
 	int (*expired)(st_persist *p, int64_t before, int64_t *ids, size_t max, size_t *n);
 	int (*oldest_prunable)(st_persist *p, int64_t *id);
 
+	/* ---- several nodes on one store; NULL in a backend that serves one
+	 * process only (store.c then does what one process needs) ----
+	 * set_wakeup: fn(ctx) runs, on a thread of the backend's, when any
+	 * node queued a job (or one came back to the queue).
+	 * job_lost: 1 when this node's claim on job id was taken back (its
+	 * lease ran out; another node may parse it now): the caller neither
+	 * fails nor requeues it, and the backend forgets it. 0 while held.
+	 * singleton_begin: 1 when this node may now run the work `name` (until
+	 * singleton_end), 0 when another node runs it (wait: block until this
+	 * one may), -1 on error. */
+	void (*set_wakeup)(st_persist *p, void (*fn)(void *ctx), void *ctx);
+	/* announce_debuginfo tells every node (this one too) that symbols for
+	 * a build-id arrived; each calls its hook fn(ctx, build_id) */
+	void (*set_debuginfo_hook)(st_persist *p, void (*fn)(void *ctx, const char *build_id),
+				   void *ctx);
+	int (*announce_debuginfo)(st_persist *p, const char *build_id);
+	int (*job_lost)(st_persist *p, int64_t id);
+	int (*singleton_begin)(st_persist *p, const char *name, int wait);
+	void (*singleton_end)(st_persist *p, const char *name);
+
 	/* ---- the operator's tools, on the store `where` names (no daemon's
 	 * st_persist needed); NULL when the backend has none ---- */
 	int (*backup)(const char *where, const char *dest, char *err, size_t errlen);
@@ -201,5 +222,10 @@ typedef struct st_persist_ops {
 
 /* The backends built in. */
 extern const st_persist_ops st_sqlite_ops;	/* store/sqlite/ */
+extern const st_persist_ops st_pg_ops;		/* store/pg/ */
+
+/* st_copy_to: an SQLite file into an empty PostgreSQL store (pgcopy.c). */
+int pg_copy_from_sqlite(const char *from, const char *to, st_relocate_fn relocate, void *ctx,
+			st_copy_stats *stats, char *err, size_t errlen);
 
 #endif

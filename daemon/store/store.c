@@ -13,24 +13,59 @@
 #include "store/store-int.h"
 
 /* The backend --db names: a libpq URI selects PostgreSQL, anything else is
- * an SQLite file. NULL and err when that backend is not built in. */
+ * an SQLite file. */
 static const st_persist_ops *backend_of(const char *where, char *err, size_t errlen)
 {
-	if (!strncmp(where, "postgresql://", 13) || !strncmp(where, "postgres://", 11)) {
-		snprintf(err, errlen, "%s: this perfhubd has no PostgreSQL backend built in",
-			 where);
-		return NULL;
-	}
-	return &st_sqlite_ops;
+	(void)err;
+	(void)errlen;
+	return st_is_uri(where) ? &st_pg_ops : &st_sqlite_ops;
+}
+
+int st_is_uri(const char *where)
+{
+	return !strncmp(where, "postgresql://", 13) || !strncmp(where, "postgres://", 11);
+}
+
+const char *st_display(const char *where, char *out, size_t outlen)
+{
+	const char *auth, *at, *colon, *query;
+	size_t len = strlen(where);
+
+	snprintf(out, outlen, "%s", where);
+	if (!st_is_uri(where))
+		return out;
+	auth = strstr(where, "://") + 3;
+	query = strchr(auth, '?');
+	at = memchr(auth, '@', (size_t)((query ? query : where + len) - auth));
+	colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	/* a password among the parameters: they all go */
+	if (query && strstr(query, "password"))
+		len = (size_t)(query - where);
+	if (colon)
+		snprintf(out, outlen, "%.*s***%.*s", (int)(colon + 1 - where), where,
+			 (int)(where + len - at), at);
+	else
+		snprintf(out, outlen, "%.*s", (int)len, where);
+	return out;
 }
 
 st_store *st_open(const char *where, char *err, size_t errlen)
 {
+	st_options o = { 0 };
+
+	return st_open_with(where, &o, err, errlen);
+}
+
+st_store *st_open_with(const char *where, const st_options *opt, char *err, size_t errlen)
+{
 	st_store *st;
 	const st_persist_ops *ops = backend_of(where, err, errlen);
+	st_options o = *opt;
 
 	if (!ops)
 		return NULL;
+	if (!o.job_lease_s)
+		o.job_lease_s = ST_JOB_LEASE_S;
 	if (!(st = calloc(1, sizeof(*st))) || !(st->cache = pe_cache_new(ST_CACHE_BYTES))) {
 		free(st);
 		snprintf(err, errlen, "out of memory");
@@ -41,7 +76,7 @@ st_store *st_open(const char *where, char *err, size_t errlen)
 	atomic_init(&st->backfill_done, 0);
 	atomic_init(&st->backfill_below, 0);
 	atomic_init(&st->backfill_made, 0);
-	if (!(st->p = ops->open(where, err, errlen))) {
+	if (!(st->p = ops->open(where, &o, err, errlen))) {
 		st_close(st);
 		return NULL;
 	}
@@ -61,6 +96,11 @@ void st_close(st_store *st)
 int st_ping(st_store *st)
 {
 	return st->ops->ping(st->p);
+}
+
+int st_shared(const st_store *st)
+{
+	return st->ops->job_lost != NULL;
 }
 
 static const char *const status_names[] = { "queued", "parsing", "ready", "failed" };
@@ -115,6 +155,40 @@ int st_profile_requeue(st_store *st, int64_t id)
 int st_requeue_parsing(st_store *st, int *count)
 {
 	return st->ops->requeue_parsing(st->p, count);
+}
+
+void st_set_wakeup(st_store *st, void (*fn)(void *ctx), void *ctx)
+{
+	if (st->ops->set_wakeup)
+		st->ops->set_wakeup(st->p, fn, ctx);
+}
+
+void st_set_debuginfo_hook(st_store *st, void (*fn)(void *ctx, const char *build_id),
+			   void *ctx)
+{
+	if (st->ops->set_debuginfo_hook)
+		st->ops->set_debuginfo_hook(st->p, fn, ctx);
+}
+
+int st_announce_debuginfo(st_store *st, const char *build_id)
+{
+	return st->ops->announce_debuginfo ? st->ops->announce_debuginfo(st->p, build_id) : 0;
+}
+
+int st_job_lost(st_store *st, int64_t id)
+{
+	return st->ops->job_lost ? st->ops->job_lost(st->p, id) : 0;
+}
+
+int st_singleton_begin(st_store *st, const char *name, int wait)
+{
+	return st->ops->singleton_begin ? st->ops->singleton_begin(st->p, name, wait) : 1;
+}
+
+void st_singleton_end(st_store *st, const char *name)
+{
+	if (st->ops->singleton_end)
+		st->ops->singleton_end(st->p, name);
 }
 
 int st_profile_delete(st_store *st, int64_t id, char **spool_path)
@@ -235,6 +309,24 @@ int st_backup(const char *where, const char *dest, char *err, size_t errlen)
 	if (ops && !ops->backup)
 		snprintf(err, errlen, "the %s store has no --backup; use its own tools", ops->name);
 	return ops && ops->backup ? ops->backup(where, dest, err, errlen) : -1;
+}
+
+int st_copy_to(const char *from, const char *to, st_relocate_fn relocate, void *ctx,
+	       st_copy_stats *stats, char *err, size_t errlen)
+{
+	st_store *src;
+
+	if (st_is_uri(from) || !st_is_uri(to)) {
+		snprintf(err, errlen, "--copy-to copies an SQLite store (--db FILE) into a"
+			 " postgresql:// one");
+		return -1;
+	}
+	/* the source at this perfhubd's schema first (a migration if older) */
+	if (!(src = st_open(from, err, errlen)))
+		return -1;
+	st_debuginfo_init(src);
+	st_close(src);
+	return pg_copy_from_sqlite(from, to, relocate, ctx, stats, err, errlen);
 }
 
 int st_vacuum(const char *where, int64_t *before, int64_t *after, char *err, size_t errlen)

@@ -34,9 +34,27 @@
 
 typedef struct st_store st_store;
 
+/* How a store is opened; zero means the default of each. */
+typedef struct st_options {
+	/* PostgreSQL (several nodes): seconds a claimed job stays this node's
+	 * without a renewal (--job-lease); ST_JOB_LEASE_S when 0 */
+	unsigned job_lease_s;
+} st_options;
+#define ST_JOB_LEASE_S 30
+
 /* `where` is --db: a file path (SQLite), or a postgresql:// or postgres://
- * URI when that backend is built in. NULL and err on failure. */
+ * URI (PostgreSQL, shared by several perfhubd nodes). NULL and err on
+ * failure. st_open is st_open_with default options. */
 st_store *st_open(const char *where, char *err, size_t errlen);
+st_store *st_open_with(const char *where, const st_options *o, char *err, size_t errlen);
+/* 1 when `where` names a database server (postgresql://, postgres://),
+ * not a file. */
+int st_is_uri(const char *where);
+/* `where` fit for a log line: a URI's password is replaced by "***".
+ * Returns out. */
+const char *st_display(const char *where, char *out, size_t outlen);
+/* 1 when the store may be shared by several perfhubd nodes (PostgreSQL). */
+int st_shared(const st_store *st);
 void st_close(st_store *st);
 /* 0 while the database answers (healthz). */
 int st_ping(st_store *st);
@@ -77,8 +95,31 @@ int st_profile_local(st_store *st, int64_t id);
 int st_profile_fail(st_store *st, int64_t id, const char *msg, int64_t offset, int64_t parse_ms);
 /* Back to queued (shutdown with the job unfinished). */
 int st_profile_requeue(st_store *st, int64_t id);
-/* At start: parsing -> queued. OUT: count. */
+/* At start: jobs left parsing by a process that died go back to the queue.
+ * One process (SQLite): every parsing job; a shared store: only those
+ * whose lease ran out (a live node's jobs are never taken). OUT: count. */
 int st_requeue_parsing(st_store *st, int *count);
+/* fn(ctx) runs when a job was queued by another node or came back to the
+ * queue (a shared store's wake-ups; never called on SQLite, whose only
+ * process wakes its workers itself). Set before the workers start. */
+void st_set_wakeup(st_store *st, void (*fn)(void *ctx), void *ctx);
+/* Symbols for a build-id arrived: every node of a shared store forgets the
+ * tables it loaded without them (fn(ctx, build_id) runs on each, on a
+ * thread of the backend's; SQLite: nothing to tell, the one process knows).
+ * The hook is set before the workers start. */
+void st_set_debuginfo_hook(st_store *st, void (*fn)(void *ctx, const char *build_id),
+			   void *ctx);
+int st_announce_debuginfo(st_store *st, const char *build_id);
+/* After a parse that did not finish: 1 when this node lost the job (its
+ * lease ran out and another node may hold it): the caller neither fails
+ * nor requeues it. 0 = still this node's (always, on SQLite). */
+int st_job_lost(st_store *st, int64_t id);
+/* Work only one node may do at a time (retention, re-symbolization): 1 =
+ * go ahead, then st_singleton_end; 0 = another node does it now (with
+ * `wait`, blocks until this node may instead); -1 on error. Always 1 on
+ * SQLite. */
+int st_singleton_begin(st_store *st, const char *name, int wait);
+void st_singleton_end(st_store *st, const char *name);
 /* 1 = not found. OUT: the spool path to remove (caller frees). */
 int st_profile_delete(st_store *st, int64_t id, char **spool_path);
 
@@ -466,6 +507,20 @@ int st_oldest_prunable(st_store *st, int64_t *id);
  * complete, while others may be writing. vacuum: the store compacted.
  * OUT: sizes before and after. */
 int st_backup(const char *where, const char *dest, char *err, size_t errlen);
+
+/* perfhubd --copy-to: the SQLite store `from` (a file) into the empty
+ * PostgreSQL store `to` (a URI), in one transaction: everything or nothing.
+ * A parse that was under way arrives queued. Every spooled file the source
+ * names goes through relocate(ctx, what, path, ref, reflen, err, errlen)
+ * ("original" or "debuginfo"; 0 and the ref the copy keeps, or -1). OUT:
+ * counts. 0 or -1 with err. */
+typedef int (*st_relocate_fn)(void *ctx, const char *what, const char *path, char *ref,
+			      size_t reflen, char *err, size_t errlen);
+typedef struct st_copy_stats {
+	int64_t profiles, rows, files;
+} st_copy_stats;
+int st_copy_to(const char *from, const char *to, st_relocate_fn relocate, void *ctx,
+	       st_copy_stats *stats, char *err, size_t errlen);
 int st_vacuum(const char *where, int64_t *before, int64_t *after, char *err, size_t errlen);
 
 #endif

@@ -47,8 +47,8 @@ typedef struct dbg_miss {
 } dbg_miss;
 
 struct dbg_store {
-	char *root;		/* SPOOL/debuginfo */
-	char *tmp;		/* SPOOL/tmp: same file system, rename works */
+	char *root;		/* the spool's debuginfo directory on this node */
+	spool *sp;		/* temporaries on the same file system: rename works */
 	st_store *st;
 	int debuginfod;		/* fetch missing build-ids */
 	pthread_mutex_t lock;	/* the miss list and concurrent adds */
@@ -115,8 +115,8 @@ static void to_hex(const uint8_t *b, size_t n, char hex[DBG_HEX_LEN])
 
 /* ---- the store --------------------------------------------------------------- */
 
-dbg_store *dbg_open(const char *spool_dir, st_store *st, const char *debuginfod_urls,
-		    unsigned timeout_s, char *err, size_t errlen)
+dbg_store *dbg_open(spool *sp, st_store *st, const char *debuginfod_urls, unsigned timeout_s,
+		    char *err, size_t errlen)
 {
 	dbg_store *d = calloc(1, sizeof(*d));
 	char buf[PATH_MAX];
@@ -127,16 +127,14 @@ dbg_store *dbg_open(const char *spool_dir, st_store *st, const char *debuginfod_
 	}
 	pthread_mutex_init(&d->lock, NULL);
 	d->st = st;
-	snprintf(buf, sizeof(buf), "%s/debuginfo", spool_dir);
-	d->root = strdup(buf);
-	snprintf(buf, sizeof(buf), "%s/tmp", spool_dir);
-	d->tmp = strdup(buf);
-	if (!d->root || !d->tmp) {
+	d->sp = sp;
+	d->root = strdup(spool_debuginfo_dir(sp));
+	if (!d->root) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;
 	}
 	snprintf(buf, sizeof(buf), "%s/.build-id", d->root);
-	if (mkdir_p(buf) < 0 || mkdir_p(d->tmp) < 0) {
+	if (mkdir_p(buf) < 0) {
 		snprintf(err, errlen, "%s: %s", buf, strerror(errno));
 		goto fail;
 	}
@@ -159,7 +157,8 @@ dbg_store *dbg_open(const char *spool_dir, st_store *st, const char *debuginfod_
 		/* one attempt: a parse waits for it */
 		setenv("DEBUGINFOD_RETRY_LIMIT", "0", 0);
 		snprintf(t, sizeof(t), "%s", getenv("DEBUGINFOD_MAXTIME"));
-		snprintf(buf, sizeof(buf), "%s/debuginfod-cache", spool_dir);
+		/* beside the debuginfo directory */
+		snprintf(buf, sizeof(buf), "%s-cache", d->root);
 		setenv("DEBUGINFOD_CACHE_PATH", buf, 0);
 		d->debuginfod = 1;
 		log_info("msg=\"debuginfod\" urls=\"%s\" timeout_s=%s", debuginfod_urls, t);
@@ -181,7 +180,6 @@ void dbg_close(dbg_store *d)
 	pthread_mutex_destroy(&d->lock);
 	free(d->pending);
 	free(d->root);
-	free(d->tmp);
 	free(d);
 }
 
@@ -194,6 +192,12 @@ static void file_path(const dbg_store *d, const char *hex, const char *kind, cha
 		      size_t len)
 {
 	snprintf(out, len, "%s/.build-id/%.2s/%s/%s", d->root, hex, hex + 2, kind);
+}
+
+/* The spool's name for a build-id's file (what the index keeps). */
+static void file_ref(const char *hex, const char *kind, char *out, size_t len)
+{
+	snprintf(out, len, "debuginfo/.build-id/%.2s/%s/%s", hex, hex + 2, kind);
 }
 
 static int copy_fd(int in, int out)
@@ -236,8 +240,7 @@ static int install(const dbg_store *d, const char *src, int fd, int move, const 
 		unlink(src);
 		return 0;
 	}
-	snprintf(tmp, sizeof(tmp), "%s/debuginfo-XXXXXX", d->tmp);
-	out = mkostemp(tmp, O_CLOEXEC);
+	out = sp_tmp_file(d->sp, "debuginfo", tmp, sizeof(tmp));
 	if (out < 0)
 		return -1;
 	rc = copy_fd(fd, out);
@@ -398,7 +401,7 @@ static int add_file(dbg_store *d, const char *src, int move, const char *key, co
 		    int defer, char out_hex[DBG_HEX_LEN], char *msg, size_t msglen)
 {
 	elfid f;
-	char hex[DBG_HEX_LEN] = "", dst[PATH_MAX], dir[PATH_MAX];
+	char hex[DBG_HEX_LEN] = "", dst[PATH_MAX], dir[PATH_MAX], ref[PATH_MAX];
 	const char *kind;
 	struct stat st;
 	int fd, rc, symbols;
@@ -479,7 +482,13 @@ static int add_file(dbg_store *d, const char *src, int move, const char *key, co
 			unlink(src);
 		return DBG_EXISTS;
 	}
-	if (index_file(d, hex, kind, dst, (uint64_t)st.st_size, symbols, source, defer) < 0) {
+	/* in the bucket before the index names it (a directory has it now) */
+	file_ref(hex, kind, ref, sizeof(ref));
+	if (sp_store_file(d->sp, dst, ref, msg, msglen) < 0) {
+		unlink(dst);
+		return DBG_ERR_IO;
+	}
+	if (index_file(d, hex, kind, ref, (uint64_t)st.st_size, symbols, source, defer) < 0) {
 		snprintf(msg, msglen, "storage error while indexing %s", hex);
 		return DBG_ERR_IO;
 	}
@@ -521,6 +530,14 @@ int dbg_delete(dbg_store *d, const char *hex, uint64_t *freed)
 			bytes += n;
 			found = 1;
 		}
+		if (spool_remote(d->sp)) {
+			/* the bucket's object too (its bytes were not on this
+			 * node's disk: only a fetched copy counts as freed) */
+			char ref[PATH_MAX];
+
+			file_ref(hex, kinds[i], ref, sizeof(ref));
+			sp_remove(d->sp, ref);
+		}
 	}
 	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s", d->root, hex, hex + 2);
 	rmdir(path);
@@ -543,14 +560,32 @@ int dbg_delete(dbg_store *d, const char *hex, uint64_t *freed)
 
 int dbg_lookup(dbg_store *d, const char *hex, char *path, size_t pathlen, uint64_t *size)
 {
-	char *p = NULL, *kind = NULL;
-	int rc = st_debuginfo_get(d->st, hex, &p, &kind, size);
+	char *ref = NULL, *kind = NULL, err[512];
+	int rc = st_debuginfo_get(d->st, hex, &ref, &kind, size);
 
-	if (rc == 0)
-		snprintf(path, pathlen, "%s", p);
-	free(p);
+	/* the index keeps spool refs (older stores: absolute paths) */
+	if (rc == 0 && (sp_fetch(d->sp, ref, UINT64_MAX, err, sizeof(err)) < 0 ||
+			sp_path(d->sp, ref, path, pathlen) < 0)) {
+		log_warn("msg=\"debuginfo: cannot fetch\" build_id=%s error=\"%s\"", hex, err);
+		rc = -1;
+	}
+	free(ref);
 	free(kind);
 	return rc;
+}
+
+void dbg_prepare(dbg_store *d, const pd_header *h)
+{
+	char hex[DBG_HEX_LEN], path[PATH_MAX];
+	size_t i;
+
+	if (!d || !h || !spool_remote(d->sp))
+		return;
+	for (i = 0; i < h->nr_build_ids; i++) {
+		to_hex(h->build_ids[i].build_id, h->build_ids[i].size, hex);
+		if (hex[0])
+			dbg_lookup(d, hex, path, sizeof(path), &(uint64_t){ 0 });
+	}
 }
 
 int dbg_has_symbols(dbg_store *d, const char *hex)
@@ -563,9 +598,14 @@ int dbg_kallsyms(dbg_store *d, const uint8_t *bid, size_t n, char *path, size_t 
 	char hex[DBG_HEX_LEN];
 	struct stat st;
 
+	char ref[PATH_MAX], err[512];
+
 	if (!n)
 		return 1;
 	to_hex(bid, n, hex);
+	file_ref(hex, "kallsyms", ref, sizeof(ref));
+	if (sp_fetch(d->sp, ref, UINT64_MAX, err, sizeof(err)) < 0)
+		log_warn("msg=\"debuginfo: cannot fetch\" build_id=%s error=\"%s\"", hex, err);
 	file_path(d, hex, "kallsyms", path, pathlen);
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) ? 0 : 1;
 }
@@ -597,10 +637,10 @@ static void note_miss(dbg_store *d, const char *hex)
 	pthread_mutex_unlock(&d->lock);
 }
 
-/* pd_dso_fetch_fn: runs in a worker, from the parser's table load */
-static int fetch(void *ctx, const uint8_t *bid, size_t n, char *path, size_t pathlen)
+/* A build-id from debuginfod: stored and indexed like an upload. */
+static int fetch_debuginfod(dbg_store *d, const uint8_t *bid, size_t n, char *path,
+			    size_t pathlen)
 {
-	dbg_store *d = ctx;
 	debuginfod_client *c;
 	char hex[DBG_HEX_LEN], got[DBG_HEX_LEN], msg[256], q[LOG_Q_MAX];
 	char *p = NULL;
@@ -647,15 +687,32 @@ static int fetch(void *ctx, const uint8_t *bid, size_t n, char *path, size_t pat
 }
 #endif
 
+/* pd_dso_fetch_fn: runs in a worker, from the parser's table load, for a
+ * build-id nothing on this node has: a bucket's stored file (one that
+ * dbg_prepare did not know the recording needs), then debuginfod. */
+static int fetch(void *ctx, const uint8_t *bid, size_t n, char *path, size_t pathlen)
+{
+	dbg_store *d = ctx;
+	char hex[DBG_HEX_LEN];
+	uint64_t size;
+
+	to_hex(bid, n, hex);
+	if (spool_remote(d->sp) && dbg_lookup(d, hex, path, pathlen, &size) == 0)
+		return 0;
+#ifdef HAVE_DEBUGINFOD
+	if (d->debuginfod)
+		return fetch_debuginfod(d, bid, n, path, pathlen);
+#endif
+	return -1;
+}
+
 void dbg_attach(dbg_store *d, pd_symcache *cache)
 {
 	if (!d)
 		return;
 	d->cache = cache;
-#ifdef HAVE_DEBUGINFOD
-	if (d->debuginfod)
+	if (d->debuginfod || spool_remote(d->sp))
 		pd_dso_cache_set_fetch(cache, fetch, d);
-#endif
 }
 
 /* ---- perf archive bundles ------------------------------------------------------ */
@@ -723,8 +780,7 @@ int dbg_import_archive(dbg_store *d, const char *path, uint64_t max_file, uint64
 			continue;
 		if (size < 0 || (uint64_t)size > max_file)
 			continue;
-		snprintf(tmp, sizeof(tmp), "%s/archive-XXXXXX", d->tmp);
-		fd = mkostemp(tmp, O_CLOEXEC);
+		fd = sp_tmp_file(d->sp, "archive", tmp, sizeof(tmp));
 		if (fd < 0) {
 			snprintf(msg, msglen, "%s: %s", tmp, strerror(errno));
 			goto out;

@@ -3,9 +3,12 @@
  * ELF files (binaries, separate debug files) and kallsyms files keyed by
  * build-id, kept in the spool and indexed in the database.
  *
- * Layout: SPOOL/debuginfo/.build-id/xx/rest/{elf,debug,kallsyms} - perf's
- * build-id cache layout, which the parser reads first when
- * pd_sym_options.debuginfo_dir names SPOOL/debuginfo. "elf" holds a file
+ * Layout: debuginfo/.build-id/xx/rest/{elf,debug,kallsyms} in the spool -
+ * perf's build-id cache layout, which the parser reads first when
+ * pd_sym_options.debuginfo_dir names it (spool_debuginfo_dir). The index
+ * keeps each file's spool ref. A bucket's files come to this node when a
+ * parse needs them (dbg_prepare, and the parser's fetch hook) or a client
+ * asks for one. "elf" holds a file
  * with code (a binary, stripped or not), "debug" one whose code sections
  * are NOBITS (a separate .debug file), "kallsyms" a kernel's symbols.
  *
@@ -19,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "intake/spool.h"
 #include "store/store.h"
 #include "symbols.h"
 
@@ -30,16 +34,19 @@
 
 typedef struct dbg_store dbg_store;
 
-/* Creates SPOOL/debuginfo and the index tables. `debuginfod_urls` NULL or
- * "" = no debuginfod; `timeout_s` bounds one fetch. NULL on error (err). */
-dbg_store *dbg_open(const char *spool_dir, st_store *st, const char *debuginfod_urls,
-		    unsigned timeout_s, char *err, size_t errlen);
+/* The debuginfo of spool `sp`, indexed in st. `debuginfod_urls` NULL or ""
+ * = no debuginfod; `timeout_s` bounds one fetch. NULL on error (err). */
+dbg_store *dbg_open(spool *sp, st_store *st, const char *debuginfod_urls, unsigned timeout_s,
+		    char *err, size_t errlen);
 void dbg_close(dbg_store *d);
 
 /* The directory for pd_sym_options.debuginfo_dir. */
 const char *dbg_dir(const dbg_store *d);
 /* 1 when missing build-ids are fetched from debuginfod. */
 int dbg_fetches(const dbg_store *d);
+/* Before a parse: the stored files of the recording's build-ids onto this
+ * node's disk (a bucket's; a directory spool has them already). */
+void dbg_prepare(dbg_store *d, const pd_header *h);
 /* Indexes the files debuginfod gave during a parse: the parse's own
  * transaction holds the database then, so they wait for this call (the
  * worker makes it once the profile is written). */

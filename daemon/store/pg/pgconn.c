@@ -17,6 +17,7 @@ struct pgc {
 	PGconn *conn;
 	unsigned patience_s;
 	unsigned long reconnects;
+	char init[PGC_MAX_INIT];	/* session settings, again after a reconnect */
 };
 
 /* the last pgc_check failure on this thread was worth another run */
@@ -108,6 +109,16 @@ unsigned long pgc_reconnects(const pgc *c)
 	return c->reconnects;
 }
 
+int pgc_init(pgc *c, const char *sql, char *err, size_t errlen)
+{
+	if (strlen(sql) >= sizeof(c->init)) {
+		snprintf(err, errlen, "session settings too long");
+		return -1;
+	}
+	snprintf(c->init, sizeof(c->init), "%s", sql);
+	return pgc_exec(c->conn, c->init, err, errlen);
+}
+
 PGconn *pgc_conn(pgc *c, char *err, size_t errlen)
 {
 	double deadline = now_s() + c->patience_s;
@@ -117,7 +128,8 @@ PGconn *pgc_conn(pgc *c, char *err, size_t errlen)
 		return c->conn;
 	for (;;) {
 		PQreset(c->conn);
-		if (PQstatus(c->conn) == CONNECTION_OK) {
+		if (PQstatus(c->conn) == CONNECTION_OK &&
+		    (!c->init[0] || pgc_exec(c->conn, c->init, err, errlen) == 0)) {
 			PQsetNoticeProcessor(c->conn, quiet, NULL);
 			c->reconnects++;
 			return c->conn;

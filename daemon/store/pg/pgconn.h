@@ -31,6 +31,10 @@ void pgc_close(pgc *c);
  * server stays away longer than the patience (seconds; 0 = PGC_PATIENCE_S). */
 PGconn *pgc_conn(pgc *c, char *err, size_t errlen);
 void pgc_set_patience(pgc *c, unsigned seconds);
+/* SQL run on the connection now and again after every reconnect (session
+ * settings: SET ...). At most PGC_MAX_INIT bytes. 0 or -1 with err. */
+#define PGC_MAX_INIT 512
+int pgc_init(pgc *c, const char *sql, char *err, size_t errlen);
 /* How many times this connection came back. */
 unsigned long pgc_reconnects(const pgc *c);
 

@@ -154,6 +154,32 @@ int pgj_fence(PGconn *conn, const pgj_job *job, char *err, size_t errlen)
 		    0, NULL, err, errlen);
 }
 
+int pgj_begin_writes(PGconn *conn, const pgj_job *job, char *err, size_t errlen)
+{
+	return held(conn, job, "checking the lease", "UPDATE profiles SET batches = 0"
+		    " WHERE id = $1 AND attempt = $2 AND status = 1", 0, NULL, err, errlen);
+}
+
+int pgj_fence_batch(PGconn *conn, const pgj_job *job, int64_t batch, char *err, size_t errlen)
+{
+	char b[ID_TEXT];
+	const char *x[1] = { b };
+	int rc;
+
+	snprintf(b, sizeof(b), "%" PRId64, batch);
+	rc = held(conn, job, "checking the lease",
+		  "UPDATE profiles SET batches = $3::bigint WHERE id = $1 AND attempt = $2"
+		  " AND status = 1 AND batches = $3::bigint - 1", 1, x, err, errlen);
+	if (rc != PGJ_FENCED)
+		return rc;
+	/* not the next batch: one that committed already (its answer lost with
+	 * the connection), or the job is no longer this attempt's */
+	rc = held(conn, job, "checking the lease",
+		  "SELECT 1 FROM profiles WHERE id = $1 AND attempt = $2 AND status = 1"
+		  " AND batches >= $3::bigint FOR SHARE", 1, x, err, errlen);
+	return rc == PGJ_OK ? PGJ_APPLIED : rc;
+}
+
 /* After an UPDATE that changed nothing: did this very attempt already end
  * the job in `status` (a commit that was applied, then retried)? */
 static int ended(PGconn *conn, const pgj_job *job, int rc, const char *status, char *err,
@@ -165,6 +191,11 @@ static int ended(PGconn *conn, const pgj_job *job, int rc, const char *status, c
 		return rc;
 	return held(conn, job, "checking the job", "SELECT 1 FROM profiles WHERE id = $1"
 		    " AND attempt = $2 AND status = $3::smallint", 1, x, err, errlen);
+}
+
+int pgj_ended(PGconn *conn, const pgj_job *job, int status, char *err, size_t errlen)
+{
+	return ended(conn, job, PGJ_FENCED, status == 2 ? "2" : "3", err, errlen);
 }
 
 int pgj_finish(PGconn *conn, const pgj_job *job, char *err, size_t errlen)
@@ -219,7 +250,8 @@ int pgj_requeue_expired(PGconn *conn, int *requeued, int *failed, char *err, siz
 		" 'abandoned: its parse outlived its lease ' || (lease_expiries + 1) ||"
 		" ' times (the node parsing it stopped or died)' ELSE error END,"
 		" lease_owner = NULL, lease_until = NULL"
-		" WHERE status = 1 AND lease_until < now() RETURNING status)"
+		" WHERE id IN (SELECT id FROM profiles WHERE status = 1 AND lease_until < now()"
+		" FOR UPDATE SKIP LOCKED) RETURNING status)"
 		" SELECT count(*) FILTER (WHERE status = 0), count(*) FILTER (WHERE status = 3)"
 		" FROM q", 1, NULL, v, NULL, NULL, 0);
 	if (pgc_check(r, PGRES_TUPLES_OK, "requeueing expired leases", err, errlen) < 0) {
@@ -245,23 +277,45 @@ int pgj_notify(PGconn *conn, char *err, size_t errlen)
 
 int pgj_listen(PGconn *conn, char *err, size_t errlen)
 {
-	return pgc_exec(conn, "LISTEN " PGJ_CHANNEL, err, errlen) < 0 ? PGJ_ERR : PGJ_OK;
+	return pgc_exec(conn, "LISTEN " PGJ_CHANNEL "; LISTEN " PGJ_DEBUGINFO_CHANNEL, err,
+			errlen) < 0 ? PGJ_ERR : PGJ_OK;
+}
+
+int pgj_announce(PGconn *conn, const char *channel, const char *payload, char *err,
+		 size_t errlen)
+{
+	const char *v[2] = { channel, payload };
+
+	if (strlen(payload) > PGJ_MAX_PAYLOAD) {
+		snprintf(err, errlen, "notify %s: payload too long", channel);
+		return PGJ_ERR;
+	}
+	return run(conn, "notify", "SELECT pg_notify($1, $2)", 2, v, NULL, err, errlen) < 0 ?
+	       PGJ_ERR : PGJ_OK;
 }
 
 /* Takes every notification that arrived; 1 when there was one. */
-static int drain(PGconn *conn)
+static int drain(PGconn *conn, pgj_note_fn fn, void *ctx)
 {
 	PGnotify *n;
 	int got = 0;
 
 	while ((n = PQnotifies(conn))) {
 		got = 1;
+		if (fn)
+			fn(ctx, n->relname, n->extra ? n->extra : "");
 		PQfreemem(n);
 	}
 	return got;
 }
 
 int pgj_wait(PGconn *conn, int timeout_ms, char *err, size_t errlen)
+{
+	return pgj_wait_notes(conn, timeout_ms, NULL, NULL, err, errlen);
+}
+
+int pgj_wait_notes(PGconn *conn, int timeout_ms, pgj_note_fn fn, void *ctx, char *err,
+		   size_t errlen)
 {
 	struct pollfd pfd;
 	int rc;
@@ -270,7 +324,7 @@ int pgj_wait(PGconn *conn, int timeout_ms, char *err, size_t errlen)
 		snprintf(err, errlen, "waiting for jobs: %s", PQerrorMessage(conn));
 		return -1;
 	}
-	if (drain(conn))
+	if (drain(conn, fn, ctx))
 		return 1;
 	pfd.fd = PQsocket(conn);
 	pfd.events = POLLIN;
@@ -291,7 +345,7 @@ int pgj_wait(PGconn *conn, int timeout_ms, char *err, size_t errlen)
 		snprintf(err, errlen, "waiting for jobs: %s", PQerrorMessage(conn));
 		return -1;
 	}
-	return drain(conn);
+	return drain(conn, fn, ctx);
 }
 
 /* FNV-1a, 64 bits: the same key for the same name on every node */
@@ -314,13 +368,14 @@ static int advisory(PGconn *conn, const char *fn, const char *name, char *err, s
 	int rc;
 
 	snprintf(key, sizeof(key), "%" PRId64, lock_key(name));
-	snprintf(sql, sizeof(sql), "SELECT %s($1::bigint)", fn);
+	/* pg_advisory_lock returns void: the second column says it returned */
+	snprintf(sql, sizeof(sql), "SELECT %s($1::bigint), true", fn);
 	r = PQexecParams(conn, sql, 1, NULL, v, NULL, NULL, 0);
 	if (pgc_check(r, PGRES_TUPLES_OK, name, err, errlen) < 0) {
 		PQclear(r);
 		return -1;
 	}
-	rc = PQgetvalue(r, 0, 0)[0] == 't';
+	rc = PQgetvalue(r, 0, strcmp(fn, "pg_advisory_lock") ? 0 : 1)[0] == 't';
 	PQclear(r);
 	return rc;
 }
@@ -328,6 +383,11 @@ static int advisory(PGconn *conn, const char *fn, const char *name, char *err, s
 int pgj_singleton_try(PGconn *conn, const char *name, char *err, size_t errlen)
 {
 	return advisory(conn, "pg_try_advisory_lock", name, err, errlen);
+}
+
+int pgj_singleton_wait(PGconn *conn, const char *name, char *err, size_t errlen)
+{
+	return advisory(conn, "pg_advisory_lock", name, err, errlen);
 }
 
 int pgj_singleton_release(PGconn *conn, const char *name, char *err, size_t errlen)

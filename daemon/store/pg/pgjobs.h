@@ -29,6 +29,7 @@
 #include <libpq-fe.h>
 
 #define PGJ_CHANNEL "perfhub_jobs"
+#define PGJ_DEBUGINFO_CHANNEL "perfhub_debuginfo"	/* payload: a build-id */
 #define PGJ_MAX_EXPIRIES 3
 #define PGJ_MAX_NODE 128	/* bytes of a node's name */
 #define PGJ_MAX_LEASE_S 86400
@@ -37,6 +38,7 @@ enum pgj_result {
 	PGJ_OK = 0,
 	PGJ_NONE = 1,		/* nothing queued / no such row */
 	PGJ_FENCED = 2,		/* the lease was lost: this attempt may write no more */
+	PGJ_APPLIED = 3,	/* this batch committed before (pgj_fence_batch) */
 	PGJ_ERR = -1,
 };
 
@@ -61,6 +63,20 @@ int pgj_renew(PGconn *conn, const pgj_job *job, unsigned lease_s, char *err, siz
 /* Inside a transaction, before its writes: PGJ_OK (the row is locked for
  * share until the end of the transaction) or PGJ_FENCED. */
 int pgj_fence(PGconn *conn, const pgj_job *job, char *err, size_t errlen);
+/* Inside the transaction that starts a parse's writes (after removing
+ * what earlier attempts left): no batch committed yet. PGJ_OK or
+ * PGJ_FENCED. */
+int pgj_begin_writes(PGconn *conn, const pgj_job *job, char *err, size_t errlen);
+/* Inside a transaction writing batch `batch` (1, 2, ...) of the job's
+ * parse: PGJ_OK (the row is locked until the commit and counts the batch),
+ * PGJ_APPLIED (that batch committed already, its answer lost with the
+ * connection: skip it) or PGJ_FENCED. The batch count makes a write
+ * transaction safe to run twice (pgc_txn). */
+int pgj_fence_batch(PGconn *conn, const pgj_job *job, int64_t batch, char *err,
+		    size_t errlen);
+/* PGJ_OK when this very attempt already ended the job in `status` (2
+ * ready, 3 failed): a finish whose commit was applied, then run again. */
+int pgj_ended(PGconn *conn, const pgj_job *job, int status, char *err, size_t errlen);
 /* Inside the parse's last transaction: the job is done, its profile ready
  * and its generation one more (answers cached under the old one are
  * stale). PGJ_OK (also when a retried commit had done it) or PGJ_FENCED. */
@@ -70,21 +86,34 @@ int pgj_fail(PGconn *conn, const pgj_job *job, const char *msg, int64_t offset,
 	     int64_t parse_ms, char *err, size_t errlen);
 /* Gives the job back to the queue (shutdown). PGJ_OK or PGJ_FENCED. */
 int pgj_requeue(PGconn *conn, const pgj_job *job, char *err, size_t errlen);
-/* Every lease that ran out goes back to the queue (or fails, see above).
+/* Every lease that ran out goes back to the queue (or fails, see above);
+ * a row another session holds locked (a write of its node under way) is
+ * left for the next look, so this never waits for a stalled node.
  * OUT: how many were queued again and how many failed (may be NULL). */
 int pgj_requeue_expired(PGconn *conn, int *requeued, int *failed, char *err, size_t errlen);
 
 /* NOTIFY the workers (inside a transaction: at its commit). */
 int pgj_notify(PGconn *conn, char *err, size_t errlen);
-/* LISTEN on this connection (again after every reconnect). */
+/* LISTEN on this connection to both channels (again after every
+ * reconnect). */
 int pgj_listen(PGconn *conn, char *err, size_t errlen);
 /* Waits up to timeout_ms for a notification. 1 notified, 0 not, -1 the
  * connection failed (reconnect, listen again, and look at the queue). */
 int pgj_wait(PGconn *conn, int timeout_ms, char *err, size_t errlen);
+/* The same, each notification handed to fn (payload "" when none). */
+typedef void (*pgj_note_fn)(void *ctx, const char *channel, const char *payload);
+int pgj_wait_notes(PGconn *conn, int timeout_ms, pgj_note_fn fn, void *ctx, char *err,
+		   size_t errlen);
+/* NOTIFY channel with a payload (at most PGJ_MAX_PAYLOAD bytes). */
+#define PGJ_MAX_PAYLOAD 256
+int pgj_announce(PGconn *conn, const char *channel, const char *payload, char *err,
+		 size_t errlen);
 
 /* Singleton work: 1 = this connection now holds `name`, 0 = another
  * session does, -1 = error. Release with pgj_singleton_release. */
 int pgj_singleton_try(PGconn *conn, const char *name, char *err, size_t errlen);
+/* The same, waiting while another session holds it: 1, or -1 on error. */
+int pgj_singleton_wait(PGconn *conn, const char *name, char *err, size_t errlen);
 int pgj_singleton_release(PGconn *conn, const char *name, char *err, size_t errlen);
 
 #endif

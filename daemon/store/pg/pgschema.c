@@ -61,12 +61,48 @@ const char *const pgs_migrations[] = {
 	"CREATE TABLE profile_dsos (profile_id bigint NOT NULL, build_id text NOT NULL,"
 	" path text NOT NULL, unresolved bigint, PRIMARY KEY (profile_id, build_id, path));"
 	"CREATE INDEX profile_dsos_bid ON profile_dsos (build_id);",
+	/* 2: strings keep a recording's bytes exactly (names in a perf.data
+	 * file need not be UTF-8; a text column would refuse them), and the
+	 * profile row counts the batches its parse committed, which makes a
+	 * batch's transaction safe to run twice (after a commit whose answer
+	 * was lost with the connection) */
+	"ALTER TABLE strings ALTER COLUMN text TYPE bytea USING convert_to(text, 'UTF8');"
+	"ALTER TABLE profiles ADD COLUMN batches bigint NOT NULL DEFAULT 0;",
+	/* 3: off-CPU nanoseconds in the aggregate, and the samples of each leaf
+	 * frame by address (annotation), as SQLite's schema 4 */
+	"ALTER TABLE sample_agg ADD COLUMN offcpu bigint NOT NULL DEFAULT 0;"
+	"CREATE TABLE leaf_addrs (profile_id bigint NOT NULL, frame integer NOT NULL,"
+	" event integer NOT NULL, addr bigint NOT NULL, samples bigint NOT NULL,"
+	" period bigint NOT NULL, offcpu bigint NOT NULL,"
+	" PRIMARY KEY (profile_id, frame, event, addr));",
+	/* 4: the bytes of each profile's rows and blocks as its parse wrote
+	 * them: the data size retention counts (deleting a profile frees them
+	 * inside the tables at once; the files shrink only with VACUUM FULL) */
+	"ALTER TABLE profiles ADD COLUMN stored_bytes bigint NOT NULL DEFAULT 0;",
+	/* 5: what SQLite's schema 5 and its side tables keep too: whether a
+	 * recording is this machine's (a watched directory's: symbolized from
+	 * its files), the parser's warnings, and the per-profile summaries the
+	 * questions about many profiles read (summary_state: the generation a
+	 * summary is of; a new parse deletes it with its other rows) */
+	"ALTER TABLE profiles ADD COLUMN local smallint NOT NULL DEFAULT 0;"
+	"ALTER TABLE profiles ADD COLUMN warnings text;"
+	"CREATE TABLE summary_state (profile_id bigint PRIMARY KEY, generation bigint NOT NULL);"
+	"CREATE TABLE summary_events (profile_id bigint NOT NULL, ord integer NOT NULL,"
+	" event text NOT NULL, samples bigint NOT NULL, period bigint NOT NULL,"
+	" PRIMARY KEY (profile_id, ord));"
+	"CREATE TABLE summary_keys (kind integer NOT NULL, key text NOT NULL,"
+	" profile_id bigint NOT NULL, ord integer NOT NULL, dso text,"
+	" self_samples bigint NOT NULL, self_period bigint NOT NULL,"
+	" total_samples bigint NOT NULL, total_period bigint NOT NULL,"
+	" PRIMARY KEY (kind, key, profile_id, ord));"
+	"CREATE INDEX summary_keys_profile ON summary_keys (profile_id);",
 };
 const int pgs_nr_migrations = (int)(sizeof(pgs_migrations) / sizeof(pgs_migrations[0]));
 
 const char *const pgs_profile_tables[] = {
 	"features", "events", "record_counts", "strings", "frames", "stacks", "comms",
-	"maps", "sample_blocks", "sample_agg", "frame_offsets",
+	"maps", "sample_blocks", "sample_agg", "frame_offsets", "leaf_addrs",
+	"summary_state", "summary_events", "summary_keys",
 };
 const int pgs_nr_profile_tables =
 	(int)(sizeof(pgs_profile_tables) / sizeof(pgs_profile_tables[0]));

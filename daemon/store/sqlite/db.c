@@ -251,11 +251,12 @@ static void sq_close(st_persist *p)
 	free(p);
 }
 
-static st_persist *sq_open(const char *path, char *err, size_t errlen)
+static st_persist *sq_open(const char *path, const st_options *o, char *err, size_t errlen)
 {
 	st_persist *p = calloc(1, sizeof(*p));
 	sqlite3 *db;
 
+	(void)o;	/* one process: no leases */
 	if (!p || !(p->path = strdup(path))) {
 		free(p);
 		snprintf(err, errlen, "out of memory");
