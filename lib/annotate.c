@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -473,6 +474,22 @@ found:
 }
 
 /* The file the function at addr is declared in (its subprogram DIE). */
+/* A file name of the line table as an absolute path: a name relative to
+ * the compile directory (gcc in the source tree writes "dir/file.c" with
+ * DW_AT_comp_dir beside it) is joined to it, so the source can be found. */
+static const char *cu_path(Dwarf_Die *cu, const char *f, char *buf, size_t len)
+{
+	Dwarf_Attribute at;
+	const char *dir;
+
+	if (!f || f[0] == '/' || !dwarf_attr(cu, DW_AT_comp_dir, &at) ||
+	    !(dir = dwarf_formstring(&at)) || dir[0] != '/')
+		return f;
+	if ((size_t)snprintf(buf, len, "%s/%s", dir, f) >= len)
+		return f;
+	return buf;
+}
+
 /* The file a DIE is declared in. dwarf_decl_file() of elfutils before
  * 0.191 reads index 0 as "none", but DWARF 5 (clang's default) puts the
  * primary source file there, so the index is looked up here. */
@@ -504,8 +521,11 @@ static int decl_file(job *j, Dwarf *dw, cu_cache *cc, uint64_t addr)
 	for (i = n - 1; i >= 0 && !f; i--)
 		if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram)
 			f = die_decl_file(&scopes[i]);
-	if (f)
-		idx = file_index(j, f);
+	if (f) {
+		char buf[PATH_MAX];
+
+		idx = file_index(j, cu_path(&cu, f, buf, sizeof(buf)));
+	}
 	free(scopes);
 	return idx;
 }
@@ -547,13 +567,14 @@ static void source_lines(job *j)
 		Dwarf_Die cu;
 		Dwarf_Line *l;
 		const char *src;
+		char path[PATH_MAX];
 		int line;
 
 		if (!cu_of(dw, &cc, r->insns[i].addr, &cu) ||
 		    !(l = dwarf_getsrc_die(&cu, r->insns[i].addr)) ||
 		    !(src = dwarf_linesrc(l, NULL, NULL)) || dwarf_lineno(l, &line) != 0 || line <= 0)
 			continue;
-		r->insns[i].file = file_index(j, src);
+		r->insns[i].file = file_index(j, cu_path(&cu, src, path, sizeof(path)));
 		r->insns[i].line = (unsigned)line;
 	}
 	if (r->start || r->end)

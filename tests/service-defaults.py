@@ -33,7 +33,7 @@ def help_text():
     out = subprocess.run([DAEMON, "--help"], capture_output=True, text=True, timeout=30).stdout
     bad = []
     for line in out.splitlines():
-        m = re.match(r"  (--[a-z-]+)( [A-Z][^ ]*)?(.*)$", line)
+        m = re.match(r"  (--[a-z0-9-]+)( [A-Z][^ ]*)?(.*)$", line)
         if not m:
             continue
         rest = m.group(3)
