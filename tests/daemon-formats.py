@@ -8,7 +8,9 @@ with weights that add up to /top's; /perf.data gives back the uploaded
 bytes (a file, a tar); PATCH renames and re-tags with the write role
 only; perfhub export, tag and rename do the same from the command line,
 and perfhub export of the recording itself (offline, the engine in memory)
-gives the same bytes as the export from the server."""
+gives the same bytes as the export from the server. /query/pprof of several
+profiles against their own /top and /collapsed?weight=offcpu, and perfhub
+export SELECTOR against the API's merged answers."""
 import gzip
 import io
 import json
