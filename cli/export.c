@@ -10,6 +10,14 @@
  *   folded      GET /api/v1/profiles/ID/collapsed   (folded stacks)
  *   json        GET /api/v1/profiles/ID/flamegraph  (the flame graph tree)
  *
+ * The profiles a selector picks come merged by the server:
+ *
+ *   pprof       GET /api/v1/query/pprof?q=SELECTOR
+ *   folded      GET /api/v1/query/collapsed?q=SELECTOR
+ *   json        GET /api/v1/query/flamegraph?q=SELECTOR
+ *
+ * (speedscope has no merged form: one profile per thread of one recording).
+ *
  * A local perf.data file or directory is read into the profile engine in
  * memory (engine/feed.h) and encoded by the same code the server runs, so
  * the two give the same answer for the same recording.
@@ -30,13 +38,16 @@
 #include "engine/query.h"
 #include "jsonbuf.h"
 
-#define EXPORT_MAX_QUERY 2048
+#define EXPORT_MAX_QUERY 16384	/* a selector of 4096 bytes, escaped */
 
 static const char export_usage[] =
-	"usage: perfhub export ID|FILE --format pprof|speedscope|folded|json [-o OUT]\n"
+	"usage: perfhub export ID|SELECTOR|FILE --format pprof|speedscope|folded|json [-o OUT]\n"
 	"                      [--event NAME] [--weight samples|period] [--comm COMM]\n"
 	"                      [--pid PID] [--tid TID] [--kernel] [--group thread|comm]\n"
-	"                      [--server URL] [--token-file FILE]\n";
+	"                      [--since WHEN] [--until WHEN] [--limit N]\n"
+	"                      [--server URL] [--token-file FILE]\n"
+	"  SELECTOR: {label=\"value\", ...}: the profiles it picks, merged by the server\n"
+	"  (pprof, folded, json; --since, --until, --limit narrow it)\n";
 
 static const struct {
 	const char *format, *endpoint;
@@ -51,6 +62,7 @@ static const struct {
 typedef struct export_opts {
 	const char *what, *format, *endpoint, *outpath;
 	const char *event, *weight, *comm, *pid, *tid, *group;
+	const char *since, *until, *limit;	/* a selector's */
 	int kernel;
 	args_server srv;
 } export_opts;
@@ -64,6 +76,7 @@ static int parse(int argc, char **argv, export_opts *o)
 		{ "--format", &o->format }, { "-o", &o->outpath }, { "--output", &o->outpath },
 		{ "--event", &o->event }, { "--weight", &o->weight }, { "--comm", &o->comm },
 		{ "--pid", &o->pid }, { "--tid", &o->tid }, { "--group", &o->group },
+		{ "--since", &o->since }, { "--until", &o->until }, { "--limit", &o->limit },
 	};
 	size_t i, k;
 	int a;
@@ -123,6 +136,54 @@ static int export_online(const export_opts *o, int64_t id, FILE *out)
 	if (o->kernel)
 		ac_query_add(q, sizeof(q), "kernel", "1");
 	snprintf(path, sizeof(path), "/api/v1/profiles/%lld/%s%s", (long long)id, o->endpoint, q);
+	if (ac_download(c, path, out, &r) < 0)
+		goto out;
+	if (r.status != 200) {
+		ac_print_error("export", &r);
+		goto out;
+	}
+	status = 0;
+out:
+	ac_response_free(&r);
+	ac_close(c);
+	return status;
+}
+
+/* ---- the profiles a selector picks, merged by the server -------------------------------- */
+
+static int is_selector(const char *what)
+{
+	return what[strspn(what, " \t")] == '{';
+}
+
+static int export_selected(const export_opts *o, FILE *out)
+{
+	const char *names[] = { "q", "since", "until", "limit", "event", "weight", "comm", "pid",
+				"tid" };
+	const char *values[] = { o->what, o->since, o->until, o->limit, o->event, o->weight,
+				 o->comm, o->pid, o->tid };
+	char q[EXPORT_MAX_QUERY] = "", path[EXPORT_MAX_QUERY + 128];
+	const char *endpoint = !strcmp(o->format, "pprof") ? "pprof" :
+			       !strcmp(o->format, "folded") ? "collapsed" :
+			       !strcmp(o->format, "json") ? "flamegraph" : NULL;
+	ac_client *c;
+	ac_response r = { 0 };
+	size_t i;
+	int status = 1;
+
+	if (!endpoint)
+		return 2;	/* refused by cmd_export */
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (values[i] && ac_query_add(q, sizeof(q), names[i], values[i]) < 0) {
+			fprintf(stderr, "perfhub export: %s is too long\n",
+				i ? names[i] : "the selector");
+			return 2;
+		}
+	if (o->kernel)
+		ac_query_add(q, sizeof(q), "kernel", "1");
+	if (!(c = ac_open(&o->srv)))
+		return 1;
+	snprintf(path, sizeof(path), "/api/v1/query/%s%s", endpoint, q);
 	if (ac_download(c, path, out, &r) < 0)
 		goto out;
 	if (r.status != 200) {
@@ -260,17 +321,29 @@ int cmd_export(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	if ((status = parse(argc, argv, &o)) != 0)
 		return status == 1 ? 0 : status;
-	if (args_parse_id(o.what, &id) < 0 && stat(o.what, &st) < 0) {
-		fprintf(stderr, "perfhub export: '%s' is neither a profile id nor a perf.data file or "
-			"directory here%s\n", o.what, o.what[0] == '{' ?
-			" (selectors are not supported by this version)" : "");
+	if (!is_selector(o.what) && (o.since || o.until || o.limit)) {
+		fprintf(stderr, "perfhub export: --since, --until and --limit narrow a selector\n");
+		return 2;
+	}
+	if (!is_selector(o.what) && args_parse_id(o.what, &id) < 0 && stat(o.what, &st) < 0) {
+		fprintf(stderr, "perfhub export: '%s' is neither a profile id, a selector nor a "
+			"perf.data file or directory here\n", o.what);
+		return 2;
+	}
+	/* speedscope's file is one recording's threads: no merged form
+	 * (refused before the output file is made) */
+	if (is_selector(o.what) && (!strcmp(o.format, "speedscope") || o.group)) {
+		fprintf(stderr, "perfhub export: %s of a selector: the server merges many profiles "
+			"into pprof, folded or json only; export one profile id for it\n",
+			o.group ? "--group" : "--format speedscope");
 		return 2;
 	}
 	if (strcmp(o.outpath, "-") && !(out = fopen(o.outpath, "wb"))) {
 		fprintf(stderr, "perfhub export: cannot write %s: %s\n", o.outpath, strerror(errno));
 		return 1;
 	}
-	status = id ? export_online(&o, id, out ? out : stdout) :
+	status = is_selector(o.what) ? export_selected(&o, out ? out : stdout) :
+		 id ? export_online(&o, id, out ? out : stdout) :
 		      export_offline(&o, out ? out : stdout);
 	if (status == 0 && fflush(out ? out : stdout) != 0) {
 		fprintf(stderr, "perfhub export: cannot write %s: %s\n", o.outpath, strerror(errno));

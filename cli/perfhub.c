@@ -22,7 +22,7 @@ static const struct command commands[] = {
 	{"top", cmd_top, "top ID|SELECTOR|FILE [options]   functions by self and total share"},
 	{"flamegraph", cmd_flamegraph, "flamegraph ID|SELECTOR|FILE [--svg] a flame graph (JSON, or SVG for CI)"},
 	{"diff", cmd_diff, "diff BASE TARGET [--fail-over P] ranked regressions; exit 1 on one"},
-	{"export", cmd_export, "export ID|FILE --format F [-o OUT] a profile as pprof, speedscope, folded or json"},
+	{"export", cmd_export, "export ID|SELECTOR|FILE --format F [-o OUT] as pprof, speedscope, folded or json"},
 	{"tag", cmd_tag, "tag ID KEY=VALUE... [KEY-]...    set or remove a profile's tags"},
 	{"rename", cmd_rename, "rename ID NAME                   rename a profile"},
 	{"annotate", cmd_annotate, "annotate FILE|ID FUNCTION [opts] a function's code and source lines with their samples"},

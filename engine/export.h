@@ -35,6 +35,31 @@ const char *pe_event_unit(const char *event);
 int pe_pprof(const pe_model *m, const pe_filter *f, const pe_selection *s, uint8_t **out,
 	     size_t *len);
 
+/*
+ * Many profiles as one pprof profile: each profile's selection added
+ * (pe_pprof_b_add), then the message made (pe_pprof_b_finish). Functions
+ * (name and DSO), mappings (path and build-id) and locations are made once
+ * over all the profiles; every row stays a sample with its comm (and pid
+ * and tid) labels. Values: samples, period, and with `offcpu` adds (a
+ * selection made under PE_MEASURE_OFFCPU) a third type, offcpu/nanoseconds,
+ * that those rows fill (0 samples and period, so the first two still sum
+ * to what /top counts).
+ */
+#define PE_PPROF_VALUES 3
+#define PE_PPROF_MAX_SAMPLES (1u << 20)		/* samples of one answer, at most */
+#define PE_PPROF_MAX_LOCATION_IDS (1u << 24)	/* stack entries of one answer, at most */
+typedef struct pe_pprof_b pe_pprof_b;
+pe_pprof_b *pe_pprof_b_new(void);
+void pe_pprof_b_free(pe_pprof_b *b);
+/* 0, -1 out of memory, -3 past PE_PPROF_MAX_SAMPLES or _LOCATION_IDS. */
+int pe_pprof_b_add(pe_pprof_b *b, const pe_model *m, const pe_filter *f, const pe_selection *s,
+		   int offcpu);
+/* Whether an off-CPU selection was added. */
+int pe_pprof_b_offcpu(const pe_pprof_b *b);
+/* The gzipped profile (offcpu the default sample type with default_offcpu
+ * when there is one). 0 or -1 out of memory. */
+int pe_pprof_b_finish(pe_pprof_b *b, int default_offcpu, uint8_t **out, size_t *len);
+
 typedef struct pe_speedscope_opts {
 	const char *name;	/* the file's name (NULL: none) */
 	const char *exporter;	/* e.g. "perfhub 1.0" */

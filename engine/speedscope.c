@@ -175,7 +175,9 @@ int pe_speedscope(const pe_model *m, const pe_filter *f, const pe_selection *s,
 {
 	const pe_aggmap *g = &s->groups;
 	const char *ev = pe_fold_event(m, f->event);
-	const char *unit = !o->by_samples && !strcmp(pe_event_unit(ev), "nanoseconds") ?
+	/* the off-CPU measures weigh in nanoseconds whatever the event */
+	const char *unit = !o->by_samples && (f->measure != PE_MEASURE_PERIOD ||
+					      !strcmp(pe_event_unit(ev), "nanoseconds")) ?
 			   "nanoseconds" : "none";
 	ss_row *rows = malloc((g->n + 1) * sizeof(*rows));
 	ss_prof *profs = malloc((g->n + 1) * sizeof(*profs));

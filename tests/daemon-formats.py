@@ -8,7 +8,9 @@ with weights that add up to /top's; /perf.data gives back the uploaded
 bytes (a file, a tar); PATCH renames and re-tags with the write role
 only; perfhub export, tag and rename do the same from the command line,
 and perfhub export of the recording itself (offline, the engine in memory)
-gives the same bytes as the export from the server."""
+gives the same bytes as the export from the server. /query/pprof of several
+profiles against their own /top and /collapsed?weight=offcpu, and perfhub
+export SELECTOR against the API's merged answers."""
 import gzip
 import io
 import json
@@ -215,8 +217,8 @@ def check_cli(d, pid, work, tokfile):
           "export 999: %s %s" % (r.returncode, r.stderr))
     r = cli("export", str(pid), "--format", "svg", *srv)
     check(r.returncode == 2, "export --format svg: %s" % r.returncode)
-    r = cli("export", "{branch=\"main\"}", "--format", "json", *srv)
-    check(r.returncode == 2 and "selectors" in r.stderr, "export SELECTOR: %s" % r.stderr)
+    r = cli("export", str(pid), "--format", "json", "--since", "1d", *srv)
+    check(r.returncode == 2 and "selector" in r.stderr, "export ID --since: %s" % r.stderr)
     r = cli("tag", str(pid), "team=perf", "branch-", *srv)
     check(r.returncode == 0 and "team=perf" in r.stdout and "branch" not in r.stdout,
           "tag: %s %s" % (r.stdout, r.stderr))
@@ -231,6 +233,124 @@ def check_cli(d, pid, work, tokfile):
         f.write("r-secret\n")
     r = cli("rename", str(pid), "x", "--server", d.url, "--token-file", ro)
     check(r.returncode == 1 and "403" in r.stderr, "rename with a read token: %s" % r.stderr)
+
+
+def collapsed_sum(d, path):
+    _, body = fetch(d, path)
+    return sum(int(line.rsplit(" ", 1)[1]) for line in body.decode().splitlines())
+
+
+def raw_sections(path, work):
+    """`go tool pprof -raw`: its sample types line and how many locations it lists."""
+    env = dict(os.environ, HOME=work)
+    out = subprocess.run(["go", "tool", "pprof", "-raw", path], capture_output=True, text=True,
+                         timeout=300, env=env)
+    check(out.returncode == 0, "go tool pprof -raw: %s" % out.stderr)
+    lines = out.stdout.splitlines()
+    types = lines[lines.index("Samples:") + 1]
+    at = lines.index("Locations")
+    end = lines.index("Mappings") if "Mappings" in lines else len(lines)
+    locs = [ln for ln in lines[at + 1:end] if re.match(r"^\s*\d+: 0x", ln)]
+    return types, len(locs), out.stdout
+
+
+def check_query_pprof(d, pid, work, tokfile):
+    """GET /api/v1/query/pprof of several profiles (a perf recording and
+    two with off-CPU time): go tool pprof's totals are the sums of each
+    profile's /top, by samples and by period, and its offcpu sample type's
+    total the sum of /collapsed?weight=offcpu; functions shared by the
+    profiles are one location; perfhub export SELECTOR gives the same bytes."""
+    auth = {"Authorization": "Bearer w-secret"}
+    gen = os.path.join(builddir(), "tests", "views-gen")
+    ids = [pid]
+    for kind in ("switch", "offcpu"):
+        path = os.path.join(work, kind + ".data")
+        subprocess.run([gen, kind, path], check=True)
+        st, r = d.upload(path, "?tag=set%%3Dq&name=%s" % kind, auth)
+        check(st == 202 and d.wait(r["id"])["status"] == "ready", "upload %s: %s" % (kind, r))
+        ids.append(r["id"])
+    st, r = patch(d, pid, {"tags": {"set": "q"}}, "w-secret")
+    check(st == 200, "tag the recording: %s %s" % (st, r))
+    q = "q=%7Bset%3D%22q%22%7D"
+    h, body = fetch(d, "/api/v1/query/pprof?" + q)
+    check(body[:2] == b"\x1f\x8b", "query pprof is not gzip")
+    check(h.get("X-Perfhub-Profiles") == "3" and h.get("X-Perfhub-Matched") == "3",
+          "query pprof headers: %s" % h)
+    path = os.path.join(work, "q.pb.gz")
+    with open(path, "wb") as f:
+        f.write(body)
+    for weight, index in (("samples", "samples"), ("period", "1")):
+        _, total, text = go_pprof(path, "-sample_index=" + index, "-unit=ns")
+        want = sum(sum(s for s, _ in top(d, i, "weight=" + weight).values()) for i in ids)
+        check(total == want, "query pprof %s total %d, the /top sums %d:\n%s"
+              % (weight, total, want, text))
+    _, total, text = go_pprof(path, "-sample_index=offcpu", "-unit=ns")
+    want = sum(collapsed_sum(d, "/api/v1/profiles/%d/collapsed?weight=offcpu" % i)
+               for i in ids[1:])
+    check(want > 0 and total == want, "query pprof offcpu total %d, /collapsed %d:\n%s"
+          % (total, want, text))
+    types, nlocs, raw = raw_sections(path, work)
+    check("samples/count" in types and "offcpu/nanoseconds" in types, "types: %s" % types)
+    # each profile alone: the shared frames ([sleepy] in both generated
+    # recordings) are one location in the merge
+    single = 0
+    for i in ids:
+        one = os.path.join(work, "one-%d.pb.gz" % i)
+        with open(one, "wb") as f:
+            f.write(fetch(d, "/api/v1/profiles/%d/pprof" % i)[1])
+        single += raw_sections(one, work)[1]
+    check(0 < nlocs < single, "locations: merged %d, each alone %d" % (nlocs, single))
+    # a profile's own /pprof has its off-CPU time too; weight=offcpu makes it the default
+    _, one = fetch(d, "/api/v1/profiles/%d/pprof?weight=offcpu" % ids[1])
+    with open(os.path.join(work, "one.pb.gz"), "wb") as f:
+        f.write(one)
+    _, total, text = go_pprof(os.path.join(work, "one.pb.gz"), "-unit=ns")
+    check(total == collapsed_sum(d, "/api/v1/profiles/%d/collapsed?weight=offcpu" % ids[1]),
+          "pprof weight=offcpu: default type total %d:\n%s" % (total, text))
+    st, r = d.json("GET", "/api/v1/profiles/%d/pprof?weight=offcpu" % pid)
+    check(st == 400 and "off-CPU" in r["error"], "offcpu without off-CPU time: %s %s" % (st, r))
+    st, r = d.json("GET", "/api/v1/query/pprof?weight=offcpu&q=%%7Bid%%3D%%22%d%%22%%7D" % pid)
+    check(st == 400 and "off-CPU" in r["error"], "query offcpu without any: %s %s" % (st, r))
+    st, r = d.json("GET", "/api/v1/query/pprof?weight=wall&" + q)
+    check(st == 400 and "weight" in r["error"], "query pprof wall: %s %s" % (st, r))
+    st, r = d.json("GET", "/api/v1/query/pprof?q=%7Bset%3D")
+    check(st == 400 and r.get("parameter") == "q", "bad selector: %s %s" % (st, r))
+    h, body = fetch(d, "/api/v1/query/pprof?limit=1&" + q)
+    check(h.get("X-Perfhub-Profiles") == "1" and h.get("X-Perfhub-Matched") == "3",
+          "limit=1 headers: %s" % h)
+    # speedscope under the off-CPU weights: nanoseconds, summing to /collapsed's
+    for weight in ("offcpu", "wall"):
+        _, body = fetch(d, "/api/v1/profiles/%d/speedscope?weight=%s" % (ids[2], weight))
+        doc = json.loads(body)
+        total = sum(sum(p["weights"]) for p in doc["profiles"])
+        want = collapsed_sum(d, "/api/v1/profiles/%d/collapsed?weight=%s" % (ids[2], weight))
+        check(total == want and all(p["unit"] == "nanoseconds" for p in doc["profiles"]),
+              "speedscope %s: %d vs %d" % (weight, total, want))
+    st, r = d.json("GET", "/api/v1/profiles/%d/speedscope?weight=offcpu" % pid)
+    check(st == 400 and "off-CPU" in r["error"], "speedscope offcpu: %s %s" % (st, r))
+    # the CLI: the API's bytes, the selector merged by the server
+    srv = ["--server", d.url, "--token-file", tokfile]
+    sel = '{set="q"}'
+    for fmt, ep in (("pprof", "pprof"), ("folded", "collapsed"), ("json", "flamegraph")):
+        out = os.path.join(work, "sel." + fmt)
+        r = cli("export", sel, "--format", fmt, "-o", out, "--kernel", *srv)
+        check(r.returncode == 0, "export SELECTOR %s: %s" % (fmt, r.stderr))
+        _, body = fetch(d, "/api/v1/query/%s?%s&kernel=1" % (ep, q))
+        got = open(out, "rb").read()
+        if fmt == "pprof":
+            got, body = gzip.decompress(got), gzip.decompress(body)
+        check(got == body and got, "export SELECTOR %s: not the API's answer" % fmt)
+    out = os.path.join(work, "sel-limit.pb.gz")
+    r = cli("export", sel, "--format", "pprof", "--limit", "1", "-o", out, *srv)
+    _, body = fetch(d, "/api/v1/query/pprof?limit=1&" + q)
+    check(r.returncode == 0 and gzip.decompress(open(out, "rb").read()) == gzip.decompress(body),
+          "export SELECTOR --limit: %s" % r.stderr)
+    out = os.path.join(work, "sel.speedscope")
+    r = cli("export", sel, "--format", "speedscope", "-o", out, *srv)
+    check(r.returncode == 2 and "speedscope" in r.stderr and not os.path.exists(out),
+          "export SELECTOR speedscope: %s %s" % (r.returncode, r.stderr))
+    r = cli("export", "{set=", "--format", "json", *srv)
+    check(r.returncode == 1 and "400" in r.stderr, "export bad SELECTOR: %s" % r.stderr)
 
 
 def check_offline(d, pid, rec, work, tokfile):
@@ -302,6 +422,7 @@ def main():
         check_patch(d, pid)
         check_cli(d, pid, work, wtok)
         check_offline(d, pid, rec, work, wtok)
+        check_query_pprof(d, pid, work, wtok)
     print("ok: pprof, speedscope, perf.data, PATCH and the CLI")
     return 0
 

@@ -29,26 +29,19 @@ static pe_model *scenario(mem_profile *p)
 
 /* ---- pprof ---- */
 
-static Pprof__Profile *pprof_of(pe_model *m, const pe_filter *f0)
+/* A gzipped profile.proto decoded (NULL when it is not one). */
+static Pprof__Profile *unpack(const uint8_t *gz, size_t gzlen)
 {
-	pe_filter f = *f0;
-	pe_selection *s = NULL;
-	uint8_t *gz = NULL, *raw = NULL;
-	size_t gzlen = 0;
+	uint8_t *raw = NULL;
 	uLongf rawlen = 1 << 20;
 	z_stream z;
 	Pprof__Profile *prof = NULL;
 
-	f.with_pid = f.with_tid = 1;
-	if (pe_select(m, &f, NULL, &s) < 0 || pe_pprof(m, &f, s, &gz, &gzlen) < 0) {
-		CHECK(0, "pe_pprof failed");
-		goto out;
-	}
 	CHECK(gzlen > 18 && gz[0] == 0x1f && gz[1] == 0x8b, "not gzip");
 	raw = malloc(rawlen);
 	memset(&z, 0, sizeof(z));
 	inflateInit2(&z, 15 + 16);
-	z.next_in = gz;
+	z.next_in = (Bytef *)gz;
 	z.avail_in = (uInt)gzlen;
 	z.next_out = raw;
 	z.avail_out = (uInt)rawlen;
@@ -56,11 +49,28 @@ static Pprof__Profile *pprof_of(pe_model *m, const pe_filter *f0)
 	rawlen = z.total_out;
 	inflateEnd(&z);
 	prof = pprof__profile__unpack(NULL, rawlen, raw);
-	CHECK(prof != NULL, "profile.proto does not decode");
+	CHECK(prof, "profile.proto does not decode");
+	free(raw);
+	return prof;
+}
+
+static Pprof__Profile *pprof_of(pe_model *m, const pe_filter *f0)
+{
+	pe_filter f = *f0;
+	pe_selection *s = NULL;
+	uint8_t *gz = NULL;
+	size_t gzlen = 0;
+	Pprof__Profile *prof = NULL;
+
+	f.with_pid = f.with_tid = 1;
+	if (pe_select(m, &f, NULL, &s) < 0 || pe_pprof(m, &f, s, &gz, &gzlen) < 0) {
+		CHECK(0, "pe_pprof failed");
+		goto out;
+	}
+	prof = unpack(gz, gzlen);
 out:
 	pe_selection_free(s);
 	free(gz);
-	free(raw);
 	return prof;
 }
 
@@ -189,6 +199,107 @@ static void test_pprof(pe_model *m)
 	      "units");
 }
 
+/* A second profile: cpu-clock in /bin/app, and a sched_switch sample that
+ * blocked 500 us (off-CPU time, as the feed stores it). */
+static pe_model *offcpu_scenario(mem_profile *p)
+{
+	pe_sample s = { .event = EV_SWITCH, .time = 3000, .pid = 30, .tid = 30, .period = 1,
+			.offcpu = 500000 };
+
+	mem_begin(p, 0);
+	pe_builder_event(p->b, EV_CLOCK, "cpu-clock", 1, 0, 0, 4000, 1, 2);
+	pe_builder_event(p->b, EV_SWITCH, "sched:sched_switch", 2, 0, 0, 1, 0, 1);
+	mem_sample(p, EV_CLOCK, 1000, 30, 30, "srv", "main@/bin/app;parse@/bin/app", 70);
+	mem_sample(p, EV_CLOCK, 2000, 30, 30, "srv", "main@/bin/app;poll@/bin/app", 30);
+	s.stack = mem_stack(p, "main@/bin/app;poll@/bin/app;schedule@[kernel.kallsyms]!");
+	s.comm = pe_builder_string(p->b, "srv");
+	pe_builder_sample(p->b, &s, NULL);
+	return mem_end(p, 2);
+}
+
+/* Each value type's sum over the samples. */
+static void sums(const Pprof__Profile *p, int64_t out[3])
+{
+	size_t i, k;
+
+	out[0] = out[1] = out[2] = 0;
+	for (i = 0; i < p->n_sample; i++)
+		for (k = 0; k < p->sample[i]->n_value && k < 3; k++)
+			out[k] += p->sample[i]->value[k];
+}
+
+static size_t functions_named(const Pprof__Profile *p, const char *name)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < p->n_function; i++)
+		n += !strcmp(str(p, p->function[i]->name), name);
+	return n;
+}
+
+/* Two models into one builder (the second with its off-CPU rows): their
+ * samples and periods add up, the off-CPU type holds the off-CPU time
+ * only, and functions of the same name and DSO are one. */
+static void test_pprof_merge(pe_model *m1)
+{
+	mem_profile p2;
+	pe_model *m2 = offcpu_scenario(&p2);
+	pe_filter f = filter_all(), off;
+	pe_selection *s1 = NULL, *s2 = NULL, *s3 = NULL;
+	pe_pprof_b *b = pe_pprof_b_new();
+	Pprof__Profile *one, *two, *all = NULL;
+	uint8_t *gz = NULL;
+	size_t gzlen = 0;
+	int64_t v1[3], v2[3], v[3];
+
+	f.with_pid = f.with_tid = 1;
+	off = f;
+	off.measure = PE_MEASURE_OFFCPU;
+	CHECK(b && pe_offcpu_event(m2) && !pe_offcpu_event(m1), "the off-CPU event");
+	if (!b || pe_select(m1, &f, NULL, &s1) < 0 || pe_select(m2, &f, NULL, &s2) < 0 ||
+	    pe_select(m2, &off, NULL, &s3) < 0 || pe_pprof_b_add(b, m1, &f, s1, 0) < 0 ||
+	    pe_pprof_b_add(b, m2, &f, s2, 0) < 0 || pe_pprof_b_add(b, m2, &off, s3, 1) < 0 ||
+	    pe_pprof_b_finish(b, 1, &gz, &gzlen) < 0) {
+		CHECK(0, "the builder failed");
+		goto out;
+	}
+	one = pprof_of(m1, &f);
+	two = pprof_of(m2, &f);
+	if (!(all = unpack(gz, gzlen)) || !one || !two)
+		goto out_free;
+	sums(one, v1);
+	sums(two, v2);
+	sums(all, v);
+	CHECK(all->n_sample_type == 3 && !strcmp(str(all, all->sample_type[2]->type), "offcpu") &&
+	      !strcmp(str(all, all->sample_type[2]->unit), "nanoseconds") &&
+	      !strcmp(str(all, all->sample_type[1]->type), "cpu-clock") &&
+	      all->default_sample_type == all->sample_type[2]->type, "merged sample types");
+	CHECK(v[0] == v1[0] + v2[0] && v[1] == v1[1] + v2[1],
+	      "samples %lld = %lld + %lld, period %lld = %lld + %lld", (long long)v[0],
+	      (long long)v1[0], (long long)v2[0], (long long)v[1], (long long)v1[1],
+	      (long long)v2[1]);
+	CHECK(v[2] == 500000, "off-CPU ns: %lld", (long long)v[2]);
+	CHECK(all->n_sample == one->n_sample + two->n_sample + 1, "samples: %zu", all->n_sample);
+	CHECK(functions_named(all, "main") == 1 && functions_named(all, "parse") == 1,
+	      "one function per name and DSO: main %zu parse %zu", functions_named(all, "main"),
+	      functions_named(all, "parse"));
+	CHECK(two->n_sample_type == 2, "pe_pprof alone adds no off-CPU type");
+out_free:
+	if (one)
+		pprof__profile__free_unpacked(one, NULL);
+	if (two)
+		pprof__profile__free_unpacked(two, NULL);
+	if (all)
+		pprof__profile__free_unpacked(all, NULL);
+out:
+	free(gz);
+	pe_selection_free(s1);
+	pe_selection_free(s2);
+	pe_selection_free(s3);
+	pe_pprof_b_free(b);
+	mem_free(&p2);
+}
+
 /* ---- speedscope ---- */
 
 static json_t *speedscope_of(pe_model *m, int by_comm, int by_samples)
@@ -280,6 +391,7 @@ int main(void)
 	pe_model *m = scenario(&p);
 
 	test_pprof(m);
+	test_pprof_merge(m);
 	test_speedscope(m);
 	mem_free(&p);
 	return check_done("engine-export");

@@ -34,11 +34,14 @@ static void download_name(char *out, size_t cap, const char *name, int64_t id, c
 	snprintf(out, cap, "attachment; filename=\"%s%s\"", base, ext);
 }
 
-/* A 200 answer to save as a file: body as it is (never compressed again). Takes body. */
+/* A 200 answer to save as a file: body as it is (never compressed again),
+ * with n more headers. Takes body. */
 static MHD_Result_t reply_download(api *a, struct MHD_Connection *conn, void *body, size_t len,
-				   const char *type, const char *disposition)
+				   const char *type, const char *disposition,
+				   const char *const *names, const char *const *values, size_t n)
 {
 	struct MHD_Response *r = MHD_create_response_from_buffer(len, body, MHD_RESPMEM_MUST_FREE);
+	size_t i;
 
 	if (!r) {
 		free(body);
@@ -46,6 +49,8 @@ static MHD_Result_t reply_download(api *a, struct MHD_Connection *conn, void *bo
 	}
 	MHD_add_response_header(r, "Content-Type", type);
 	MHD_add_response_header(r, "Content-Disposition", disposition);
+	for (i = 0; i < n; i++)
+		MHD_add_response_header(r, names[i], values[i]);
 	http_count_status(a, 200);
 	return http_queue(conn, 200, r);
 }
@@ -57,16 +62,26 @@ static MHD_Result_t not_ready(api *a, struct MHD_Connection *conn, int64_t id, i
 	return http_reply_error(a, conn, 500, "storage error or out of memory");
 }
 
-/* The export weights: samples and period (off-CPU time is not a sample
- * type of these formats yet). 0, or -1 with a 400 queued. */
-static int export_weight(api *a, struct MHD_Connection *conn, const http_fold_args *fa,
-			 MHD_Result_t *ret)
+#define NO_OFFCPU "no off-CPU time in this profile (record with -e sched:sched_switch " \
+	"--switch-events -g, or perf record --off-cpu)"
+
+/* pprof's weights: every sample type is in the answer (samples, period,
+ * offcpu where present); weight=offcpu makes offcpu the default one. wall
+ * is no single type of it. *default_offcpu, and the measure set back to
+ * the period's (the off-CPU rows are added beside). 0, or -1 with a 400
+ * queued. */
+static int pprof_weight(api *a, struct MHD_Connection *conn, http_fold_args *fa,
+			int *default_offcpu, MHD_Result_t *ret)
 {
-	if (fa->f.measure == PE_MEASURE_PERIOD)
-		return 0;
-	*ret = http_reply_error(a, conn, 400, "bad parameter 'weight': the exports take samples"
-				" or period");
-	return -1;
+	*default_offcpu = fa->f.measure == PE_MEASURE_OFFCPU;
+	if (fa->f.measure == PE_MEASURE_WALL) {
+		*ret = http_reply_error(a, conn, 400, "bad parameter 'weight': pprof takes samples, "
+					"period or offcpu (its sample types; on- plus off-CPU time "
+					"is no single one of them)");
+		return -1;
+	}
+	fa->f.measure = PE_MEASURE_PERIOD;
+	return 0;
 }
 
 MHD_Result_t http_get_pprof(api *a, struct MHD_Connection *conn, int64_t id)
@@ -76,16 +91,56 @@ MHD_Result_t http_get_pprof(api *a, struct MHD_Connection *conn, int64_t id)
 	char disp[FORMATS_FILENAME_MAX + 64];
 	uint8_t *out = NULL;
 	size_t len = 0;
-	int rc;
+	int rc, offcpu;
 
-	if (http_fold_args_parse(a, conn, &fa, &ret) < 0 || export_weight(a, conn, &fa, &ret) < 0 ||
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0 ||
+	    pprof_weight(a, conn, &fa, &offcpu, &ret) < 0 ||
 	    http_fold_event(a, conn, id, &fa, &ret) < 0)
 		return ret;
-	rc = st_pprof(a->st, id, &fa.f, &out, &len);
+	rc = st_pprof_offcpu(a->st, id, &fa.f, offcpu, &out, &len);
+	if (rc == 2)
+		return http_reply_error(a, conn, 400, "weight=offcpu: " NO_OFFCPU);
 	if (rc)
 		return not_ready(a, conn, id, rc);
 	download_name(disp, sizeof(disp), NULL, id, ".pb.gz");
-	return reply_download(a, conn, out, len, "application/octet-stream", disp);
+	return reply_download(a, conn, out, len, "application/octet-stream", disp, NULL, NULL, 0);
+}
+
+MHD_Result_t http_query_pprof(api *a, struct MHD_Connection *conn)
+{
+	http_fold_args fa;
+	http_pick hp;
+	st_many_info info = { 0 };
+	MHD_Result_t ret;
+	char used[24], matched[24];
+	const char *names[] = { "X-Perfhub-Profiles", "X-Perfhub-Matched" };
+	const char *values[] = { used, matched };
+	uint8_t *out = NULL;
+	size_t len = 0;
+	int rc, offcpu;
+
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0 ||
+	    pprof_weight(a, conn, &fa, &offcpu, &ret) < 0 ||
+	    http_pick_parse(a, conn, "", 0, &hp, &ret) < 0)
+		return ret;
+	rc = st_query_pprof(a->st, &hp.pick, &fa.f, offcpu, &info, &out, &len);
+	http_pick_free(&hp);
+	if (rc == 2)
+		return http_reply_error(a, conn, 400, "weight=offcpu: none of the %zu profiles has "
+					"off-CPU time (record with -e sched:sched_switch "
+					"--switch-events -g, or perf record --off-cpu)", info.used);
+	if (rc == -3)
+		return http_reply_error(a, conn, 413, "the merged profile passed %u samples or %u "
+					"stack entries: pick fewer profiles (limit, since, a "
+					"narrower q) or filter more", PE_PPROF_MAX_SAMPLES,
+					PE_PPROF_MAX_LOCATION_IDS);
+	if (rc)
+		return http_many_error(a, conn, rc);
+	/* how many profiles went in, as /query/collapsed says it */
+	snprintf(used, sizeof(used), "%zu", info.used);
+	snprintf(matched, sizeof(matched), "%zu", info.matched);
+	return reply_download(a, conn, out, len, "application/octet-stream",
+			      "attachment; filename=\"perfhub-query.pb.gz\"", names, values, 2);
 }
 
 MHD_Result_t http_get_speedscope(api *a, struct MHD_Connection *conn, int64_t id)
@@ -99,11 +154,13 @@ MHD_Result_t http_get_speedscope(api *a, struct MHD_Connection *conn, int64_t id
 	size_t len = 0;
 	int rc;
 
-	if (http_fold_args_parse(a, conn, &fa, &ret) < 0 || export_weight(a, conn, &fa, &ret) < 0)
+	if (http_fold_args_parse(a, conn, &fa, &ret) < 0)
 		return ret;
 	if (group && strcmp(group, "thread") && strcmp(group, "comm"))
 		return http_reply_error(a, conn, 400, "bad parameter 'group' (thread or comm)");
-	if (http_fold_event(a, conn, id, &fa, &ret) < 0)
+	/* offcpu and wall weigh as they do in a flame graph: 400 without off-CPU time */
+	if (http_fold_event(a, conn, id, &fa, &ret) < 0 ||
+	    http_measure_check(a, conn, id, &fa, &ret) < 0)
 		return ret;
 	snprintf(name, sizeof(name), "perfhub profile %lld", (long long)id);
 	o.name = name;

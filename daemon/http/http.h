@@ -295,6 +295,8 @@ MHD_Result_t http_get_aggregate(api *a, struct MHD_Connection *conn);
 /* many.c */
 MHD_Result_t http_query_flamegraph(api *a, struct MHD_Connection *conn);
 MHD_Result_t http_query_collapsed(api *a, struct MHD_Connection *conn);
+/* formats.c: the picked profiles as one pprof profile */
+MHD_Result_t http_query_pprof(api *a, struct MHD_Connection *conn);
 MHD_Result_t http_query_top(api *a, struct MHD_Connection *conn);
 MHD_Result_t http_query_timeline(api *a, struct MHD_Connection *conn);
 MHD_Result_t http_get_series(api *a, struct MHD_Connection *conn);

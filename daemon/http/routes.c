@@ -36,6 +36,7 @@ static const char *const query_flamegraph_params[] = { PICK_PARAMS, HTTP_FOLD_PA
 static const char *const query_collapsed_params[] = { PICK_PARAMS, HTTP_FOLD_PARAMS, NULL };
 static const char *const query_top_params[] = { PICK_PARAMS, HTTP_FILTER_PARAMS, "rows",
 						"normalize", NULL };
+static const char *const query_pprof_params[] = { PICK_PARAMS, HTTP_FILTER_PARAMS, NULL };
 static const char *const query_timeline_params[] = { PICK_PARAMS, "event", "bucket_ms", NULL };
 
 /* Every route. The OpenAPI description (docs/openapi.json) describes
@@ -95,6 +96,8 @@ const http_route http_routes[] = {
 	  query_flamegraph_params },
 	{ "GET", "/api/v1/query/collapsed", ROUTE_PLAIN, http_query_collapsed, NULL, NULL, RUN_HEAVY,
 	  query_collapsed_params },
+	{ "GET", "/api/v1/query/pprof", ROUTE_PLAIN, http_query_pprof, NULL, NULL, RUN_HEAVY,
+	  query_pprof_params },
 	{ "GET", "/api/v1/query/top", ROUTE_PLAIN, http_query_top, NULL, NULL, RUN_HEAVY,
 	  query_top_params },
 	{ "GET", "/api/v1/query/timeline", ROUTE_PLAIN, http_query_timeline, NULL, NULL, RUN_HEAVY,

@@ -46,6 +46,12 @@ int stq_read_blocks(void *src, uint64_t from_ns, uint64_t to_ns, pe_block_cb cb,
 int stq_open_selected(st_store *st, int64_t id, const pe_filter *pf, stq_reading *r,
 		      pe_selection **sel);
 
+/* Profile r's rows under f (measure, event and other filters as
+ * given; pid and tid labels) into b, and its off-CPU rows when it has any.
+ * Reads blocks when f has a time range; does not end the snapshot. As
+ * pe_pprof_b_add. */
+int stq_pprof_add(stq_reading *r, const pe_filter *f, pe_pprof_b *b);
+
 /* st_profile_list_json for a filter with a selector (store-many.c). */
 json_t *st_list_selected(st_store *st, const st_list_filter *f);
 /* The ready profiles an aggregate with a selector covers, as the backend's

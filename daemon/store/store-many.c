@@ -285,17 +285,23 @@ static double seconds_of(const picked *p, const pe_filter *f)
 /*
  * One profile, open in r (its model and snapshot), into a merge: its flame
  * graph into side `side` of d and its /top rows into t (either may be
- * NULL). The filter's max_nodes is for the merged tree, not each. r is
- * closed. 0 or -1.
+ * NULL), or with pp its pprof samples into pp alone. The filter's
+ * max_nodes is for the merged tree, not each. r is closed. 0, -1, or -3
+ * past pp's caps.
  */
 static int merge_one(stq_reading *r, const picked *p, const pe_filter *f, int by_samples,
-		     pe_diff *d, int side, pe_fntab *t)
+		     pe_diff *d, int side, pe_fntab *t, pe_pprof_b *pp)
 {
 	pe_blocks blocks = { stq_read_blocks, r };
 	pe_filter pf = *f;
 	pe_selection *sel = NULL;
 	int rc;
 
+	if (pp) {
+		rc = stq_pprof_add(r, f, pp);
+		stq_close(r);
+		return rc == -3 ? -3 : rc < 0 ? -1 : 0;
+	}
 	pf.max_nodes = 0;
 	pf.any_order = 0;
 	rc = pe_select(r->m, &pf, &blocks, &sel);
@@ -372,10 +378,10 @@ static void *opener_main(void *arg)
 }
 
 /* Every picked profile, oldest first (a node's DSO is its earliest
- * profile's), into d and t. 0, 1 = the one profile asked for by id went,
- * -1, -2 out of memory, -3 too many nodes. */
+ * profile's), into d and t (or pp). 0, 1 = the one profile asked for by id
+ * went, -1, -2 out of memory, -3 too many nodes (or pprof samples). */
 static int merge_set(st_store *st, const pick_set *s, int by_id, const pe_filter *f,
-		     int by_samples, pe_diff *d, int side, pe_fntab *t)
+		     int by_samples, pe_diff *d, int side, pe_fntab *t, pe_pprof_b *pp)
 {
 	opener o;
 	pthread_t th[ST_MERGE_READERS];
@@ -410,7 +416,7 @@ static int merge_set(st_store *st, const pick_set *s, int by_id, const pe_filter
 			orc = stq_open(st, s->v[s->n - 1 - k].id, &o.r[k]);
 		}
 		if (orc == 0) {
-			rc = merge_one(&o.r[k], &s->v[s->n - 1 - k], f, by_samples, d, side, t);
+			rc = merge_one(&o.r[k], &s->v[s->n - 1 - k], f, by_samples, d, side, t, pp);
 			if (d && pe_diff_failed(d))
 				rc = pe_diff_failed(d) == 2 ? -3 : -2;
 		} else if (orc < 0 || by_id) {
@@ -461,7 +467,7 @@ static int merged(st_store *st, const st_pick *pk, const pe_filter *f, int by_sa
 	}
 	if (normalize)
 		pe_diff_normalize(d);
-	rc = merge_set(st, &s, pk->id > 0, f, by_samples, d, 0, NULL);
+	rc = merge_set(st, &s, pk->id > 0, f, by_samples, d, 0, NULL, NULL);
 out:
 	set_free(&s);
 	if (rc)
@@ -500,6 +506,30 @@ int st_query_fold(st_store *st, const st_pick *pk, const st_fold_filter *f, int 
 	return rc;
 }
 
+int st_query_pprof(st_store *st, const st_pick *pk, const st_fold_filter *f, int default_offcpu,
+		   st_many_info *info, uint8_t **out, size_t *len)
+{
+	pick_set s;
+	pe_pprof_b *b = NULL;
+	int rc = pick(st, pk, ST_MAX_MERGE, 0, NULL, &s, info);
+
+	*out = NULL;
+	*len = 0;
+	if (rc)
+		return rc;
+	if (!(b = pe_pprof_b_new()))
+		rc = -2;
+	else
+		rc = merge_set(st, &s, pk->id > 0, f, 0, NULL, 0, NULL, b);
+	if (rc == 0 && default_offcpu && !pe_pprof_b_offcpu(b))
+		rc = 2;
+	if (rc == 0 && pe_pprof_b_finish(b, default_offcpu, out, len) < 0)
+		rc = -2;
+	pe_pprof_b_free(b);
+	set_free(&s);
+	return rc;
+}
+
 json_t *st_query_top_json(st_store *st, const st_pick *pk, const st_fold_filter *f,
 			  int by_samples, int normalize, int64_t rows, st_many_info *info,
 			  int *notfound)
@@ -514,7 +544,8 @@ json_t *st_query_top_json(st_store *st, const st_pick *pk, const st_fold_filter 
 	*notfound = rc == 1;
 	if (rc)
 		return NULL;
-	if ((t = pe_fntab_new()) && merge_set(st, &s, pk->id > 0, f, by_samples, NULL, 0, t) == 0 &&
+	if ((t = pe_fntab_new()) &&
+	    merge_set(st, &s, pk->id > 0, f, by_samples, NULL, 0, t, NULL) == 0 &&
 	    pe_fntab_merged(t, normalize, &r, &n) == 0)
 		/* normalized: each profile weighs one */
 		out = pe_fnsum_json(r, n, rows > 0 ? (size_t)rows : 0,
@@ -876,8 +907,8 @@ int st_rdiff(st_store *st, const st_rdiff_req *r, const st_fold_filter *f, int b
 		rc = -2;
 		goto out;
 	}
-	if ((rc = merge_set(st, &sb, r->base.id > 0, f, by_samples, d, 0, t)) != 0 ||
-	    (rc = merge_set(st, &sg, r->target.id > 0, f, by_samples, d, 1, t)) != 0)
+	if ((rc = merge_set(st, &sb, r->base.id > 0, f, by_samples, d, 0, t, NULL)) != 0 ||
+	    (rc = merge_set(st, &sg, r->target.id > 0, f, by_samples, d, 1, t, NULL)) != 0)
 		goto out;
 	if (pe_fntab_rank(t, r->min_share, r->alpha, r->rows, &rk) < 0 ||
 	    !(*ranked = ranked_json(&rk, r, by_samples, f->measure, info))) {

@@ -150,20 +150,60 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	return rc;
 }
 
-int st_pprof(st_store *st, int64_t id, const st_fold_filter *f, uint8_t **out, size_t *len)
+int stq_pprof_add(stq_reading *r, const pe_filter *f, pe_pprof_b *b)
 {
+	pe_blocks blocks = { stq_read_blocks, r };
 	pe_filter pf = *f;
-	pe_selection *sel;
-	stq_reading r;
+	pe_selection *sel = NULL;
 	int rc;
 
 	pf.with_pid = pf.with_tid = 1;	/* the pid and tid labels */
-	if ((rc = stq_open_selected(st, id, &pf, &r, &sel)) != 0)
-		return rc;
-	rc = pe_pprof(r.m, &pf, sel, out, len);
+	pf.max_nodes = 0;
+	pf.any_order = 0;
+	rc = pe_select(r->m, &pf, &blocks, &sel);
+	if (rc == 0)
+		rc = pe_pprof_b_add(b, r->m, &pf, sel, 0);
 	pe_selection_free(sel);
-	stq_close(&r);
+	sel = NULL;
+	/* off-CPU time "where present": the off-CPU event's own measure,
+	 * under the same comm, pid, tid and time filters */
+	if (rc == 0 && pe_offcpu_event(r->m)) {
+		pf.measure = PE_MEASURE_OFFCPU;
+		pf.event = NULL;
+		rc = pe_select(r->m, &pf, &blocks, &sel);
+		if (rc == 0)
+			rc = pe_pprof_b_add(b, r->m, &pf, sel, 1);
+		pe_selection_free(sel);
+	}
 	return rc;
+}
+
+int st_pprof_offcpu(st_store *st, int64_t id, const st_fold_filter *f, int default_offcpu,
+		    uint8_t **out, size_t *len)
+{
+	pe_pprof_b *b = pe_pprof_b_new();
+	stq_reading r;
+	int rc;
+
+	if (!b)
+		return -1;
+	if ((rc = stq_open(st, id, &r)) != 0) {
+		pe_pprof_b_free(b);
+		return rc;
+	}
+	rc = stq_pprof_add(&r, f, b) < 0 ? -1 : 0;
+	stq_close(&r);
+	if (rc == 0 && default_offcpu && !pe_pprof_b_offcpu(b))
+		rc = 2;
+	if (rc == 0)
+		rc = pe_pprof_b_finish(b, default_offcpu, out, len);
+	pe_pprof_b_free(b);
+	return rc;
+}
+
+int st_pprof(st_store *st, int64_t id, const st_fold_filter *f, uint8_t **out, size_t *len)
+{
+	return st_pprof_offcpu(st, id, f, 0, out, len);
 }
 
 int st_speedscope(st_store *st, int64_t id, const st_fold_filter *f, const st_speedscope_opts *o,

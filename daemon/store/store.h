@@ -223,6 +223,11 @@ json_t *st_top_json(st_store *st, int64_t id, const st_fold_filter *f, int by_sa
  * speedscope: its file format, a sampled profile per thread (or per comm
  * with o->by_comm). OUT: malloc'ed bytes. 1 = not ready. */
 int st_pprof(st_store *st, int64_t id, const st_fold_filter *f, uint8_t **out, size_t *len);
+/* The same with its off-CPU time (a third sample type) when the profile
+ * has some; default_offcpu makes it the default sample type. 1 = not
+ * ready, 2 = default_offcpu and no off-CPU time, -1. */
+int st_pprof_offcpu(st_store *st, int64_t id, const st_fold_filter *f, int default_offcpu,
+		    uint8_t **out, size_t *len);
 typedef pe_speedscope_opts st_speedscope_opts;
 int st_speedscope(st_store *st, int64_t id, const st_fold_filter *f, const st_speedscope_opts *o,
 		  char **out, size_t *len);
@@ -350,6 +355,12 @@ int st_query_flame(st_store *st, const st_pick *pk, const st_fold_filter *f, int
  * as st_query_flame. */
 int st_query_fold(st_store *st, const st_pick *pk, const st_fold_filter *f, int by_samples,
 		  st_many_info *info, st_fold_cb cb, void *ctx);
+/* Their pprof profiles merged into one (engine/export.h's builder), with
+ * off-CPU time where a profile has it (default_offcpu: as for
+ * st_pprof_offcpu). Returns as st_query_flame, -3 past the pprof caps,
+ * 2 = default_offcpu and none of them has off-CPU time. */
+int st_query_pprof(st_store *st, const st_pick *pk, const st_fold_filter *f, int default_offcpu,
+		   st_many_info *info, uint8_t **out, size_t *len);
 /* {"functions": [{"name", "dso", "self", "total", "self_share",
  * "total_share"}], "total"}: their /top rows summed, most self first (at
  * most `rows`); normalized: self and total in profiles, shares the mean of
