@@ -60,7 +60,8 @@ typedef struct st_replay {	/* what rebuilding perf's tree needs */
 
 typedef struct dm_slot {	/* name offset + 1 -> demangled name */
 	uint32_t key;
-	char *name;
+	char *name;		/* NULL: as stored (not a pointer into names, which
+				 * shrink() may move) */
 } dm_slot;
 
 struct pd_symtab {
@@ -112,8 +113,7 @@ void pd_symtab_free(pd_symtab *t)
 	if (!t)
 		return;
 	for (i = 0; i < t->dm_cap; i++)
-		if (t->dm[i].key && t->dm[i].name != t->names + t->dm[i].key - 1)
-			free(t->dm[i].name);
+		free(t->dm[i].name);
 	free(t->dm);
 	free(t->s);
 	free(t->names);
@@ -444,7 +444,7 @@ static const char *display_name(pd_symtab *t, const st_sym *s)
 		for (h = (key * 0x9e3779b1u) & (t->dm_cap - 1); t->dm[h].key;
 		     h = (h + 1) & (t->dm_cap - 1))
 			if (t->dm[h].key == key) {
-				out = t->dm[h].name;
+				out = t->dm[h].name ? t->dm[h].name : raw;
 				goto out;
 			}
 	}
@@ -457,10 +457,10 @@ static const char *display_name(pd_symtab *t, const st_sym *s)
 		     h = (h + 1) & (t->dm_cap - 1))
 			;
 		t->dm[h].key = key;
-		t->dm[h].name = dm ? dm : (char *)raw;
+		t->dm[h].name = dm;
 		t->dm_n++;
 		t->dm_bytes += dm ? strlen(dm) + 1 : 0;
-		out = t->dm[h].name;
+		out = dm ? dm : raw;
 	}
 out:
 	pthread_mutex_unlock(&t->lock);
