@@ -45,6 +45,9 @@ static int split_authority(const char *in, size_t len, char name[ACC_MAX_NAME],
 		for (p = name; *p; p++)
 			if (!isalnum((unsigned char)*p) && *p != '.' && *p != '-' && *p != '_')
 				return -1;
+		/* no empty label: "a..localhost" or ".localhost" is no name */
+		if (name[0] == '.' || strstr(name, ".."))
+			return -1;
 	}
 	for (char *q = name; *q; q++)
 		*q = (char)tolower((unsigned char)*q);
