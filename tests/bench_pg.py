@@ -17,12 +17,14 @@ for that setup. PERFHUB_BENCH_FILES="a.data b.data ..." uses existing
 recordings; else PERFHUB_BENCH_RECORDINGS (default 8) system-wide -g
 recordings of PERFHUB_BENCH_SECONDS (default 5) each.
 """
+import json
 import os
 import shutil
 import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
 import perfhubd_harness as H  # noqa: E402
@@ -129,6 +131,13 @@ def queries(node, restart, p):
     out["profile list"] = p50_ms(node, "/api/v1/profiles?limit=100")
     out["aggregate by symbol (all profiles)"] = p50_ms(node, "/api/v1/aggregate?group_by=symbol"
                                                        "&limit=20")
+    # a series of the profile's hottest function over every profile (the
+    # per-profile summaries the store keeps)
+    st, _, body = node.request("GET", "/api/v1/profiles/%d/top?limit=1" % pid)
+    assert st == 200, st
+    fn = json.loads(body)["functions"][0]["name"]
+    out["series of its hottest function (all profiles)"] = p50_ms(
+        node, "/api/v1/series?function=" + urllib.parse.quote(fn))
     return node, out
 
 
@@ -222,10 +231,9 @@ def main():
     print("  PostgreSQL 1 node / SQLite: %.0f%% (target >= 70%%); 2 nodes / 1 node: %.2fx" % (
         100 * p1 / sq, p2 / p1))
     print("\nqueries on the largest profile (%d samples), ms:" % big["samples"])
-    print("  %-40s %10s %12s" % ("", "SQLite", "PostgreSQL"))
+    print("  %-46s %10s %12s" % ("", "SQLite", "PostgreSQL"))
     for k in lat["SQLite"]:
-        print("  %-40s %10.1f %12.1f" % (k, lat["SQLite"][k], lat["PostgreSQL"][k]))
-    print("(series: /api/v1/series is not on this branch's main yet; not measured)")
+        print("  %-46s %10.1f %12.1f" % (k, lat["SQLite"][k], lat["PostgreSQL"][k]))
     print("load average at the end: %s" % loadavg())
     shutil.rmtree(work, ignore_errors=True)
     return 0
