@@ -116,37 +116,42 @@ static int parse(int argc, char **argv, export_opts *o)
 
 /* ---- a profile on a server ------------------------------------------------------- */
 
+/* GET path into out; closes c. 0, or 1 after printing the server's error. */
+static int fetch_into(ac_client *c, const char *path, FILE *out)
+{
+	ac_response r = { 0 };
+	int status = 1;
+
+	if (ac_download(c, path, out, &r) == 0) {
+		if (r.status == 200)
+			status = 0;
+		else
+			ac_print_error("export", &r);
+	}
+	ac_response_free(&r);
+	ac_close(c);
+	return status;
+}
+
 static int export_online(const export_opts *o, int64_t id, FILE *out)
 {
 	const char *names[] = { "event", "weight", "comm", "pid", "tid", "group" };
 	const char *values[] = { o->event, o->weight, o->comm, o->pid, o->tid, o->group };
 	char q[EXPORT_MAX_QUERY] = "", path[EXPORT_MAX_QUERY + 128];
-	ac_client *c = ac_open(&o->srv);
-	ac_response r = { 0 };
+	ac_client *c;
 	size_t i;
-	int status = 1;
 
-	if (!c)
-		return 1;
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (values[i] && ac_query_add(q, sizeof(q), names[i], values[i]) < 0) {
 			fprintf(stderr, "perfhub export: --%s is too long\n", names[i]);
-			goto out;
+			return 1;
 		}
 	if (o->kernel)
 		ac_query_add(q, sizeof(q), "kernel", "1");
+	if (!(c = ac_open(&o->srv)))
+		return 1;
 	snprintf(path, sizeof(path), "/api/v1/profiles/%lld/%s%s", (long long)id, o->endpoint, q);
-	if (ac_download(c, path, out, &r) < 0)
-		goto out;
-	if (r.status != 200) {
-		ac_print_error("export", &r);
-		goto out;
-	}
-	status = 0;
-out:
-	ac_response_free(&r);
-	ac_close(c);
-	return status;
+	return fetch_into(c, path, out);
 }
 
 /* ---- the profiles a selector picks, merged by the server -------------------------------- */
@@ -167,9 +172,7 @@ static int export_selected(const export_opts *o, FILE *out)
 			       !strcmp(o->format, "folded") ? "collapsed" :
 			       !strcmp(o->format, "json") ? "flamegraph" : NULL;
 	ac_client *c;
-	ac_response r = { 0 };
 	size_t i;
-	int status = 1;
 
 	if (!endpoint)
 		return 2;	/* refused by cmd_export */
@@ -184,17 +187,7 @@ static int export_selected(const export_opts *o, FILE *out)
 	if (!(c = ac_open(&o->srv)))
 		return 1;
 	snprintf(path, sizeof(path), "/api/v1/query/%s%s", endpoint, q);
-	if (ac_download(c, path, out, &r) < 0)
-		goto out;
-	if (r.status != 200) {
-		ac_print_error("export", &r);
-		goto out;
-	}
-	status = 0;
-out:
-	ac_response_free(&r);
-	ac_close(c);
-	return status;
+	return fetch_into(c, path, out);
 }
 
 /* ---- a local recording -------------------------------------------------------------- */
