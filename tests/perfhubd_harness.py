@@ -140,9 +140,8 @@ def corpus(name):
 
 
 def tmpdir(prefix):
-    base = os.environ.get("PERFHUB_TEST_TMP") or tempfile.gettempdir()
-    os.makedirs(base, exist_ok=True)
-    return tempfile.mkdtemp(prefix=prefix, dir=base)
+    import pg_harness
+    return tempfile.mkdtemp(prefix=prefix, dir=pg_harness.test_tmp_base())
 
 
 class Daemon:

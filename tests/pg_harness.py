@@ -69,13 +69,38 @@ def _install_handlers():
             signal.signal(s, _on_signal)
 
 
+def _others_can_enter(path):
+    """Whether every directory from / down to path lets other users pass."""
+    path = os.path.abspath(path)
+    while True:
+        if not os.stat(path).st_mode & 0o001:
+            return False
+        parent = os.path.dirname(path)
+        if parent == path:
+            return True
+        path = parent
+
+
+def test_tmp_base():
+    """Where tests make their temporary directories: PERFHUB_TEST_TMP (the
+    build tree's tests/tmp), else the system's. Tests running as root
+    start servers as nobody (PostgreSQL, a sandboxed perfhubd), which must
+    reach them: a checkout under a private directory (mktemp -d makes them
+    0700) falls back to a directory of /tmp others may enter."""
+    base = os.environ.get("PERFHUB_TEST_TMP") or tempfile.gettempdir()
+    os.makedirs(base, exist_ok=True)
+    if os.geteuid() == 0 and not _others_can_enter(base):
+        base = os.path.join(tempfile.gettempdir(), "perfhub-tests")
+        os.makedirs(base, exist_ok=True)
+        os.chmod(base, 0o755)
+    return base
+
+
 class Postgres:
     def __init__(self, settings=None):
         require()
         self.bin = bindir()
-        base = os.environ.get("PERFHUB_TEST_TMP") or tempfile.gettempdir()
-        os.makedirs(base, exist_ok=True)
-        self.dir = tempfile.mkdtemp(prefix="pg-", dir=base)
+        self.dir = tempfile.mkdtemp(prefix="pg-", dir=test_tmp_base())
         self.data = os.path.join(self.dir, "data")
         self.sock = self.dir
         if len(os.path.join(self.sock, ".s.PGSQL.%d" % PORT)) > SOCKET_PATH_MAX:
