@@ -103,6 +103,18 @@ function checkFrames(fr, apiTree, what, opts) {
   return wide;
 }
 
+/* How many nodes of an API tree a zoom into path draws at least 1 px
+ * wide in width px: the frame and what it calls (a short recording may
+ * have fewer than the usual four, or callees too narrow to draw). */
+function wideUnder(tree, focus, width) {
+  const vals = pathValues(tree);
+  const fv = vals.get(focus).value;
+  let n = 0;
+  for (const [p, v] of vals)
+    if ((p === focus || p.startsWith(focus + ';')) && (v.value / fv) * width >= 1) n++;
+  return n;
+}
+
 /* Starts perfhubd on a free port with one worker (state under tmp, the
  * page from webRoot, more options in args) and waits for /healthz.
  * Returns {base, api(p), post(file, query), waitReady(id), stop(), kill(),
@@ -317,5 +329,5 @@ module.exports = {
   checkDiffTip, framesToHover,
   tipLines, frames, canvasOf, hashParams, pointOn, centre, checkTip,
   stats, ok, sleep, near, log, freePort, pathValues, kernelPaths, parseCount, countNear,
-  checkFrames, startServer, startDaemon, record, until, runMain,
+  checkFrames, wideUnder, startServer, startDaemon, record, until, runMain,
 };
