@@ -485,6 +485,13 @@ size_t pd_dso_nr_symbols(pd_dso *d)
 	return d->tab ? pd_symtab_count(d->tab) : 0;
 }
 
+void pd_dso_prepare(pd_dso *d)
+{
+	load(d);
+	if (d->tab)
+		pd_symtab_prepare(d->tab);
+}
+
 /* ---- the cache ------------------------------------------------------------ */
 
 pd_dso_cache *pd_dso_cache_new(size_t max_bytes)

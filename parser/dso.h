@@ -73,6 +73,10 @@ uint64_t pd_dso_serial(const pd_dso *d);
 const char *pd_dso_problem(pd_dso *d);
 size_t pd_dso_nr_symbols(pd_dso *d);
 
+/* Load the table and do now what its first lookups would (for loading
+ * ahead, preload.h). */
+void pd_dso_prepare(pd_dso *d);
+
 /* The functions at `off` (a file offset) as perf names the frames of
  * DWARF-unwound stacks (addr2line -i on the file with the symbols): the
  * function there and, when it is an inlined copy, each one it was inlined

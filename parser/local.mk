@@ -45,6 +45,7 @@ PARSER_SYMBOL_SOURCES = \
 	parser/symtree.h parser/symtree.c \
 	parser/fold.h parser/fold.c \
 	parser/foldcache.h parser/foldcache.c \
+	parser/preload.h parser/preload.c \
 	parser/unwind.h \
 	parser/unwind.c
 PARSER_SYMBOL_LIBS =

@@ -171,6 +171,43 @@ static const bid_entry *find_bid(pd_symbolizer *s, const char *path)
 	return bsearch(&key, s->bids, s->nr_bids, sizeof(*s->bids), bid_cmp);
 }
 
+/* A kernel module's file: its symbols come from kallsyms here. */
+static int is_module(const char *path)
+{
+	const char *ko = strstr(path, ".ko");
+
+	return ko && (!ko[3] || ko[3] == '.');
+}
+
+pd_symcache *pd_symbolizer_cache(const pd_symbolizer *s)
+{
+	return s->cache;
+}
+
+size_t pd_symbolizer_header_dsos(pd_symbolizer *s, pd_dso **out, size_t max)
+{
+	size_t n = 0, i;
+	int kernel = 0;
+
+	for (i = 0; i < s->nr_bids; i++)
+		kernel |= !strncmp(s->bids[i].path, "[kernel.kallsyms]", 17);
+	if (kernel && s->kallsyms && n < max &&
+	    (out[n] = pd_dso_get(s->cache, PD_DSO_KALLSYMS, s->kallsyms, NULL, 0, NULL)))
+		n++;
+	find_bid(s, "");	/* sorts them: one entry per path is the one used */
+	for (i = 0; i < s->nr_bids && n < max; i++) {
+		const bid_entry *e = &s->bids[i];
+
+		/* as user_mmap() asks: by path and build-id */
+		if (e->path[0] != '/' || is_module(e->path) || find_bid(s, e->path) != e ||
+		    (s->build_id_only && e->size < SYM_MIN_BUILD_ID))
+			continue;
+		if ((out[n] = pd_dso_get(s->cache, PD_DSO_ELF, e->path, e->id, e->size, &s->paths)))
+			n++;
+	}
+	return n;
+}
+
 /* ---- setup ---------------------------------------------------------------- */
 
 static char *dup_or_null(const char *p)

@@ -57,6 +57,19 @@ typedef struct pd_sym_options {
 				    without a build-id. 0: perf's rules */
 } pd_sym_options;
 
+/*
+ * The symbol tables the recording's header says its samples hit (perf
+ * record writes the build-ids of the DSOs with samples), keyed as the
+ * symbolizer will ask the cache for them, the kernel's first: up to max
+ * references into out, which the caller returns with pd_dso_put(). For
+ * loading them ahead (preload.h); none for a pipe or a file without the
+ * list.
+ */
+struct pd_dso;
+size_t pd_symbolizer_header_dsos(pd_symbolizer *s, struct pd_dso **out, size_t max);
+/* The cache the symbolizer's tables come from. */
+pd_symcache *pd_symbolizer_cache(const pd_symbolizer *s);
+
 /* `f` gives the header facts (build-ids, os_release, arch); it must stay
  * open while the symbolizer is used. cache NULL = a private one. */
 pd_symbolizer *pd_symbolizer_new(pd_file *f, pd_symcache *cache,

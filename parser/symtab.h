@@ -46,6 +46,10 @@ void pd_symtab_finish_elf(pd_symtab *t, size_t nr_first, size_t nr_second);
 /* Finish a kallsyms (kallsyms != 0) or perf-PID.map table. */
 void pd_symtab_finish(pd_symtab *t, int kallsyms);
 
+/* Work the first lookup among overlapping symbols would do (perf's tree
+ * rebuilt), done now: for a table loaded ahead of its use. */
+void pd_symtab_prepare(pd_symtab *t);
+
 /* The symbol covering addr: its name (valid while the table lives) and
  * addr's offset into it; NULL when none. */
 const char *pd_symtab_lookup(pd_symtab *t, uint64_t addr, uint64_t *sym_off);

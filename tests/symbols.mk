@@ -17,8 +17,8 @@ TESTS += tests/symbols/test-symtree
 # fork changes (a synthesized recording over binaries of the build)
 check_PROGRAMS += tests/symbols/test-foldcache
 tests_symbols_test_foldcache_SOURCES = tests/symbols/test-foldcache.c tests/pdwrite.c tests/pdwrite.h
-tests_symbols_test_foldcache_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(JANSSON_CFLAGS) -I$(srcdir)/tests
-tests_symbols_test_foldcache_LDADD = $(PARSER_LIBS)
+tests_symbols_test_foldcache_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(JANSSON_CFLAGS) -I$(srcdir)/tests -I$(srcdir)/lib
+tests_symbols_test_foldcache_LDADD = $(PARSER_LIBS) lib/libperfhub-common.a
 tests_symbols_test_foldcache_DEPENDENCIES = tests/progs/calls tests/progs/cxx parser/libperfhub-parse.a
 TESTS += tests/symbols/test-foldcache
 

@@ -6,17 +6,26 @@
  * the same user and kernel callchains under each, so that a cache entry
  * that outlived the change it depends on would name a frame wrongly. Both
  * folds are compared line by line; the caches must also have been used.
+ * The header lists both binaries' build-ids, as perf record writes them,
+ * so a third fold runs with their tables loaded ahead (preload.h): it
+ * must give the same lines and load no table itself.
  *
  *   test-foldcache [BUILDDIR]	(default: $top_builddir, else ".")
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
+#include "dso.h"
+#include "elfid.h"
 #include "fold.h"
 #include "foldcache.h"
 #include "pdwrite.h"
+#include "preload.h"
 #include "symbols.h"
 
 #define BASE 0x555555554000ull
@@ -72,6 +81,52 @@ static void samples(pdw *w, uint32_t pid, uint64_t *t)
 		}
 }
 
+/* A HEADER_BUILD_ID entry (perf's build_id_event, the size in misc). */
+static void put_build_id(pdw *w, const char *path, const uint8_t *bid, size_t size)
+{
+	size_t nlen = (strlen(path) + 1 + 7) / 8 * 8;
+	uint8_t id[24] = { 0 };
+
+	memcpy(id, bid, size > 20 ? 20 : size);
+	id[20] = (uint8_t)size;
+	pdw_put_u32(w, PD_RECORD_HEADER_BUILD_ID);
+	pdw_put_u16(w, PD_MISC_USER | (1u << 15));
+	pdw_put_u16(w, (uint16_t)(36 + nlen));
+	pdw_put_u32(w, UINT32_MAX);
+	pdw_put_bytes(w, id, sizeof(id));
+	pdw_put_bytes(w, path, strlen(path));
+	for (size_t i = strlen(path); i < nlen; i++)
+		pdw_put_u8(w, 0);
+}
+
+static int build_id_of(const char *path, elfid *id)
+{
+	int fd = open(path, O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	elfid_of_fd(fd, id);
+	close(fd);
+	return id->bid_size ? 0 : -1;
+}
+
+/* The build-ids of both binaries, the kernel's and a module's (neither
+ * loaded here), as perf record lists the DSOs with samples. */
+static void build_ids(pdw *w, const char *bin1, const char *bin2)
+{
+	elfid a, b;
+	static const uint8_t other[20] = { 1, 2, 3, 4, 5, 6, 7, 8 };
+
+	if (build_id_of(bin1, &a) < 0 || build_id_of(bin2, &b) < 0)
+		return;	/* no build-ids: the preload check says so */
+	pdw_feature_begin(w, PD_FEAT_BUILD_ID);
+	put_build_id(w, "[kernel.kallsyms]", other, 20);
+	put_build_id(w, bin1, a.bid, a.bid_size);
+	put_build_id(w, "/lib/modules/6.1.0/kernel/fs/ext4/ext4.ko", other, 20);
+	put_build_id(w, bin2, b.bid, b.bid_size);
+	pdw_feature_end(w);
+}
+
 static uint8_t *build(const char *bin1, const char *bin2, size_t *len)
 {
 	pdw *w = pdw_new(&(pdw_config){ .attr_size = 128 });
@@ -82,6 +137,7 @@ static uint8_t *build(const char *bin1, const char *bin2, size_t *len)
 
 	pdw_add_cpu_clock(w, PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP | PD_SAMPLE_TID | PD_SAMPLE_TIME |
 			      PD_SAMPLE_PERIOD | PD_SAMPLE_CALLCHAIN, 9);
+	build_ids(w, bin1, bin2);
 	sid.pid = sid.tid = 100;
 	pdw_comm(w, 0, &(pd_comm){ .pid = 100, .tid = 100, .comm = "first" }, &sid);
 	stat(bin1, &st);
@@ -126,6 +182,58 @@ static int collect(void *ctx, const char *stack, uint64_t count)
 	snprintf(p + o, n, "%s %llu\n", stack, (unsigned long long)count);
 	*out = p;
 	return 0;
+}
+
+/* Fold through the caches with the header's tables loaded ahead into a
+ * cache of their own: the lines must be `want`, and the fold must find
+ * every table it needs loaded (the preload asked the cache for them as
+ * the symbolizer does). */
+static void preloaded(const uint8_t *buf, size_t len, unsigned flags, const char *want)
+{
+	pd_error err;
+	pd_file *f = pd_open_mem(buf, len, NULL, &err);
+	pd_symcache *cache = pd_symcache_new(0);
+	pd_sym_options so = { .no_kernel_symbols = 1 };
+	pd_symbolizer *s = f ? pd_symbolizer_new(f, cache, &so) : NULL;
+	pd_fold *fold = pd_fold_new(flags);
+	pd_foldcache *fc = s && fold ? pd_foldcache_new(s, fold) : NULL;
+	pd_preload *p = fc ? pd_preload_start(s, 2) : NULL;
+	size_t before;
+	pd_record r;
+	char *got = NULL;
+	int i;
+
+	CHECK(p, "nothing to load ahead: the header's build-ids were not read");
+	if (!p)
+		goto out;
+	/* the two binaries, not the kernel (no kallsyms asked for) nor the
+	 * module (its symbols come from kallsyms) */
+	for (i = 0; i < 1000 && pd_preload_loaded(p) < 2; i++)
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+	CHECK(pd_preload_loaded(p) == 2, "%zu tables loaded ahead, not 2", pd_preload_loaded(p));
+	before = pd_dso_cache_bytes(cache);
+	CHECK(before > 0, "the tables loaded ahead hold no memory");
+	while (pd_next(f, &r, &err) > 0) {
+		if (r.type != PD_RECORD_SAMPLE) {
+			pd_symbolizer_record(s, &r);
+			continue;
+		}
+		CHECK(pd_foldcache_add(fc, &r, r.u.sample.period) == 0, "preloaded fold");
+	}
+	CHECK(pd_dso_cache_bytes(cache) == before,
+	      "the fold loaded tables of its own (%zu bytes, %zu loaded ahead)",
+	      pd_dso_cache_bytes(cache), before);
+	pd_fold_foreach(fold, collect, &got);
+	CHECK(got && want && !strcmp(got, want), "flags %u: the preloaded fold differs:\n%s",
+	      flags, got ? got : "");
+out:
+	pd_preload_stop(p);
+	free(got);
+	pd_foldcache_free(fc);
+	pd_fold_free(fold);
+	pd_symbolizer_free(s);
+	pd_symcache_free(cache);
+	pd_close(f);
 }
 
 /* Fold the recording twice, whole and through the caches. */
@@ -177,6 +285,7 @@ static void run(const uint8_t *buf, size_t len, unsigned flags)
 	/* the comm and binary changes show: stacks of both comms, and of frames
 	 * named from both binaries */
 	CHECK(a && strstr(a, "first") && strstr(a, "second"), "comm changes lost");
+	preloaded(buf, len, flags, a);
 out:
 	free(a);
 	free(b);
