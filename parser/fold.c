@@ -6,6 +6,8 @@
  * only built when they are printed: folding a sample is hashing a few
  * integers, not building and hashing a string per frame.
  */
+#include "config.h"
+
 #include "fold.h"
 
 #include <stdio.h>
@@ -635,9 +637,46 @@ typedef struct fold_line {
 	uint64_t count;
 } fold_line;
 
-static int line_cmp(const void *a, const void *b)
+/* The byte order of two stacks' lines, read from their ids: the lines
+ * agree up to the first id where the stacks differ (names are interned),
+ * and from there are walked a byte at a time, a name's end read as the
+ * ';' or the end of line that follows it. Nearly always the names differ
+ * in their first bytes: no line is built or scanned from its start. */
+static int stack_cmp(const void *pa, const void *pb, void *ctx)
 {
-	return strcmp(((const fold_line *)a)->s, ((const fold_line *)b)->s);
+	const pd_fold *f = ctx;
+	const fold_entry *a = &f->ents[*(const uint32_t *)pa], *b = &f->ents[*(const uint32_t *)pb];
+	const uint32_t *ia = f->ids + a->off, *ib = f->ids + b->off;
+	size_t m = a->len < b->len ? a->len : b->len, ka = 0, kb;
+	const char *sa, *sb;
+
+	while (ka < m && ia[ka] == ib[ka])
+		ka++;
+	if (ka == m)	/* one is the other's start: the shorter ends first */
+		return a->len < b->len ? -1 : a->len > b->len;
+	kb = ka;
+	sa = f->names[ia[ka]];
+	sb = f->names[ib[kb]];
+	for (;;) {
+		unsigned char ca = (unsigned char)*sa, cb = (unsigned char)*sb;
+
+		if (!ca)
+			ca = ka + 1 < a->len ? ';' : 0;
+		if (!cb)
+			cb = kb + 1 < b->len ? ';' : 0;
+		if (ca != cb)
+			return ca < cb ? -1 : 1;
+		if (!ca)
+			return 0;	/* a comm with a ';' made two stacks one line */
+		if (*sa)
+			sa++;
+		else
+			sa = f->names[ia[++ka]];
+		if (*sb)
+			sb++;
+		else
+			sb = f->names[ib[++kb]];
+	}
 }
 
 /* Every stack as its line, sorted by bytes, equal lines (a comm with a ';'
@@ -646,6 +685,7 @@ static int line_cmp(const void *a, const void *b)
 static ssize_t lines(const pd_fold *f, fold_line **out, char **text)
 {
 	size_t total = 0, i, j, o = 0, k = 0;
+	uint32_t *order;
 	fold_line *v;
 	char *t;
 
@@ -654,16 +694,25 @@ static ssize_t lines(const pd_fold *f, fold_line **out, char **text)
 			total += f->name_len[f->ids[f->ents[i].off + j]] + 1;
 	v = malloc((f->n ? f->n : 1) * sizeof(*v));
 	t = malloc(total ? total : 1);
-	if (!v || !t) {
+	order = malloc((f->n ? f->n : 1) * sizeof(*order));
+	if (!v || !t || !order) {
 		free(v);
 		free(t);
+		free(order);
 		return -1;
 	}
+	for (i = 0; i < f->n; i++)
+		order[i] = (uint32_t)i;
+	qsort_r(order, f->n, sizeof(*order), stack_cmp, (void *)f);
 	for (i = 0; i < f->n; i++) {
-		const fold_entry *e = &f->ents[i];
+		const fold_entry *e = &f->ents[order[i]];
 
-		v[i].s = t + o;
-		v[i].count = e->count;
+		if (k && !stack_cmp(&order[i - 1], &order[i], (void *)f)) {
+			v[k - 1].count += e->count;
+			continue;
+		}
+		v[k].s = t + o;
+		v[k++].count = e->count;
 		for (j = 0; j < e->len; j++) {
 			uint32_t id = f->ids[e->off + j];
 
@@ -674,14 +723,7 @@ static ssize_t lines(const pd_fold *f, fold_line **out, char **text)
 		}
 		t[o++] = '\0';
 	}
-	qsort(v, f->n, sizeof(*v), line_cmp);
-	for (i = 0; i < f->n; i++) {
-		if (k && !strcmp(v[k - 1].s, v[i].s)) {
-			v[k - 1].count += v[i].count;
-			continue;
-		}
-		v[k++] = v[i];
-	}
+	free(order);
 	*out = v;
 	*text = t;
 	return (ssize_t)k;

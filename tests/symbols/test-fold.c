@@ -38,6 +38,72 @@ static int collect(void *ctx, const char *stack, uint64_t count)
 	return 0;
 }
 
+/* Lines in byte order, each once: checked line by line by strcmp. */
+typedef struct order_check {
+	char prev[512];
+	int lines, sorted, merged_xy;
+	uint64_t total;
+} order_check;
+
+static int check_order(void *ctx, const char *stack, uint64_t count)
+{
+	order_check *c = ctx;
+
+	if (c->lines && strcmp(c->prev, stack) >= 0)
+		c->sorted = 0;
+	snprintf(c->prev, sizeof(c->prev), "%s", stack);
+	c->lines++;
+	c->total += count;
+	if (!strcmp(stack, "x;y;f"))
+		c->merged_xy = (int)count;
+	return 0;
+}
+
+/* Stacks of names one of which starts another ("a", "a b", "a<b", "ab":
+ * bytes below and above the ';' that follows a name), comms with a ';'
+ * and without: the lines come out in strcmp's order, and the two stacks
+ * that print as one line ("x;y" then f, "x" then y and f) are one. */
+static void test_line_order(void)
+{
+	static const char *syms[] = { "a", "a b", "a<b", "ab", "b", "y", "f", "a:" };
+	static const char *comms[] = { "x", "x;y", "a", "a b" };
+	pd_fold *f = pd_fold_new(0);
+	unsigned seed = 7, i, k;
+	uint64_t total = 0;
+	order_check c = { .sorted = 1 };
+
+	for (i = 0; i < 3000 && f; i++) {
+		pd_frame fr[5];
+		pd_stack st = { .pid = 1, .tid = 1, .frames = fr };
+
+		seed = seed * 1103515245 + 12345;
+		st.comm = comms[(seed >> 8) % 4];
+		st.nr = 1 + (seed >> 12) % 5;
+		for (k = 0; k < st.nr; k++) {
+			seed = seed * 1103515245 + 12345;
+			fr[k] = (pd_frame){ .sym = syms[(seed >> 8) % 8], .dso = "/bin/x" };
+		}
+		CHECK(pd_fold_add(f, &st, 1 + i % 3) == 0);
+		total += 1 + i % 3;
+	}
+	{
+		pd_frame xy[2] = { { .sym = "f", .dso = "/bin/x" }, { .sym = "y", .dso = "/bin/x" } };
+		pd_stack one = { .comm = "x;y", .pid = 1, .tid = 1, .nr = 1, .frames = xy };
+		pd_stack two = { .comm = "x", .pid = 1, .tid = 1, .nr = 2, .frames = xy };
+		pd_fold *g = pd_fold_new(0);
+		order_check d = { .sorted = 1 };
+
+		CHECK(g && pd_fold_add(g, &one, 5) == 0 && pd_fold_add(g, &two, 6) == 0);
+		CHECK(pd_fold_add(g, &one, 1) == 0);
+		pd_fold_foreach(g, check_order, &d);
+		CHECK(d.lines == 1 && d.merged_xy == 12);
+		pd_fold_free(g);
+	}
+	pd_fold_foreach(f, check_order, &c);
+	CHECK(c.sorted && c.total == total && c.lines > 500);
+	pd_fold_free(f);
+}
+
 int known_function_for_lookup(int x);
 __attribute__((noinline)) int known_function_for_lookup(int x)
 {
@@ -82,6 +148,8 @@ int main(void)
 	/* perf script's "[unknown] (/memfd:x (deleted))" splits at the last " (" */
 	name_is(NULL, "/memfd:x (deleted)", 0, "[unknown] ");
 	name_is("f", "/memfd:x (deleted)", 0, "f+0x0 ");
+
+	test_line_order();
 
 	/* folding: outermost first, comm fields, weights, byte order */
 	{
