@@ -68,6 +68,8 @@ typedef struct shard {
 	unsigned preload;	/* threads loading symbol tables ahead (shard 0) */
 	/* out */
 	pd_preload *loader;
+	unsigned char *event_seen;	/* per event index: a sample was let through */
+	size_t nevent_seen;
 	pd_fold *fold;
 	pd_symbolizer *sym;
 	pd_file *file;
@@ -99,11 +101,49 @@ static int any_event_named(const pd_file *f, const char *want)
 	return 0;
 }
 
+/* The shard of a sample's process (dwarf samples: decided when folded). */
+static int shard_of_pid(const shard *sh, uint32_t pid)
+{
+	return (pid * 2654435761u >> 16) % sh->count == sh->index;
+}
+
+/* pd_options.keep_sample of a shard: the samples of other shards'
+ * processes are not even queued for time order, except the first of each
+ * event, which every shard sees so that all choose the same event. */
+static int shard_keeps(void *ctx, const pd_sample *s)
+{
+	shard *sh = ctx;
+	size_t ev = s->event->index;
+
+	if ((s->event->attr.sample_type & PD_SAMPLE_STACK_USER) || !(s->fields & PD_SAMPLE_TID))
+		return 1;
+	if (ev >= sh->nevent_seen) {
+		size_t n = ev + 16;
+		unsigned char *v = realloc(sh->event_seen, n);
+
+		if (!v)
+			return 1;
+		memset(v + sh->nevent_seen, 0, n - sh->nevent_seen);
+		sh->event_seen = v;
+		sh->nevent_seen = n;
+	}
+	if (!sh->event_seen[ev]) {
+		sh->event_seen[ev] = 1;
+		return 1;
+	}
+	return shard_of_pid(sh, s->pid);
+}
+
 /* Read the whole recording; fold this shard's blocks of samples. */
 static void *shard_run(void *arg)
 {
 	shard *sh = arg;
 	pd_options po = { .ordered = 1 };
+
+	if (sh->count > 1) {
+		po.keep_sample = shard_keeps;
+		po.keep_ctx = sh;
+	}
 	const pd_event *chosen = NULL;
 	pd_foldcache *fc = NULL;
 	uint64_t nsample = 0;
@@ -163,7 +203,7 @@ static void *shard_run(void *arg)
 		if (s->event->attr.sample_type & PD_SAMPLE_STACK_USER) {
 			if ((nsample++ / COLLAPSE_BLOCK) % sh->count != sh->index)
 				continue;
-		} else if ((s->pid * 2654435761u >> 16) % sh->count != sh->index) {
+		} else if (!shard_of_pid(sh, s->pid)) {
 			continue;
 		}
 		/* stackcollapse-perf.pl: the period perf script prints, 1 without */
@@ -181,6 +221,8 @@ static void *shard_run(void *arg)
 		sh->status = SHARD_PARSE;
 out:
 	sh->chosen = chosen != NULL;
+	free(sh->event_seen);
+	sh->event_seen = NULL;
 	pd_foldcache_free(fc);
 	return NULL;
 }

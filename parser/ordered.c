@@ -377,6 +377,10 @@ int ordered_next(pd_file *f, pd_record *r, pd_error *err)
 			continue;
 		}
 		if (o->rec.type == PD_RECORD_SAMPLE) {
+			/* one the reader does not want is neither copied nor sorted */
+			if (f->opt.keep_sample && o->rec.u.sample.event &&
+			    !f->opt.keep_sample(f->opt.keep_ctx, &o->rec.u.sample))
+				continue;
 			has = o->rec.u.sample.event && (o->rec.u.sample.fields & PD_SAMPLE_TIME);
 			t = o->rec.u.sample.time;
 		} else {

@@ -63,12 +63,20 @@ const char *pd_errcode_name(int code);
 
 /* ---- options ----------------------------------------------------------- */
 
+struct pd_sample;
+
 typedef struct pd_options {
 	int ordered;		  /* deliver timed records sorted by time between
 				     FINISHED_ROUNDs, as perf's ordered events */
 	uint64_t max_decompressed; /* cap on all zstd output; 0 = default */
 	uint64_t max_ordered_bytes; /* cap on queued bytes when ordered; 0 = default */
 	int no_decode_samples;	  /* count only: skip sample field decoding */
+	/* Samples this answers 0 for are not delivered (they are still
+	 * counted): asked with each sample decoded up to its time (event,
+	 * pid, tid, time), before it is queued for time order. NULL: all.
+	 * For readers that share a recording's samples out between them. */
+	int (*keep_sample)(void *ctx, const struct pd_sample *s);
+	void *keep_ctx;
 } pd_options;
 
 #define PD_DEFAULT_MAX_DECOMPRESSED	(64ULL << 30)	/* 64 GiB; also capped at 2000x input */

@@ -1139,9 +1139,12 @@ int pd_next(pd_file *f, pd_record *r, pd_error *err)
 		return f->done_rc;
 	}
 	if (f->ordered)
-		rc = ordered_next(f, r, err);
+		rc = ordered_next(f, r, err);	/* asks keep_sample itself */
 	else
-		rc = pd_next_unordered(f, r, err);
+		do
+			rc = pd_next_unordered(f, r, err);
+		while (rc > 0 && r->type == PD_RECORD_SAMPLE && f->opt.keep_sample &&
+		       r->u.sample.event && !f->opt.keep_sample(f->opt.keep_ctx, &r->u.sample));
 	if (rc <= 0) {
 		f->done = 1;
 		f->done_rc = rc;

@@ -3,9 +3,10 @@
  * checking the writer itself against perf and for seeding the fuzz corpus.
  *
  *   pdwrite-gen OUT [--pipe] [--be] [--v1] [--attr-size N] [--samples N]
- *               [--events N] [--compress 1|2] [--chunk N]
+ *               [--events N] [--compress 1|2] [--chunk N] [--pid-step N]
  *
- * Samples carry ip = 0x400000 + i, pid 100 + event, tid 1000 + i % 7,
+ * Samples carry ip = 0x400000 + i, pid 100 + event * step (1 unless
+ * --pid-step), tid 1000 + i % 7,
  * time 1000000 + 10 * i, period 1000 + i, so `perf script` output can be
  * checked against these rules. Prints nothing; exit 0 or 1.
  */
@@ -18,7 +19,7 @@
 int main(int argc, char **argv)
 {
 	pdw_config cfg = { .attr_size = 136 };
-	unsigned long nsamples = 100, nevents = 1, chunk = 4096;
+	unsigned long nsamples = 100, nevents = 1, chunk = 4096, pid_step = 1;
 	int compress = 0;
 	if (argc < 2) {
 		fprintf(stderr, "usage: pdwrite-gen OUT [options]\n");
@@ -43,6 +44,8 @@ int main(int argc, char **argv)
 			compress = atoi(v);
 		else if (!strcmp(a, "--chunk") && ++i)
 			chunk = strtoul(v, NULL, 0);
+		else if (!strcmp(a, "--pid-step") && ++i)
+			pid_step = strtoul(v, NULL, 0);
 		else {
 			fprintf(stderr, "pdwrite-gen: unknown option %s\n", a);
 			return 1;
@@ -118,7 +121,7 @@ int main(int argc, char **argv)
 		unsigned e = (unsigned)(i % nevents);
 		pd_sample s = { 0 };
 		s.ip = 0x400000 + i;
-		s.pid = 100 + e;
+		s.pid = (uint32_t)(100 + e * pid_step);
 		s.tid = 1000 + (uint32_t)(i % 7);
 		s.time = 1000000 + 10 * i;
 		s.cpu = (uint32_t)(i % 2);

@@ -81,6 +81,23 @@ record "$T/faults.data" -g -e cpu-clock -e page-faults -- "$PROGS/calls" 0.3 && 
 	compare faults-page-faults "$T/faults.data" 99 --event page-faults -- -- --event page-faults -- \
 		"$CALLS_FRAMES"
 }
+# folding threads skip the samples of each other's processes, but each
+# sees every event's first sample, so all choose the same event: here
+# cpu-clock samples are all of pid 100 and synthetic-1's of pid 102, which
+# 2, 3 and 4 threads fold on different threads
+if "$top_builddir/tests/pdwrite-gen" "$T/two.data" --events 2 --samples 200 --pid-step 2; then
+	for n in 2 3 4; do
+		for ev in "" synthetic-1; do
+			"$PERFHUB" collapse --threads 1 ${ev:+--event $ev} "$T/two.data" >"$T/two.t1" 2>/dev/null &&
+				"$PERFHUB" collapse --threads $n ${ev:+--event $ev} "$T/two.data" \
+					>"$T/two.tn" 2>/dev/null &&
+				cmp -s "$T/two.t1" "$T/two.tn" && test -s "$T/two.t1" ||
+				{ echo "FAIL two events${ev:+ --event $ev}: 1 and $n folding threads disagree"; fail=1; }
+		done
+	done
+else
+	echo "FAIL: tests/pdwrite-gen could not write a recording"; fail=1
+fi
 
 # after perf inject -b (build-ids injected)
 if perf inject -b -i "$T/calls.data" -o "$T/inject.data" 2>/dev/null; then

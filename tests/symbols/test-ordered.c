@@ -6,7 +6,9 @@
  * and merged with the next one. Checked: every sample once, ascending,
  * its fields and callchain intact; the same through zstd COMPRESSED
  * records; and with a queue cap far below a round, every sample still
- * delivered once, with the overflow warning.
+ * delivered once, with the overflow warning. A keep_sample hook that
+ * wants one CPU's process only gets exactly its samples, in order, in
+ * both modes.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -66,12 +68,21 @@ static uint8_t *build(int compress, size_t *len, uint64_t *nr)
 	return buf;
 }
 
-/* Walks the file; returns the samples seen, and counts those out of order
- * or altered. */
-static uint64_t walk(const uint8_t *buf, size_t len, int ordered, uint64_t max_bytes,
-		     uint64_t *disorder, uint64_t *altered, int *warned)
+/* pd_options.keep_sample: the process *ctx only (0: every one) */
+static int keep_pid(void *ctx, const pd_sample *s)
 {
-	pd_options opt = { .ordered = ordered, .max_ordered_bytes = max_bytes };
+	const uint32_t *pid = ctx;
+
+	return !*pid || s->pid == *pid;
+}
+
+/* Walks the file, keeping the samples of process `only` (0: all);
+ * returns the samples seen, and counts those out of order or altered. */
+static uint64_t walk_only(const uint8_t *buf, size_t len, int ordered, uint64_t max_bytes,
+			  uint32_t only, uint64_t *disorder, uint64_t *altered, int *warned)
+{
+	pd_options opt = { .ordered = ordered, .max_ordered_bytes = max_bytes,
+			   .keep_sample = keep_pid, .keep_ctx = &only };
 	pd_error err;
 	char eb[400];
 	pd_file *f = pd_open_mem(buf, len, &opt, &err);
@@ -97,7 +108,7 @@ static uint64_t walk(const uint8_t *buf, size_t len, int ordered, uint64_t max_b
 		last = s->time;
 		if (s->ip != 0x400000 + s->time || s->nr_callchain != CHAIN ||
 		    s->callchain[0] != s->time * 64 || s->callchain[CHAIN - 1] != s->time * 64 + CHAIN - 1 ||
-		    s->pid != s->tid)
+		    s->pid != s->tid || (only && s->pid != only))
 			(*altered)++;
 	}
 	CHECK(rc == 0, "pd_next: %s", pd_strerror(&err, eb, sizeof(eb)));
@@ -106,6 +117,12 @@ static uint64_t walk(const uint8_t *buf, size_t len, int ordered, uint64_t max_b
 			*warned = 1;
 	pd_close(f);
 	return n;
+}
+
+static uint64_t walk(const uint8_t *buf, size_t len, int ordered, uint64_t max_bytes,
+		     uint64_t *disorder, uint64_t *altered, int *warned)
+{
+	return walk_only(buf, len, ordered, max_bytes, 0, disorder, altered, warned);
 }
 
 int main(void)
@@ -141,6 +158,15 @@ int main(void)
 		CHECK(got == nr, "%s capped: %" PRIu64 " samples of %" PRIu64, how, got, nr);
 		CHECK(altered == 0, "%s capped: %" PRIu64 " samples altered", how, altered);
 		CHECK(warned, "%s capped: no overflow warning", how);
+
+		/* one process's samples only: half of them, still in order */
+		for (int ordered = 0; ordered < 2; ordered++) {
+			got = walk_only(buf, len, ordered, 0, 2, &disorder, &altered, &warned);
+			CHECK(got == nr / 2 && altered == 0 && (!ordered || disorder == 0),
+			      "%s, %s, process 2 only: %" PRIu64 " samples of %" PRIu64 ", %" PRIu64
+			      " altered or of another process, %" PRIu64 " out of order", how,
+			      ordered ? "ordered" : "as written", got, nr / 2, altered, disorder);
+		}
 		free(buf);
 	}
 	printf("%s\n", failures ? "FAIL" : "PASS");
