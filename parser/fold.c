@@ -150,7 +150,7 @@ int pd_fold_frame_id(pd_fold *f, const pd_frame *fr, uint32_t *id)
 {
 	sym_memo *m;
 
-	if (!fr->dso_serial || !fr->sym || strstr(fr->sym, " ("))
+	if (!fr->dso_serial || !fr->sym)
 		return frame_id_slow(f, fr, id);
 	if (!f->syms && !(f->syms = calloc(SYM_MEMO_SLOTS, sizeof(*f->syms))))
 		return -1;
@@ -160,6 +160,10 @@ int pd_fold_frame_id(pd_fold *f, const pd_frame *fr, uint32_t *id)
 		*id = m->id;
 		return 0;
 	}
+	/* a name split at " (" depends on the offset: never remembered here,
+	 * so a name found above needs no such test */
+	if (strstr(fr->sym, " ("))
+		return frame_id_slow(f, fr, id);
 	if (frame_id_slow(f, fr, id) < 0)
 		return -1;
 	*m = (sym_memo){ .serial = fr->dso_serial, .sym = fr->sym, .id = *id,
