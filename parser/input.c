@@ -9,6 +9,7 @@
 #include "cursor.h"
 #include "input.h"
 #include "perr.h"
+#include "readahead.h"
 
 enum in_kind { IN_MEM, IN_MMAP, IN_STREAM };
 
@@ -17,11 +18,15 @@ enum in_kind { IN_MEM, IN_MMAP, IN_STREAM };
  * mapping cost more than the copy (830 MB/s against 3 GB/s here), and the
  * resident set stays at the buffer's size however large the file is.
  *
- * Reads are IN_CHUNK bytes, into a buffer with room for what is left of
- * the last one: less than the largest in_peek(), IN_STREAM_BUF. */
+ * The buffer is a ring of IN_SLOTS chunks (readahead.h) after IN_RESERVE
+ * bytes: chunks follow each other in it, so records straddle them as they
+ * are; at the ring's end the unread bytes, fewer than the largest
+ * in_peek() (IN_STREAM_BUF), are copied into the reserve, in front of the
+ * first slot, and reading goes on there. */
 #define IN_CHUNK	(256u << 10)
+#define IN_SLOTS	4
 #define IN_RESERVE	IN_STREAM_BUF
-#define IN_FILE_BUF	(IN_RESERVE + IN_CHUNK)
+#define IN_RING		(IN_RESERVE + IN_SLOTS * IN_CHUNK)
 
 struct pd_input {
 	enum in_kind kind;
@@ -29,6 +34,10 @@ struct pd_input {
 	const uint8_t *base;
 	uint64_t size, end;
 	int map_fd;		/* mmap: a dup of the file, read sequentially */
+	ra_ring *ra;		/* mmap: reads into buf + IN_RESERVE */
+	uint64_t next, live;	/* mmap: the next chunk; the oldest in [head, tail) */
+	int stale;		/* mmap: buf does not go on at pos: restart the ring */
+	int stop;		/* mmap: the last chunk stopped short (RA_EOF, errno) */
 	/* streams */
 	pd_read_fn read;
 	void *ctx;
@@ -71,10 +80,12 @@ pd_input *in_open_mmap(int fd, uint64_t size, pd_error *err)
 	}
 	in = calloc(1, sizeof(*in));
 	if (in)
-		in->buf = malloc(IN_FILE_BUF);
+		in->buf = malloc(IN_RING);
 	if (in)
 		in->map_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (!in || !in->buf || in->map_fd < 0) {
+	if (in && in->buf && in->map_fd >= 0)
+		in->ra = ra_new(in->map_fd, in->buf + IN_RESERVE, IN_CHUNK, IN_SLOTS);
+	if (!in || !in->ra) {
 		munmap(map, (size_t)size);
 		if (in) {
 			if (in->map_fd >= 0)
@@ -89,6 +100,7 @@ pd_input *in_open_mmap(int fd, uint64_t size, pd_error *err)
 	in->kind = IN_MMAP;
 	in->base = map;
 	in->size = in->end = size;
+	in->stale = 1;
 	return in;
 }
 
@@ -146,6 +158,7 @@ void in_free(pd_input *in)
 	if (!in)
 		return;
 	if (in->kind == IN_MMAP) {
+		ra_free(in->ra);
 		munmap((void *)in->base, (size_t)in->size);
 		close(in->map_fd);
 	}
@@ -181,50 +194,88 @@ int in_seek(pd_input *in, uint64_t off)
 		return -1;
 	in->pos = off;
 	in->head = in->tail = 0;	/* the buffer no longer matches */
+	in->stale = 1;
 	return 0;
 }
 
 void in_set_end(pd_input *in, uint64_t end)
 {
-	if (in->kind != IN_STREAM)
-		in->end = end < in->size ? end : in->size;
+	if (in->kind == IN_STREAM)
+		return;
+	in->end = end < in->size ? end : in->size;
+	/* nothing buffered past the end is taken */
+	if (in->kind == IN_MMAP && in->end >= in->pos && in->tail - in->head > in->end - in->pos)
+		in->tail = in->head + (size_t)(in->end - in->pos);
 }
 
-/* A read that gave no bytes at file offset `at`: got < 0 with errnum, or
- * 0, the end of a file shorter than when it was opened. */
-static void read_failed(pd_error *err, uint64_t at, long got, int errnum)
+/* No more bytes at file offset `at`: stop is RA_EOF, the end of a file
+ * shorter than when it was opened, or the errno of a failed read. */
+static void read_failed(pd_error *err, uint64_t at, int stop)
 {
-	if (got < 0)
-		pd_set_error(err, PD_ERR_IO, at, "read failed: %s", strerror(errnum));
-	else
+	if (stop == RA_EOF)
 		pd_set_error(err, PD_ERR_TRUNCATED, at, "file ends early (changed while read?)");
+	else
+		pd_set_error(err, PD_ERR_IO, at, "read failed: %s", strerror(stop));
 }
 
-/* One chunk read in line after the buffered bytes. */
-static int read_chunk(pd_input *in, pd_error *err)
+/* The buffer starts over at file offset `at` (after a seek or a skip). */
+static void ring_restart(pd_input *in, uint64_t at)
+{
+	in->head = in->tail = IN_RESERVE;
+	in->next = in->live = 0;
+	in->stale = 0;
+	in->stop = 0;
+	ra_restart(in->ra, at, in->end);
+}
+
+/* At the ring's end: the unread bytes into the reserve, every slot free. */
+static void ring_wrap(pd_input *in)
+{
+	size_t left = in->tail - in->head;
+
+	memcpy(in->buf + IN_RESERVE - left, in->buf + in->head, left);
+	in->head = IN_RESERVE - left;
+	in->tail = IN_RESERVE;
+	in->live = in->next;
+	ra_release(in->ra, in->live);
+}
+
+/* Chunks wholly before head are read: their slots go back to the ring. */
+static void ring_release(pd_input *in)
+{
+	uint64_t live = in->live;
+
+	while (live < in->next && IN_RESERVE + (live % IN_SLOTS + 1) * IN_CHUNK <= in->head)
+		live++;
+	if (live != in->live) {
+		in->live = live;
+		ra_release(in->ra, live);
+	}
+}
+
+/* The next chunk after the buffered bytes; -1 when there is none to read. */
+static int ring_advance(pd_input *in, pd_error *err)
 {
 	uint64_t at = in->pos + (in->tail - in->head);
-	size_t room;
-	ssize_t got;
+	long got;
+	int stop;
 
-	if (in->head > 0 && IN_FILE_BUF - in->tail < IN_CHUNK) {
-		memmove(in->buf, in->buf + in->head, in->tail - in->head);
-		in->tail -= in->head;
-		in->head = 0;
+	if (in->stale) {
+		ring_restart(in, at);
+	} else if (in->stop) {
+		read_failed(err, at, in->stop);
+		return -1;
+	} else if (in->tail == IN_RING) {
+		ring_wrap(in);
 	}
-	room = IN_FILE_BUF - in->tail;
-	if (room > IN_CHUNK)
-		room = IN_CHUNK;
-	if (room > in->end - at)
-		room = (size_t)(in->end - at);
-	do
-		got = pread(in->map_fd, in->buf + in->tail, room, (off_t)at);
-	while (got < 0 && errno == EINTR);
+	ring_release(in);
+	got = ra_get(in->ra, in->next++, &stop);
 	if (got <= 0) {
-		read_failed(err, at, (long)got, errno);
+		read_failed(err, at, stop ? stop : RA_EOF);
 		return -1;
 	}
-	in->tail += (size_t)got;
+	in->tail += (uint64_t)got < in->end - at ? (size_t)got : (size_t)(in->end - at);
+	in->stop = stop;
 	return 0;
 }
 
@@ -235,10 +286,9 @@ static long file_fill(pd_input *in, size_t n, pd_error *err)
 
 	if (n > left)
 		n = (size_t)left;
-	while (in->tail - in->head < n) {
-		if (read_chunk(in, err) < 0)
+	while (in->tail - in->head < n)
+		if (ring_advance(in, err) < 0)
 			return -1;
-	}
 	return (long)n;
 }
 
@@ -327,10 +377,12 @@ int in_skip(pd_input *in, uint64_t n, pd_error *err)
 		if (in->kind == IN_MMAP) {
 			size_t have = in->tail - in->head;
 
-			if (n < have)
+			if (n < have) {
 				in->head += (size_t)n;
-			else
+			} else {
 				in->head = in->tail = 0;
+				in->stale = 1;
+			}
 		}
 		in->pos += n;
 		return 0;
