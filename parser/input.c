@@ -22,11 +22,13 @@ enum in_kind { IN_MEM, IN_MMAP, IN_STREAM };
  * bytes: chunks follow each other in it, so records straddle them as they
  * are; at the ring's end the unread bytes, fewer than the largest
  * in_peek() (IN_STREAM_BUF), are copied into the reserve, in front of the
- * first slot, and reading goes on there. */
+ * first slot, and reading goes on there. In a large file a thread fills
+ * the free slots while the full ones are decoded. */
 #define IN_CHUNK	(256u << 10)
 #define IN_SLOTS	4
 #define IN_RESERVE	IN_STREAM_BUF
 #define IN_RING		(IN_RESERVE + IN_SLOTS * IN_CHUNK)
+#define IN_AHEAD_MIN	((uint64_t)4 << 20)	/* bytes left that pay for a thread */
 
 struct pd_input {
 	enum in_kind kind;
@@ -38,6 +40,7 @@ struct pd_input {
 	uint64_t next, live;	/* mmap: the next chunk; the oldest in [head, tail) */
 	int stale;		/* mmap: buf does not go on at pos: restart the ring */
 	int stop;		/* mmap: the last chunk stopped short (RA_EOF, errno) */
+	int spawn_tried;	/* mmap: once per input */
 	/* streams */
 	pd_read_fn read;
 	void *ctx;
@@ -158,7 +161,7 @@ void in_free(pd_input *in)
 	if (!in)
 		return;
 	if (in->kind == IN_MMAP) {
-		ra_free(in->ra);
+		ra_free(in->ra);	/* its thread first: it reads into buf */
 		munmap((void *)in->base, (size_t)in->size);
 		close(in->map_fd);
 	}
@@ -253,6 +256,16 @@ static void ring_release(pd_input *in)
 	}
 }
 
+/* A thread for the rest of a large file; not for its header at 0, which
+ * may be all it is opened for. */
+static void maybe_spawn(pd_input *in, uint64_t at)
+{
+	if (in->spawn_tried || in->pos == 0 || in->end < at || in->end - at < IN_AHEAD_MIN)
+		return;
+	in->spawn_tried = 1;
+	(void)ra_spawn(in->ra);	/* without one, reads stay in line */
+}
+
 /* The next chunk after the buffered bytes; -1 when there is none to read. */
 static int ring_advance(pd_input *in, pd_error *err)
 {
@@ -269,6 +282,7 @@ static int ring_advance(pd_input *in, pd_error *err)
 		ring_wrap(in);
 	}
 	ring_release(in);
+	maybe_spawn(in, at);
 	got = ra_get(in->ra, in->next++, &stop);
 	if (got <= 0) {
 		read_failed(err, at, stop ? stop : RA_EOF);
