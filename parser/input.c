@@ -9,13 +9,26 @@
 #include "cursor.h"
 #include "input.h"
 #include "perr.h"
+#include "readahead.h"
 
 enum in_kind { IN_MEM, IN_MMAP, IN_STREAM };
 
 /* A mapped file serves random access to its header sections; its records
  * are read with pread(2) into the bounded buffer instead: page faults on a
  * mapping cost more than the copy (830 MB/s against 3 GB/s here), and the
- * resident set stays at the buffer's size however large the file is. */
+ * resident set stays at the buffer's size however large the file is.
+ *
+ * The buffer is a ring of IN_SLOTS chunks (readahead.h) after IN_RESERVE
+ * bytes: chunks follow each other in it, so records straddle them as they
+ * are; at the ring's end the unread bytes, fewer than the largest
+ * in_peek() (IN_STREAM_BUF), are copied into the reserve, in front of the
+ * first slot, and reading goes on there. In a large file a thread fills
+ * the free slots while the full ones are decoded. */
+#define IN_CHUNK	(256u << 10)
+#define IN_SLOTS	4
+#define IN_RESERVE	IN_STREAM_BUF
+#define IN_RING		(IN_RESERVE + IN_SLOTS * IN_CHUNK)
+#define IN_AHEAD_MIN	((uint64_t)4 << 20)	/* bytes left that pay for a thread */
 
 struct pd_input {
 	enum in_kind kind;
@@ -23,7 +36,11 @@ struct pd_input {
 	const uint8_t *base;
 	uint64_t size, end;
 	int map_fd;		/* mmap: a dup of the file, read sequentially */
-	uint64_t buf_pos;	/* mmap: file offset of buf[0] */
+	ra_ring *ra;		/* mmap: reads into buf + IN_RESERVE */
+	uint64_t next, live;	/* mmap: the next chunk; the oldest in [head, tail) */
+	int stale;		/* mmap: buf does not go on at pos: restart the ring */
+	int stop;		/* mmap: the last chunk stopped short (RA_EOF, errno) */
+	int spawn_tried;	/* mmap: once per input */
 	/* streams */
 	pd_read_fn read;
 	void *ctx;
@@ -31,7 +48,7 @@ struct pd_input {
 	uint8_t *buf;
 	size_t head, tail;	/* unread bytes are buf[head..tail) */
 	int eof;
-	uint64_t pos;		/* offset of the next unread byte */
+	uint64_t pos;		/* offset of the next unread byte (buf[head] when mmap) */
 };
 
 pd_input *in_open_mem(const void *buf, size_t len)
@@ -66,10 +83,12 @@ pd_input *in_open_mmap(int fd, uint64_t size, pd_error *err)
 	}
 	in = calloc(1, sizeof(*in));
 	if (in)
-		in->buf = malloc(IN_STREAM_BUF);
+		in->buf = malloc(IN_RING);
 	if (in)
 		in->map_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-	if (!in || !in->buf || in->map_fd < 0) {
+	if (in && in->buf && in->map_fd >= 0)
+		in->ra = ra_new(in->map_fd, in->buf + IN_RESERVE, IN_CHUNK, IN_SLOTS);
+	if (!in || !in->ra) {
 		munmap(map, (size_t)size);
 		if (in) {
 			if (in->map_fd >= 0)
@@ -84,6 +103,7 @@ pd_input *in_open_mmap(int fd, uint64_t size, pd_error *err)
 	in->kind = IN_MMAP;
 	in->base = map;
 	in->size = in->end = size;
+	in->stale = 1;
 	return in;
 }
 
@@ -141,6 +161,7 @@ void in_free(pd_input *in)
 	if (!in)
 		return;
 	if (in->kind == IN_MMAP) {
+		ra_free(in->ra);	/* its thread first: it reads into buf */
 		munmap((void *)in->base, (size_t)in->size);
 		close(in->map_fd);
 	}
@@ -176,14 +197,100 @@ int in_seek(pd_input *in, uint64_t off)
 		return -1;
 	in->pos = off;
 	in->head = in->tail = 0;	/* the buffer no longer matches */
-	in->buf_pos = off;
+	in->stale = 1;
 	return 0;
 }
 
 void in_set_end(pd_input *in, uint64_t end)
 {
-	if (in->kind != IN_STREAM)
-		in->end = end < in->size ? end : in->size;
+	if (in->kind == IN_STREAM)
+		return;
+	in->end = end < in->size ? end : in->size;
+	/* nothing buffered past the end is taken */
+	if (in->kind == IN_MMAP && in->end >= in->pos && in->tail - in->head > in->end - in->pos)
+		in->tail = in->head + (size_t)(in->end - in->pos);
+}
+
+/* No more bytes at file offset `at`: stop is RA_EOF, the end of a file
+ * shorter than when it was opened, or the errno of a failed read. */
+static void read_failed(pd_error *err, uint64_t at, int stop)
+{
+	if (stop == RA_EOF)
+		pd_set_error(err, PD_ERR_TRUNCATED, at, "file ends early (changed while read?)");
+	else
+		pd_set_error(err, PD_ERR_IO, at, "read failed: %s", strerror(stop));
+}
+
+/* The buffer starts over at file offset `at` (after a seek or a skip). */
+static void ring_restart(pd_input *in, uint64_t at)
+{
+	in->head = in->tail = IN_RESERVE;
+	in->next = in->live = 0;
+	in->stale = 0;
+	in->stop = 0;
+	ra_restart(in->ra, at, in->end);
+}
+
+/* At the ring's end: the unread bytes into the reserve, every slot free. */
+static void ring_wrap(pd_input *in)
+{
+	size_t left = in->tail - in->head;
+
+	memcpy(in->buf + IN_RESERVE - left, in->buf + in->head, left);
+	in->head = IN_RESERVE - left;
+	in->tail = IN_RESERVE;
+	in->live = in->next;
+	ra_release(in->ra, in->live);
+}
+
+/* Chunks wholly before head are read: their slots go back to the ring. */
+static void ring_release(pd_input *in)
+{
+	uint64_t live = in->live;
+
+	while (live < in->next && IN_RESERVE + (live % IN_SLOTS + 1) * IN_CHUNK <= in->head)
+		live++;
+	if (live != in->live) {
+		in->live = live;
+		ra_release(in->ra, live);
+	}
+}
+
+/* A thread for the rest of a large file; not for its header at 0, which
+ * may be all it is opened for. */
+static void maybe_spawn(pd_input *in, uint64_t at)
+{
+	if (in->spawn_tried || in->pos == 0 || in->end < at || in->end - at < IN_AHEAD_MIN)
+		return;
+	in->spawn_tried = 1;
+	(void)ra_spawn(in->ra);	/* without one, reads stay in line */
+}
+
+/* The next chunk after the buffered bytes; -1 when there is none to read. */
+static int ring_advance(pd_input *in, pd_error *err)
+{
+	uint64_t at = in->pos + (in->tail - in->head);
+	long got;
+	int stop;
+
+	if (in->stale) {
+		ring_restart(in, at);
+	} else if (in->stop) {
+		read_failed(err, at, in->stop);
+		return -1;
+	} else if (in->tail == IN_RING) {
+		ring_wrap(in);
+	}
+	ring_release(in);
+	maybe_spawn(in, at);
+	got = ra_get(in->ra, in->next++, &stop);
+	if (got <= 0) {
+		read_failed(err, at, stop ? stop : RA_EOF);
+		return -1;
+	}
+	in->tail += (uint64_t)got < in->end - at ? (size_t)got : (size_t)(in->end - at);
+	in->stop = stop;
+	return 0;
 }
 
 /* Mapped file: make buf hold [pos, pos + n) or up to the end. */
@@ -193,34 +300,9 @@ static long file_fill(pd_input *in, size_t n, pd_error *err)
 
 	if (n > left)
 		n = (size_t)left;
-	while (in->tail - in->head < n) {
-		uint64_t at;
-		size_t room;
-		ssize_t got;
-
-		if (in->head > 0 && IN_STREAM_BUF - in->head < n) {
-			memmove(in->buf, in->buf + in->head, in->tail - in->head);
-			in->tail -= in->head;
-			in->buf_pos += in->head;
-			in->head = 0;
-		}
-		at = in->buf_pos + in->tail;
-		room = IN_STREAM_BUF - in->tail;
-		if (room > in->end - at)
-			room = (size_t)(in->end - at);
-		got = pread(in->map_fd, in->buf + in->tail, room, (off_t)at);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			pd_set_error(err, PD_ERR_IO, at, "read failed: %s", strerror(errno));
+	while (in->tail - in->head < n)
+		if (ring_advance(in, err) < 0)
 			return -1;
-		}
-		if (got == 0) {	/* the file shrank under us */
-			pd_set_error(err, PD_ERR_TRUNCATED, at, "file ends early (changed while read?)");
-			return -1;
-		}
-		in->tail += (size_t)got;
-	}
 	return (long)n;
 }
 
@@ -312,8 +394,8 @@ int in_skip(pd_input *in, uint64_t n, pd_error *err)
 			if (n < have) {
 				in->head += (size_t)n;
 			} else {
-				in->buf_pos = in->pos + n;
 				in->head = in->tail = 0;
+				in->stale = 1;
 			}
 		}
 		in->pos += n;

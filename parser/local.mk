@@ -11,6 +11,8 @@ PARSER_CORE_SOURCES = \
 	parser/cursor.h \
 	parser/input.h \
 	parser/input.c \
+	parser/readahead.h \
+	parser/readahead.c \
 	parser/decomp.h \
 	parser/decomp.c \
 	parser/ordered.h \

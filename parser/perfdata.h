@@ -21,6 +21,9 @@
  *
  * All pointers in a pd_record stay valid until the next pd_next() or
  * pd_close() on the same handle. Decoded values are in host byte order.
+ *
+ * The records of a large regular file (4 MB or more) are read ahead by a
+ * thread of the handle's own, which takes no signals and ends in pd_close().
  */
 #ifndef PERFHUB_PERFDATA_H
 #define PERFHUB_PERFDATA_H

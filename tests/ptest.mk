@@ -27,6 +27,13 @@ tests_test_mustfail_CFLAGS = $(PDWRITE_CFLAGS)
 tests_test_mustfail_LDADD = $(PARSER_LIBS)
 TESTS += tests/test-mustfail
 
+# large files read through the read-ahead thread against memory
+check_PROGRAMS += tests/test-readahead
+tests_test_readahead_SOURCES = tests/test-readahead.c tests/check.h $(PDWRITE_SOURCES)
+tests_test_readahead_CFLAGS = $(PDWRITE_CFLAGS)
+tests_test_readahead_LDADD = $(PARSER_LIBS)
+TESTS += tests/test-readahead
+
 # the fuzz target's entry point replayed over tests/fuzz-corpus/
 check_PROGRAMS += tests/fuzz-replay
 tests_fuzz_replay_SOURCES = tests/fuzz-replay.c tests/fuzz-parser.c
