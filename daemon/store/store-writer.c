@@ -48,6 +48,7 @@ struct st_writer {
 	/* the profile's model, filled from the rows; NULL once it cannot be */
 	pthread_mutex_t model_lock;
 	pe_model *model;
+	st_writer *next_finishing;	/* in st->finishing while it finishes */
 };
 
 static uint64_t now_ns(void)
@@ -308,6 +309,57 @@ static void model_agg(st_writer *w)
 		}
 }
 
+/* From before the last transaction until the model is in the cache (or
+ * the finish failed): the parse is finishing. */
+static void finishing_begin(st_writer *w)
+{
+	pthread_mutex_lock(&w->st->finish_lock);
+	w->next_finishing = w->st->finishing;
+	w->st->finishing = w;
+	pthread_mutex_unlock(&w->st->finish_lock);
+}
+
+static void finishing_end(st_writer *w)
+{
+	st_writer **pp;
+
+	pthread_mutex_lock(&w->st->finish_lock);
+	for (pp = &w->st->finishing; *pp; pp = &(*pp)->next_finishing)
+		if (*pp == w) {
+			*pp = w->next_finishing;
+			pthread_cond_broadcast(&w->st->finished);
+			break;
+		}
+	pthread_mutex_unlock(&w->st->finish_lock);
+}
+
+static int finishing(st_store *st, int64_t id)
+{
+	st_writer *w;
+
+	for (w = st->finishing; w; w = w->next_finishing)
+		if (w->id == id)
+			return 1;
+	return 0;
+}
+
+int stw_await_finish(st_store *st, int64_t id)
+{
+	struct timespec until;
+	int waited = 0;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ST_FINISH_WAIT_S;
+	pthread_mutex_lock(&st->finish_lock);
+	while (finishing(st, id)) {
+		waited = 1;
+		if (pthread_cond_timedwait(&st->finished, &st->finish_lock, &until))
+			break;	/* waited long enough: read it back */
+	}
+	pthread_mutex_unlock(&st->finish_lock);
+	return waited;
+}
+
 /* The model sealed, with the name order the first flame graph needs
  * (a thread beside the backend's last transaction); freed on failure. */
 static void *model_seal(void *arg)
@@ -344,6 +396,8 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 			 (long long)w->id, PE_MAX_LEAF_ADDRS,
 			 (unsigned long long)pe_builder_leaf_dropped(w->b));
 	model_agg(w);
+	if (w->model)
+		finishing_begin(w);
 	if (w->model && pthread_create(&sealer, NULL, model_seal, w) != 0)
 		model_seal(w);
 	else if (w->model)
@@ -363,6 +417,7 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 		pe_cache_release(w->st->cache, w->model);
 		w->model = NULL;
 	}
+	finishing_end(w);
 	goto out;
 fail:
 	stop_thread(w, 1);

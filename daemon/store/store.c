@@ -72,6 +72,8 @@ st_store *st_open_with(const char *where, const st_options *opt, char *err, size
 		return NULL;
 	}
 	st->ops = ops;
+	pthread_mutex_init(&st->finish_lock, NULL);
+	pthread_cond_init(&st->finished, NULL);
 	atomic_init(&st->backfilling, 0);
 	atomic_init(&st->backfill_done, 0);
 	atomic_init(&st->backfill_below, 0);
@@ -90,6 +92,8 @@ void st_close(st_store *st)
 	if (st->p)
 		st->ops->close(st->p);
 	pe_cache_free(st->cache);
+	pthread_cond_destroy(&st->finished);
+	pthread_mutex_destroy(&st->finish_lock);
 	free(st);
 }
 
