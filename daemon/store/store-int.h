@@ -31,11 +31,12 @@ struct st_store {
 	st_writer *finishing;
 };
 
-/* 1 once a parse of profile id that was finishing has ended (its model
- * is in the cache unless the finish failed), after a wait bounded by
- * ST_FINISH_WAIT_S; 0 when none was finishing. */
+/* 1 while a parse of profile id is finishing (store-writer.c), else 0. */
+int stw_finishing(st_store *st, int64_t id);
+/* Returns once no parse of profile id is finishing (its model is in the
+ * cache unless the finish failed), or after ST_FINISH_WAIT_S. */
 #define ST_FINISH_WAIT_S 60
-int stw_await_finish(st_store *st, int64_t id);
+void stw_await_finish(st_store *st, int64_t id);
 
 /* A ready profile, open for reading (store-query.c): its model, and the
  * backend's snapshot its blocks are read in (NULL once ended). */

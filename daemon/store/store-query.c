@@ -24,11 +24,13 @@ int stq_open(st_store *st, int64_t id, stq_reading *r)
 	if (rc)
 		return rc;
 	r->m = pe_cache_get(st->cache, id, gen);
-	if (!r->m && stw_await_finish(st, id)) {
+	if (!r->m && stw_finishing(st, id)) {
 		/* ready a moment before its parse's model was in the cache:
-		 * that model, not a second one read back */
+		 * that model, not a second one read back (no snapshot held
+		 * meanwhile) */
 		st->ops->read_end(r->rd);
 		r->rd = NULL;
+		stw_await_finish(st, id);
 		if ((rc = st->ops->read_begin(st->p, id, &gen, &r->rd)) != 0)
 			return rc;
 		r->m = pe_cache_get(st->cache, id, gen);

@@ -333,6 +333,7 @@ static void finishing_end(st_writer *w)
 	pthread_mutex_unlock(&w->st->finish_lock);
 }
 
+/* Under finish_lock. */
 static int finishing(st_store *st, int64_t id)
 {
 	st_writer *w;
@@ -343,21 +344,27 @@ static int finishing(st_store *st, int64_t id)
 	return 0;
 }
 
-int stw_await_finish(st_store *st, int64_t id)
+int stw_finishing(st_store *st, int64_t id)
+{
+	int rc;
+
+	pthread_mutex_lock(&st->finish_lock);
+	rc = finishing(st, id);
+	pthread_mutex_unlock(&st->finish_lock);
+	return rc;
+}
+
+void stw_await_finish(st_store *st, int64_t id)
 {
 	struct timespec until;
-	int waited = 0;
 
 	clock_gettime(CLOCK_REALTIME, &until);
 	until.tv_sec += ST_FINISH_WAIT_S;
 	pthread_mutex_lock(&st->finish_lock);
-	while (finishing(st, id)) {
-		waited = 1;
+	while (finishing(st, id))
 		if (pthread_cond_timedwait(&st->finished, &st->finish_lock, &until))
 			break;	/* waited long enough: read it back */
-	}
 	pthread_mutex_unlock(&st->finish_lock);
-	return waited;
 }
 
 /* The model sealed, with the name order the first flame graph needs
