@@ -29,6 +29,15 @@ struct st_store {
 	pthread_mutex_t finish_lock;
 	pthread_cond_t finished;
 	st_writer *finishing;
+	/* st_set_prepare_hook's (make NULL: none); a finishing parse holds
+	 * the lock for reading from make() to keep() or drop() */
+	pthread_rwlock_t hook_lock;
+	st_prepare_hook hook;
+};
+
+/* A finishing parse's model, for the prepare hook (store-writer.c). */
+struct st_finishing {
+	pe_model *m;
 };
 
 /* 1 while a parse of profile id is finishing (store-writer.c), else 0. */

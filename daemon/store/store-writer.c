@@ -5,7 +5,10 @@
  * (so parsing and storing overlap on two cores) and fills the profile's
  * model from the same rows; the aggregate goes with the summary at the
  * end, and the model, sealed, into the store's cache: the first question
- * after ready is answered without reading the profile back.
+ * after ready is answered without reading the profile back. Beside that
+ * last transaction the prepare hook makes answers from the sealed model,
+ * kept the moment the profile is ready; until the model is in the cache a
+ * question about the profile waits for it (stw_await_finish).
  */
 #include "config.h"
 
@@ -49,6 +52,12 @@ struct st_writer {
 	pthread_mutex_t model_lock;
 	pe_model *model;
 	st_writer *next_finishing;	/* in st->finishing while it finishes */
+	/* the prepare hook while it finishes (st->hook_lock held), what its
+	 * make() made and how long that took */
+	int hooked;
+	st_prepare_hook hook;
+	void *made;
+	uint64_t prepare_ns;
 };
 
 static uint64_t now_ns(void)
@@ -367,16 +376,53 @@ void stw_await_finish(st_store *st, int64_t id)
 	pthread_mutex_unlock(&st->finish_lock);
 }
 
-/* The model sealed, with the name order the first flame graph needs
- * (a thread beside the backend's last transaction); freed on failure. */
-static void *model_seal(void *arg)
+/* The prepare hook of this finish, held until prepare_end. */
+static void prepare_begin(st_writer *w)
+{
+	pthread_rwlock_rdlock(&w->st->hook_lock);
+	w->hooked = 1;
+	w->hook = w->st->hook;
+}
+
+/* What the hook made, kept for the profile ready as generation gen (before
+ * its model goes into the cache: no question can ask for it yet). */
+static void prepare_keep(st_writer *w, int64_t gen)
+{
+	if (w->made)
+		w->hook.keep(w->hook.ctx, w->id, gen, w->made);
+	w->made = NULL;
+}
+
+static void prepare_end(st_writer *w)
+{
+	if (w->made)
+		w->hook.drop(w->hook.ctx, w->made);
+	w->made = NULL;
+	if (w->hooked)
+		pthread_rwlock_unlock(&w->st->hook_lock);
+	w->hooked = 0;
+}
+
+/* The model sealed, with the name order the first flame graph needs, then
+ * the prepare hook's answers made from it (a thread beside the backend's
+ * last transaction); the model is freed on failure. */
+static void *model_finish(void *arg)
 {
 	st_writer *w = arg;
+	st_finishing f;
+	uint64_t t0;
 
 	if (pe_model_seal(w->model) < 0 || pe_model_order_names(w->model) < 0) {
 		pe_model_free(w->model);
 		w->model = NULL;
+		return NULL;
 	}
+	if (!w->hook.make)
+		return NULL;
+	t0 = now_ns();
+	f.m = w->model;
+	w->made = w->hook.make(w->hook.ctx, &f);
+	w->prepare_ns = now_ns() - t0;
 	return NULL;
 }
 
@@ -403,12 +449,16 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 			 (long long)w->id, PE_MAX_LEAF_ADDRS,
 			 (unsigned long long)pe_builder_leaf_dropped(w->b));
 	model_agg(w);
-	if (w->model)
+	if (w->model) {
 		finishing_begin(w);
-	if (w->model && pthread_create(&sealer, NULL, model_seal, w) != 0)
-		model_seal(w);
-	else if (w->model)
+		prepare_begin(w);
+	}
+	if (w->model && pthread_create(&sealer, NULL, model_finish, w) != 0) {
+		w->hook.make = NULL;	/* made here, they would hold ready back */
+		model_finish(w);
+	} else if (w->model) {
 		sealing = 1;
+	}
 	t0 = now_ns();
 	agg = pe_builder_agg(w->b, &n);
 	w->times.agg_ns += now_ns() - t0;
@@ -417,13 +467,16 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 	w->pw = NULL;
 	if (sealing)
 		pthread_join(sealer, NULL);
+	w->times.prepare_ns = w->prepare_ns;
 	/* a backend that says which generation it made gets its model cached */
 	if (rc == 0 && w->model && w->times.generation > 0) {
 		pe_model_set_gen(w->model, w->times.generation);
+		prepare_keep(w, w->times.generation);
 		pe_cache_put(w->st->cache, w->model);
 		pe_cache_release(w->st->cache, w->model);
 		w->model = NULL;
 	}
+	prepare_end(w);
 	finishing_end(w);
 	goto out;
 fail:
