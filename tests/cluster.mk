@@ -67,7 +67,7 @@ PG_API_TESTS = \
 	tests/stress/upload-gzip.py tests/stress/faults.py tests/stress/hostile.py \
 	tests/stress/http-hostile.py \
 	tests/many-api.py tests/many-cli.py tests/daemon-defaults.py tests/daemon-refuse.py \
-	tests/daemon-hardening.py tests/daemon-models.py
+	tests/daemon-hardening.py tests/daemon-models.py tests/daemon-prepared.py
 # Not on PostgreSQL (docs/cluster.md, limits): daemon-resymbolize (a
 # re-symbolization on PostgreSQL replaces the parse; it is not served
 # meanwhile).
