@@ -4,9 +4,10 @@
  * parameters) and the page's first one (kernel=1), both with the default
  * event and weight and no filter. They are computed from the parse's
  * model beside its last transaction and kept in the answer cache under
- * the keys those requests make, before any request can reach the ready
- * profile: the first flame graph after ready is sent, not computed.
- * Answers too large for the cache are given up as soon as they outgrow it.
+ * the keys those requests make before the model goes into the cache (the
+ * store holds questions until then): the first flame graph after ready is
+ * sent, not computed. Answers too large for the cache are given up as
+ * soon as they outgrow it.
  */
 #include "config.h"
 

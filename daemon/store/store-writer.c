@@ -58,6 +58,10 @@ struct st_writer {
 	st_prepare_hook hook;
 	void *made;
 	uint64_t prepare_ns;
+	/* the finishing thread's progress (under lock): the model sealed (or
+	 * freed), the hook's answers made */
+	pthread_cond_t sealed_cv;
+	int sealed, made_done;
 };
 
 static uint64_t now_ns(void)
@@ -242,6 +246,7 @@ st_writer *st_writer_begin(st_store *st, int64_t id)
 	pthread_mutex_init(&w->model_lock, NULL);
 	pthread_cond_init(&w->more, NULL);
 	pthread_cond_init(&w->room, NULL);
+	pthread_cond_init(&w->sealed_cv, NULL);
 	if (!(w->b = pe_builder_new()) || !(w->pw = st->ops->writer_begin(st->p, id))) {
 		if (!w->b)
 			log_warn("msg=\"out of memory\" what=\"writer\" profile=%lld", (long long)id);
@@ -266,6 +271,7 @@ static void writer_free(st_writer *w)
 	pthread_mutex_destroy(&w->model_lock);
 	pthread_cond_destroy(&w->more);
 	pthread_cond_destroy(&w->room);
+	pthread_cond_destroy(&w->sealed_cv);
 	free(w);
 }
 
@@ -384,8 +390,7 @@ static void prepare_begin(st_writer *w)
 	w->hook = w->st->hook;
 }
 
-/* What the hook made, kept for the profile ready as generation gen (before
- * its model goes into the cache: no question can ask for it yet). */
+/* What the hook made, kept for the profile ready as generation gen. */
 static void prepare_keep(st_writer *w, int64_t gen)
 {
 	if (w->made)
@@ -403,6 +408,14 @@ static void prepare_end(st_writer *w)
 	w->hooked = 0;
 }
 
+static void progress(st_writer *w, int *flag)
+{
+	pthread_mutex_lock(&w->lock);
+	*flag = 1;
+	pthread_cond_broadcast(&w->sealed_cv);
+	pthread_mutex_unlock(&w->lock);
+}
+
 /* The model sealed, with the name order the first flame graph needs, then
  * the prepare hook's answers made from it (a thread beside the backend's
  * last transaction); the model is freed on failure. */
@@ -415,15 +428,61 @@ static void *model_finish(void *arg)
 	if (pe_model_seal(w->model) < 0 || pe_model_order_names(w->model) < 0) {
 		pe_model_free(w->model);
 		w->model = NULL;
-		return NULL;
 	}
-	if (!w->hook.make)
-		return NULL;
-	t0 = now_ns();
-	f.m = w->model;
-	w->made = w->hook.make(w->hook.ctx, &f);
-	w->prepare_ns = now_ns() - t0;
+	progress(w, &w->sealed);
+	if (w->model && w->hook.make) {
+		t0 = now_ns();
+		f.m = w->model;
+		w->made = w->hook.make(w->hook.ctx, &f);
+		w->prepare_ns = now_ns() - t0;
+	}
+	progress(w, &w->made_done);
 	return NULL;
+}
+
+/* Once the finishing thread sealed the model: 1 when the hook's answers
+ * are made too, 0 while they are still being made. */
+static int sealed_wait(st_writer *w)
+{
+	int made;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->sealed)
+		pthread_cond_wait(&w->sealed_cv, &w->lock);
+	made = w->made_done;
+	pthread_mutex_unlock(&w->lock);
+	return made;
+}
+
+/* After the last transaction: the model into the cache for the profile
+ * ready as generation gen (0: not ready, or the backend does not say),
+ * and the hook's answers kept before it - unless they are still being made
+ * once the model is sealed: then the profile's questions are not held for
+ * them, and they are kept when done. finisher: the finishing thread, NULL
+ * when it ran here. */
+static void place(st_writer *w, int64_t gen, pthread_t *finisher)
+{
+	int placed = 0;
+
+	if (finisher && !sealed_wait(w) && gen > 0 && w->model) {
+		pe_model_set_gen(w->model, gen);
+		pe_cache_put(w->st->cache, w->model);	/* our reference stays */
+		placed = 1;
+		finishing_end(w);	/* the answers are late: questions go on */
+	}
+	if (finisher)
+		pthread_join(*finisher, NULL);
+	w->times.prepare_ns = w->prepare_ns;
+	if (gen > 0 && w->model) {
+		pe_model_set_gen(w->model, gen);
+		prepare_keep(w, gen);
+		if (!placed)
+			pe_cache_put(w->st->cache, w->model);
+		pe_cache_release(w->st->cache, w->model);
+		w->model = NULL;
+	}
+	prepare_end(w);
+	finishing_end(w);
 }
 
 int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
@@ -465,19 +524,8 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 	w->times.generation = 0;
 	rc = w->st->ops->writer_finish(w->pw, agg, n, x, &w->times);
 	w->pw = NULL;
-	if (sealing)
-		pthread_join(sealer, NULL);
-	w->times.prepare_ns = w->prepare_ns;
 	/* a backend that says which generation it made gets its model cached */
-	if (rc == 0 && w->model && w->times.generation > 0) {
-		pe_model_set_gen(w->model, w->times.generation);
-		prepare_keep(w, w->times.generation);
-		pe_cache_put(w->st->cache, w->model);
-		pe_cache_release(w->st->cache, w->model);
-		w->model = NULL;
-	}
-	prepare_end(w);
-	finishing_end(w);
+	place(w, rc == 0 ? w->times.generation : 0, sealing ? &sealer : NULL);
 	goto out;
 fail:
 	stop_thread(w, 1);

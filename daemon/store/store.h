@@ -471,12 +471,16 @@ void st_writer_abort(st_writer *w);
 typedef struct st_finishing st_finishing;
 
 /* Answers made from a parse's model beside the backend's last transaction
- * and kept the moment the profile is ready, before any question can take
- * that model: the first questions find them made. make() runs on a thread
- * of the writer's and returns what it made (NULL: nothing); then keep()
- * (the profile is ready as parse generation gen) or drop() (it is not)
- * takes that, on the parsing thread. Only when the model stays in memory
- * (store.h's backends that say the generation). */
+ * and kept the moment the profile is ready, before its model goes into the
+ * cache (questions that find the profile ready meanwhile wait): the first
+ * questions find them made. Answers not made by the end of that
+ * transaction hold nothing back: the model goes into the cache first and
+ * keep() comes when they are done. make() runs on a thread of the
+ * writer's and returns what it made (NULL: nothing); then keep() (the
+ * profile is ready as parse generation gen) or drop() (it is not) takes
+ * that, on the parsing thread; keep() must not ask the store about the
+ * profile. Only when the model stays in memory (backends that say the
+ * generation). */
 typedef struct st_prepare_hook {
 	void *(*make)(void *ctx, st_finishing *f);
 	void (*keep)(void *ctx, int64_t id, int64_t gen, void *made);
