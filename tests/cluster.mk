@@ -67,9 +67,8 @@ PG_API_TESTS = \
 	tests/stress/upload-gzip.py tests/stress/faults.py tests/stress/hostile.py \
 	tests/stress/http-hostile.py \
 	tests/many-api.py tests/many-cli.py tests/daemon-defaults.py tests/daemon-refuse.py \
-	tests/daemon-hardening.py
-# Not on PostgreSQL (docs/cluster.md, limits): daemon-models (the model a
-# parse fills is kept by the SQLite writer only) and daemon-resymbolize (a
+	tests/daemon-hardening.py tests/daemon-models.py tests/daemon-prepared.py
+# Not on PostgreSQL (docs/cluster.md, limits): daemon-resymbolize (a
 # re-symbolization on PostgreSQL replaces the parse; it is not served
 # meanwhile).
 # The sanitizer build runs the PostgreSQL backend under the tests that

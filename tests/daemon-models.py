@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A parse leaves its profile's model in memory: the questions asked right
 after the profile became ready are answered without reading it back from
-the database (perfhub_profile_models_total{source="database"} stays 0), and
+the database (perfhub_profile_models_total{source="database"} stays 0, even
+for a question asked the moment it is ready), and
 every answer equals the one a restarted daemon gives from the model it
 reads back - byte for byte, on a system-wide -a -g recording of a small
 build made here (short-lived processes, many DSOs, kernel stacks)."""
@@ -11,6 +12,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 import urllib.parse
 
 sys.path.insert(0, os.path.join(os.environ.get("top_srcdir", "."), "tests"))
@@ -28,6 +30,17 @@ def models(d):
     got = dict(re.findall(r'^perfhub_profile_models_total\{source="(\w+)"\} (\d+)$', text,
                           re.M))
     return int(got.get("memory", -1)), int(got.get("database", -1))
+
+
+def wait_ready_now(d, pid, timeout=600):
+    """Polls without a pause until the profile is ready or failed."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        st, p = d.json("GET", "/api/v1/profiles/%d" % pid)
+        if p["status"] in ("ready", "failed"):
+            return p
+        time.sleep(0.001)
+    raise AssertionError("profile %d not done after %ds" % (pid, timeout))
 
 
 def answers(d, pid):
@@ -70,7 +83,9 @@ def main():
         with Daemon(state=state) as d:
             st, r = d.upload(rec)
             check(st == 202, "upload: %s %s" % (st, r))
-            p = d.wait(r["id"], timeout=600)
+            # asked the moment it is ready: the parse's last steps after its
+            # commit (the model going into the cache) must not be missed
+            p = wait_ready_now(d, r["id"])
             check(p["status"] == "ready", "parse: %s" % p)
             first = answers(d, r["id"])
             memory, database = models(d)

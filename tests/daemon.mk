@@ -20,7 +20,8 @@ DAEMON_TESTS = \
 	tests/daemon-defaults.py \
 	tests/daemon-resymbolize.py \
 	tests/daemon-refuse.py \
-	tests/daemon-models.py
+	tests/daemon-models.py \
+	tests/daemon-prepared.py
 TESTS += $(DAEMON_TESTS) tests/docs-paths.py
 EXTRA_DIST += tests/docs-paths.py
 

@@ -71,6 +71,10 @@ MHD_Result_t http_get_metrics(api *a, struct MHD_Connection *conn)
 	    "perfhub_query_answers_total{source=\"computed\"} %llu\n",
 	    (unsigned long long)atomic_load(&a->answers_kept),
 	    (unsigned long long)atomic_load(&a->answers_computed));
+	OUT("# HELP perfhub_prepared_answers_total Answers made as a parse finished (the "
+	    "default flame graphs) and kept for the first questions.\n"
+	    "# TYPE perfhub_prepared_answers_total counter\nperfhub_prepared_answers_total %llu\n",
+	    (unsigned long long)atomic_load(&a->answers_prepared));
 	{
 		uint64_t busy;
 		unsigned heavy;

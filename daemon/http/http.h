@@ -16,6 +16,7 @@
  *   static.c     the web page's files
  *   debuginfo.c  /api/v1/debuginfo/..., /api/v1/profiles/{id}/resymbolize
  *   respond.c    answers and parameters (lib/jsonbuf.c: JSON text without jansson)
+ *   prepare.c    the flame graphs first asked, made as a parse finishes
  */
 #ifndef PERFHUB_DAEMON_HTTP_H
 #define PERFHUB_DAEMON_HTTP_H
@@ -80,6 +81,8 @@ struct api {
 	atomic_ullong by_status[6];	/* 2xx 3xx 4xx 5xx other */
 	qcache *qc;		/* answers of per-profile queries (NULL: none) */
 	atomic_ullong answers_kept, answers_computed;	/* served from qc, computed */
+	atomic_ullong answers_prepared;	/* made as parses finished, kept in qc */
+	int preparing;		/* the store's prepare hook is ours (prepare.c) */
 	atomic_uint streams;	/* streamed uploads under way */
 	code_finder *code;	/* /annotate's binaries and sources */
 	acc_policy acc;		/* Origin and Host checks */
@@ -218,6 +221,9 @@ int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa
  * when none answers to the parameter. */
 int http_fold_event(api *a, struct MHD_Connection *conn, int64_t id, http_fold_args *fa,
 		    MHD_Result_t *ret);
+/* fa->f.event = the event st_event_pick named (NULL: none has samples).
+ * 0, or -1 when the name is too long for fa. */
+int http_fold_event_set(http_fold_args *fa, const char *name);
 
 /* The parameters of a tree answer (/flamegraph, /sandwich): the filters,
  * the event resolved (http_fold_event), the weight checked against the
@@ -255,6 +261,13 @@ int http_pick_parse(api *a, struct MHD_Connection *conn, const char *prefix, int
 void http_pick_free(http_pick *hp);
 /* The answer to a failed st_query_* or st_rdiff (its return value). */
 MHD_Result_t http_many_error(api *a, struct MHD_Connection *conn, int rc);
+
+/* ---- answers made as a parse finishes (prepare.c) ------------------------------ */
+
+/* The store's prepare hook: the flame graphs a profile is first asked for
+ * go into the answer cache the moment it is ready. Stop before qc goes. */
+void http_prepare_start(api *a);
+void http_prepare_stop(api *a);
 
 /* ---- handlers --------------------------------------------------------------- */
 

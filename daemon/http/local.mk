@@ -5,7 +5,7 @@ daemon_libperfhubd_a_SOURCES += \
 	daemon/http/access.c daemon/http/access.h \
 	daemon/http/hpool.c daemon/http/hpool.h \
 	daemon/http/deadline.c daemon/http/deadline.h \
-	daemon/http/respond.c \
+	daemon/http/respond.c daemon/http/prepare.c \
 	daemon/http/params.c daemon/http/params.h \
 	daemon/http/formats.c daemon/http/routes.c daemon/http/openapi.c \
 	daemon/http/profiles.c \

@@ -83,14 +83,20 @@ void http_tags_free(http_tags *t)
 /* ---- the filters of folded-stack queries ------------------------------------ */
 
 #define FOLD_BAD(...) do { snprintf(why, whylen, __VA_ARGS__); return -1; } while (0)
+void http_fold_args_init(http_fold_args *fa)
+{
+	memset(fa, 0, sizeof(*fa));
+	fa->f.pid = fa->f.tid = -1;
+	pe_weight_parse(HTTP_DEFAULT_WEIGHT, &fa->by_samples, &fa->f.measure);
+}
+
 int http_fold_args_read(struct MHD_Connection *conn, http_fold_args *fa, char *why,
 			size_t whylen)
 {
 	const char *w = http_arg(conn, "weight");
 	int64_t v;
 
-	memset(fa, 0, sizeof(*fa));
-	fa->f.pid = fa->f.tid = -1;
+	http_fold_args_init(fa);
 	fa->f.event = http_arg(conn, "event");
 	if (fa->f.event && !*fa->f.event)
 		fa->f.event = NULL;	/* event= is the default event */
@@ -107,9 +113,7 @@ int http_fold_args_read(struct MHD_Connection *conn, http_fold_args *fa, char *w
 	if (http_arg_i64(conn, "to_ns", 0, INT64_MAX, &v) < 0)
 		FOLD_BAD("bad parameter 'to_ns'");
 	fa->f.to_ns = (uint64_t)v;
-	if (!w)
-		w = HTTP_DEFAULT_WEIGHT;
-	if (pe_weight_parse(w, &fa->by_samples, &fa->f.measure) < 0)
+	if (w && pe_weight_parse(w, &fa->by_samples, &fa->f.measure) < 0)
 		FOLD_BAD("bad parameter 'weight' (samples, period, offcpu or wall)");
 	fa->f.with_pid = http_arg(conn, "with_pid") != NULL;
 	fa->f.with_tid = http_arg(conn, "with_tid") != NULL;

@@ -55,6 +55,8 @@ typedef struct http_fold_args {
 	char event[HTTP_EVENT_MAX];	/* f.event once http_fold_event resolved it */
 	int64_t gen;		/* the parse generation the event was resolved in; 0 = none */
 } http_fold_args;
+/* No filter, the default weight, the default event (not resolved yet). */
+void http_fold_args_init(http_fold_args *fa);
 /* Reads them (strings point into the request). 0, or -1 and why. */
 int http_fold_args_read(struct MHD_Connection *conn, http_fold_args *fa, char *why,
 			size_t whylen);

@@ -335,23 +335,28 @@ void qc_unclaim(qcache *q, const char *key)
 	pthread_mutex_unlock(&q->lock);
 }
 
-void qc_put(qcache *q, const char *key, qc_answer *a)
+int qc_would_keep(const qcache *q, size_t len)
+{
+	/* the compressed forms, made later, are counted up front at a quarter
+	 * of the body: JSON and folded text shrink 8-15x, and a form that
+	 * would not shrink is not kept */
+	return q && q->max && len + len / 4 <= q->max / 4;
+}
+
+int qc_put(qcache *q, const char *key, qc_answer *a)
 {
 	uint64_t h = qc_hash(key);
 	qc_entry *e, *victims = NULL;
 
-	/* the compressed forms, made later, are counted up front at a quarter
-	 * of the body: JSON and folded text shrink 8-15x, and a form that
-	 * would not shrink is not kept */
-	if (!q || !q->max || !a || a->len + a->len / 4 > q->max / 4) {
+	if (!a || !qc_would_keep(q, a->len)) {
 		qc_unclaim(q, key);
-		return;
+		return 0;
 	}
 	e = calloc(1, sizeof(*e));
 	if (!e || !(e->key = strdup(key))) {
 		free(e);
 		qc_unclaim(q, key);
-		return;
+		return 0;
 	}
 	e->hash = h;
 	e->bytes = a->len + a->len / 4 + strlen(key) + sizeof(*e) + sizeof(*a) + 64;
@@ -383,6 +388,7 @@ void qc_put(qcache *q, const char *key, qc_answer *a)
 		entry_free(victims);
 		victims = e;
 	}
+	return 1;
 }
 
 /* One zstd frame with the content size, level QC_ZSTD_LEVEL. */

@@ -56,7 +56,9 @@ qc_answer *qc_get_or_claim(qcache *q, const char *key, unsigned wait_s, int *cla
 void qc_unclaim(qcache *q, const char *key);
 /* Keeps a reference to a under key (answers larger than a quarter of the
  * bound are not kept) and ends any claim on key. The caller keeps its own
- * reference. */
-void qc_put(qcache *q, const char *key, qc_answer *a);
+ * reference. 1 kept, 0 not. */
+int qc_put(qcache *q, const char *key, qc_answer *a);
+/* 1 when an answer of len bytes would be kept (qc_put), 0 when not. */
+int qc_would_keep(const qcache *q, size_t len);
 
 #endif

@@ -236,6 +236,19 @@ int http_fold_args_parse(api *a, struct MHD_Connection *conn, http_fold_args *fa
 	return -1;
 }
 
+int http_fold_event_set(http_fold_args *fa, const char *name)
+{
+	if (!name) {
+		fa->f.event = NULL;	/* no samples at all: an empty answer */
+		return 0;
+	}
+	if (strlen(name) >= sizeof(fa->event))
+		return -1;
+	strcpy(fa->event, name);
+	fa->f.event = fa->event;
+	return 0;
+}
+
 int http_fold_event(api *a, struct MHD_Connection *conn, int64_t id, http_fold_args *fa,
 		    MHD_Result_t *ret)
 {
@@ -248,12 +261,7 @@ int http_fold_event(api *a, struct MHD_Connection *conn, int64_t id, http_fold_a
 		return 0;
 	rc = st_event_pick(a->st, id, want, &name, &names, &fa->gen);
 
-	if (rc == 0 && !name) {
-		fa->f.event = NULL;	/* no samples at all: an empty answer */
-		ok = 1;
-	} else if (rc == 0 && strlen(name) < sizeof(fa->event)) {
-		strcpy(fa->event, name);
-		fa->f.event = fa->event;
+	if (rc == 0 && http_fold_event_set(fa, name) == 0) {
 		ok = 1;
 	} else if (rc == 0) {
 		*ret = http_reply_error(a, conn, 400, "the event's name is longer than %d bytes",

@@ -380,6 +380,7 @@ static void raise_fd_limit(unsigned want)
 
 static void api_free(api *a)
 {
+	http_prepare_stop(a);	/* before qc: a finishing parse may be keeping answers */
 	hpool_free(a->pool);
 	hd_stop(a->hd);
 	code_finder_free(a->code);
@@ -509,6 +510,7 @@ api *api_start(const cfg *c, st_store *st, jobs *j, int listen_fd)
 	else
 		a->port = c->listen_port;
 	access_policy(a, c);
+	http_prepare_start(a);
 	return a;
 }
 

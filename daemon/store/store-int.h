@@ -6,6 +6,7 @@
 #ifndef PERFHUB_STORE_INT_H
 #define PERFHUB_STORE_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "engine/cache.h"
@@ -22,7 +23,29 @@ struct st_store {
 	atomic_int backfilling, backfill_done;
 	atomic_llong backfill_below, backfill_made;
 	atomic_ullong models_memory, models_loaded;	/* st_counts */
+	/* parses past their last transaction whose model is not in the cache
+	 * yet (store-writer.c): a reader finding such a profile ready waits
+	 * for that model rather than reading the parse back */
+	pthread_mutex_t finish_lock;
+	pthread_cond_t finished;
+	st_writer *finishing;
+	/* st_set_prepare_hook's (make NULL: none); a finishing parse holds
+	 * the lock for reading from make() to keep() or drop() */
+	pthread_rwlock_t hook_lock;
+	st_prepare_hook hook;
 };
+
+/* A finishing parse's model, for the prepare hook (store-writer.c). */
+struct st_finishing {
+	pe_model *m;
+};
+
+/* 1 while a parse of profile id is finishing (store-writer.c), else 0. */
+int stw_finishing(st_store *st, int64_t id);
+/* Returns once no parse of profile id is finishing (its model is in the
+ * cache unless the finish failed), or after ST_FINISH_WAIT_S. */
+#define ST_FINISH_WAIT_S 60
+void stw_await_finish(st_store *st, int64_t id);
 
 /* A ready profile, open for reading (store-query.c): its model, and the
  * backend's snapshot its blocks are read in (NULL once ended). */

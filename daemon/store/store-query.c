@@ -24,6 +24,17 @@ int stq_open(st_store *st, int64_t id, stq_reading *r)
 	if (rc)
 		return rc;
 	r->m = pe_cache_get(st->cache, id, gen);
+	if (!r->m && stw_finishing(st, id)) {
+		/* ready a moment before its parse's model was in the cache:
+		 * that model, not a second one read back (no snapshot held
+		 * meanwhile) */
+		st->ops->read_end(r->rd);
+		r->rd = NULL;
+		stw_await_finish(st, id);
+		if ((rc = st->ops->read_begin(st->p, id, &gen, &r->rd)) != 0)
+			return rc;
+		r->m = pe_cache_get(st->cache, id, gen);
+	}
 	if (r->m)
 		atomic_fetch_add(&st->models_memory, 1);
 	if (!r->m) {
@@ -91,10 +102,23 @@ int st_profile_generation(st_store *st, int64_t id, int64_t *gen)
 	return rc;
 }
 
+/* st_event_pick's answer from model m. */
+static int event_pick_in(pe_model *m, const char *want, char **name, char **names)
+{
+	const char *ev;
+
+	if (pe_event_pick(m, want, &ev) < 0)
+		return -1;
+	if (ev || !want)
+		return ev && !(*name = strdup(ev)) ? -1 : 0;
+	if (names && !(*names = pe_event_names(m)))
+		return -1;
+	return 2;
+}
+
 int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char **names,
 		  int64_t *gen)
 {
-	const char *ev;
 	stq_reading r;
 	int rc = stq_open(st, id, &r);
 
@@ -106,19 +130,15 @@ int st_event_pick(st_store *st, int64_t id, const char *want, char **name, char 
 	stq_end_snapshot(&r);
 	if (gen)
 		*gen = pe_model_gen(r.m);
-	rc = -1;
-	if (pe_event_pick(r.m, want, &ev) < 0)
-		goto out;
-	if (ev || !want) {
-		rc = ev && !(*name = strdup(ev)) ? -1 : 0;
-		goto out;
-	}
-	rc = 2;
-	if (names && !(*names = pe_event_names(r.m)))
-		rc = -1;
-out:
+	rc = event_pick_in(r.m, want, name, names);
 	stq_close(&r);
 	return rc;
+}
+
+int st_finishing_event(st_finishing *f, const char *want, char **name)
+{
+	*name = NULL;
+	return event_pick_in(f->m, want, name, NULL);
 }
 
 int st_fold(st_store *st, int64_t id, const st_fold_filter *f, st_fold_cb cb, void *ctx)
@@ -147,6 +167,20 @@ int st_flame(st_store *st, int64_t id, const st_fold_filter *f, int by_samples,
 	rc = pe_flame(r.m, f, sel, by_samples, cb, ctx);
 	pe_selection_free(sel);
 	stq_close(&r);
+	return rc;
+}
+
+int st_finishing_flame(st_finishing *f, const st_fold_filter *ff, int by_samples,
+		       const st_tree_cb *cb, void *ctx)
+{
+	pe_blocks none = { NULL, NULL };	/* its blocks are not readable yet */
+	pe_selection *sel;
+	int rc;
+
+	if (pe_select(f->m, ff, &none, &sel) < 0)
+		return -1;
+	rc = pe_flame(f->m, ff, sel, by_samples, cb, ctx);
+	pe_selection_free(sel);
 	return rc;
 }
 

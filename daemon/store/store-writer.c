@@ -5,7 +5,10 @@
  * (so parsing and storing overlap on two cores) and fills the profile's
  * model from the same rows; the aggregate goes with the summary at the
  * end, and the model, sealed, into the store's cache: the first question
- * after ready is answered without reading the profile back.
+ * after ready is answered without reading the profile back. Beside that
+ * last transaction the prepare hook makes answers from the sealed model,
+ * kept the moment the profile is ready; until the model is in the cache a
+ * question about the profile waits for it (stw_await_finish).
  */
 #include "config.h"
 
@@ -48,6 +51,17 @@ struct st_writer {
 	/* the profile's model, filled from the rows; NULL once it cannot be */
 	pthread_mutex_t model_lock;
 	pe_model *model;
+	st_writer *next_finishing;	/* in st->finishing while it finishes */
+	/* the prepare hook while it finishes (st->hook_lock held), what its
+	 * make() made and how long that took */
+	int hooked;
+	st_prepare_hook hook;
+	void *made;
+	uint64_t prepare_ns;
+	/* the finishing thread's progress (under lock): the model sealed (or
+	 * freed), the hook's answers made */
+	pthread_cond_t sealed_cv;
+	int sealed, made_done;
 };
 
 static uint64_t now_ns(void)
@@ -232,6 +246,7 @@ st_writer *st_writer_begin(st_store *st, int64_t id)
 	pthread_mutex_init(&w->model_lock, NULL);
 	pthread_cond_init(&w->more, NULL);
 	pthread_cond_init(&w->room, NULL);
+	pthread_cond_init(&w->sealed_cv, NULL);
 	if (!(w->b = pe_builder_new()) || !(w->pw = st->ops->writer_begin(st->p, id))) {
 		if (!w->b)
 			log_warn("msg=\"out of memory\" what=\"writer\" profile=%lld", (long long)id);
@@ -256,6 +271,7 @@ static void writer_free(st_writer *w)
 	pthread_mutex_destroy(&w->model_lock);
 	pthread_cond_destroy(&w->more);
 	pthread_cond_destroy(&w->room);
+	pthread_cond_destroy(&w->sealed_cv);
 	free(w);
 }
 
@@ -308,17 +324,165 @@ static void model_agg(st_writer *w)
 		}
 }
 
-/* The model sealed, with the name order the first flame graph needs
- * (a thread beside the backend's last transaction); freed on failure. */
-static void *model_seal(void *arg)
+/* From before the last transaction until the model is in the cache (or
+ * the finish failed): the parse is finishing. */
+static void finishing_begin(st_writer *w)
+{
+	pthread_mutex_lock(&w->st->finish_lock);
+	w->next_finishing = w->st->finishing;
+	w->st->finishing = w;
+	pthread_mutex_unlock(&w->st->finish_lock);
+}
+
+static void finishing_end(st_writer *w)
+{
+	st_writer **pp;
+
+	pthread_mutex_lock(&w->st->finish_lock);
+	for (pp = &w->st->finishing; *pp; pp = &(*pp)->next_finishing)
+		if (*pp == w) {
+			*pp = w->next_finishing;
+			pthread_cond_broadcast(&w->st->finished);
+			break;
+		}
+	pthread_mutex_unlock(&w->st->finish_lock);
+}
+
+/* Under finish_lock. */
+static int finishing(st_store *st, int64_t id)
+{
+	st_writer *w;
+
+	for (w = st->finishing; w; w = w->next_finishing)
+		if (w->id == id)
+			return 1;
+	return 0;
+}
+
+int stw_finishing(st_store *st, int64_t id)
+{
+	int rc;
+
+	pthread_mutex_lock(&st->finish_lock);
+	rc = finishing(st, id);
+	pthread_mutex_unlock(&st->finish_lock);
+	return rc;
+}
+
+void stw_await_finish(st_store *st, int64_t id)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ST_FINISH_WAIT_S;
+	pthread_mutex_lock(&st->finish_lock);
+	while (finishing(st, id))
+		if (pthread_cond_timedwait(&st->finished, &st->finish_lock, &until))
+			break;	/* waited long enough: read it back */
+	pthread_mutex_unlock(&st->finish_lock);
+}
+
+/* The prepare hook of this finish, held until prepare_end. */
+static void prepare_begin(st_writer *w)
+{
+	pthread_rwlock_rdlock(&w->st->hook_lock);
+	w->hooked = 1;
+	w->hook = w->st->hook;
+}
+
+/* What the hook made, kept for the profile ready as generation gen. */
+static void prepare_keep(st_writer *w, int64_t gen)
+{
+	if (w->made)
+		w->hook.keep(w->hook.ctx, w->id, gen, w->made);
+	w->made = NULL;
+}
+
+static void prepare_end(st_writer *w)
+{
+	if (w->made)
+		w->hook.drop(w->hook.ctx, w->made);
+	w->made = NULL;
+	if (w->hooked)
+		pthread_rwlock_unlock(&w->st->hook_lock);
+	w->hooked = 0;
+}
+
+static void progress(st_writer *w, int *flag)
+{
+	pthread_mutex_lock(&w->lock);
+	*flag = 1;
+	pthread_cond_broadcast(&w->sealed_cv);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/* The model sealed, with the name order the first flame graph needs, then
+ * the prepare hook's answers made from it (a thread beside the backend's
+ * last transaction); the model is freed on failure. */
+static void *model_finish(void *arg)
 {
 	st_writer *w = arg;
+	st_finishing f;
+	uint64_t t0;
 
 	if (pe_model_seal(w->model) < 0 || pe_model_order_names(w->model) < 0) {
 		pe_model_free(w->model);
 		w->model = NULL;
 	}
+	progress(w, &w->sealed);
+	if (w->model && w->hook.make) {
+		t0 = now_ns();
+		f.m = w->model;
+		w->made = w->hook.make(w->hook.ctx, &f);
+		w->prepare_ns = now_ns() - t0;
+	}
+	progress(w, &w->made_done);
 	return NULL;
+}
+
+/* Once the finishing thread sealed the model: 1 when the hook's answers
+ * are made too, 0 while they are still being made. */
+static int sealed_wait(st_writer *w)
+{
+	int made;
+
+	pthread_mutex_lock(&w->lock);
+	while (!w->sealed)
+		pthread_cond_wait(&w->sealed_cv, &w->lock);
+	made = w->made_done;
+	pthread_mutex_unlock(&w->lock);
+	return made;
+}
+
+/* After the last transaction: the model into the cache for the profile
+ * ready as generation gen (0: not ready, or the backend does not say),
+ * and the hook's answers kept before it - unless they are still being made
+ * once the model is sealed: then the profile's questions are not held for
+ * them, and they are kept when done. finisher: the finishing thread, NULL
+ * when it ran here. */
+static void place(st_writer *w, int64_t gen, pthread_t *finisher)
+{
+	int placed = 0;
+
+	if (finisher && !sealed_wait(w) && gen > 0 && w->model) {
+		pe_model_set_gen(w->model, gen);
+		pe_cache_put(w->st->cache, w->model);	/* our reference stays */
+		placed = 1;
+		finishing_end(w);	/* the answers are late: questions go on */
+	}
+	if (finisher)
+		pthread_join(*finisher, NULL);
+	w->times.prepare_ns = w->prepare_ns;
+	if (gen > 0 && w->model) {
+		pe_model_set_gen(w->model, gen);
+		prepare_keep(w, gen);
+		if (!placed)
+			pe_cache_put(w->st->cache, w->model);
+		pe_cache_release(w->st->cache, w->model);
+		w->model = NULL;
+	}
+	prepare_end(w);
+	finishing_end(w);
 }
 
 int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
@@ -344,25 +508,24 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 			 (long long)w->id, PE_MAX_LEAF_ADDRS,
 			 (unsigned long long)pe_builder_leaf_dropped(w->b));
 	model_agg(w);
-	if (w->model && pthread_create(&sealer, NULL, model_seal, w) != 0)
-		model_seal(w);
-	else if (w->model)
+	if (w->model) {
+		finishing_begin(w);
+		prepare_begin(w);
+	}
+	if (w->model && pthread_create(&sealer, NULL, model_finish, w) != 0) {
+		w->hook.make = NULL;	/* made here, they would hold ready back */
+		model_finish(w);
+	} else if (w->model) {
 		sealing = 1;
+	}
 	t0 = now_ns();
 	agg = pe_builder_agg(w->b, &n);
 	w->times.agg_ns += now_ns() - t0;
 	w->times.generation = 0;
 	rc = w->st->ops->writer_finish(w->pw, agg, n, x, &w->times);
 	w->pw = NULL;
-	if (sealing)
-		pthread_join(sealer, NULL);
 	/* a backend that says which generation it made gets its model cached */
-	if (rc == 0 && w->model && w->times.generation > 0) {
-		pe_model_set_gen(w->model, w->times.generation);
-		pe_cache_put(w->st->cache, w->model);
-		pe_cache_release(w->st->cache, w->model);
-		w->model = NULL;
-	}
+	place(w, rc == 0 ? w->times.generation : 0, sealing ? &sealer : NULL);
 	goto out;
 fail:
 	stop_thread(w, 1);

@@ -72,6 +72,9 @@ st_store *st_open_with(const char *where, const st_options *opt, char *err, size
 		return NULL;
 	}
 	st->ops = ops;
+	pthread_mutex_init(&st->finish_lock, NULL);
+	pthread_cond_init(&st->finished, NULL);
+	pthread_rwlock_init(&st->hook_lock, NULL);
 	atomic_init(&st->backfilling, 0);
 	atomic_init(&st->backfill_done, 0);
 	atomic_init(&st->backfill_below, 0);
@@ -90,7 +93,20 @@ void st_close(st_store *st)
 	if (st->p)
 		st->ops->close(st->p);
 	pe_cache_free(st->cache);
+	pthread_cond_destroy(&st->finished);
+	pthread_mutex_destroy(&st->finish_lock);
+	pthread_rwlock_destroy(&st->hook_lock);
 	free(st);
+}
+
+void st_set_prepare_hook(st_store *st, const st_prepare_hook *h)
+{
+	pthread_rwlock_wrlock(&st->hook_lock);
+	if (h)
+		st->hook = *h;
+	else
+		memset(&st->hook, 0, sizeof(st->hook));
+	pthread_rwlock_unlock(&st->hook_lock);
 }
 
 int st_ping(st_store *st)

@@ -450,6 +450,8 @@ typedef struct st_write_times {
 	uint64_t blocks, commits;
 	int64_t generation;	/* the parse generation the finish made (0: the
 				   backend does not say; its model is not cached) */
+	uint64_t prepare_ns;	/* the prepare hook's answers (beside the last
+				   transaction) */
 } st_write_times;
 /* A dso of the recording with its build-id (hex), as st_profile_dsos_set
  * will note it: the model of the profile kept in memory after the finish
@@ -461,6 +463,37 @@ int st_writer_dso(st_writer *w, const char *path, const char *build_id_hex);
 int st_writer_finish(st_writer *w, const st_summary *s, st_write_times *times);
 /* Rolls back and frees w. */
 void st_writer_abort(st_writer *w);
+
+/* ---- answers made while a parse finishes ---------------------------------- */
+
+/* The sealed model of a parse that is finishing: its profile is not ready
+ * yet. */
+typedef struct st_finishing st_finishing;
+
+/* Answers made from a parse's model beside the backend's last transaction
+ * and kept the moment the profile is ready, before its model goes into the
+ * cache (questions that find the profile ready meanwhile wait): the first
+ * questions find them made. Answers not made by the end of that
+ * transaction hold nothing back: the model goes into the cache first and
+ * keep() comes when they are done. make() runs on a thread of the
+ * writer's and returns what it made (NULL: nothing); then keep() (the
+ * profile is ready as parse generation gen) or drop() (it is not) takes
+ * that, on the parsing thread; keep() must not ask the store about the
+ * profile. Only when the model stays in memory (backends that say the
+ * generation). */
+typedef struct st_prepare_hook {
+	void *(*make)(void *ctx, st_finishing *f);
+	void (*keep)(void *ctx, int64_t id, int64_t gen, void *made);
+	void (*drop)(void *ctx, void *made);
+	void *ctx;
+} st_prepare_hook;
+/* Sets the hook (NULL: none); returns once no parse uses the one before. */
+void st_set_prepare_hook(st_store *st, const st_prepare_hook *h);
+/* As st_event_pick (without the list of names) and st_flame, on the model
+ * of a finishing parse. */
+int st_finishing_event(st_finishing *f, const char *want, char **name);
+int st_finishing_flame(st_finishing *f, const st_fold_filter *ff, int by_samples,
+		       const st_tree_cb *cb, void *ctx);
 
 /* ---- debuginfo index and re-symbolization -------------------------------- */
 

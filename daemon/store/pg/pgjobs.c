@@ -208,6 +208,23 @@ int pgj_finish(PGconn *conn, const pgj_job *job, char *err, size_t errlen)
 	return ended(conn, job, rc, "2", err, errlen);
 }
 
+int pgj_generation(PGconn *conn, const pgj_job *job, int64_t *gen, char *err, size_t errlen)
+{
+	job_params p;
+	PGresult *r;
+	int rc;
+
+	*gen = 0;
+	params_of(&p, job);
+	r = PQexecParams(conn, "SELECT generation FROM profiles WHERE id = $1 AND attempt = $2"
+			 " AND status = 2", 2, NULL, p.v, NULL, NULL, 0);
+	rc = pgc_check(r, PGRES_TUPLES_OK, "reading the generation", err, errlen);
+	if (rc == 0 && PQntuples(r) == 1)
+		*gen = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+	PQclear(r);
+	return rc;
+}
+
 int pgj_fail(PGconn *conn, const pgj_job *job, const char *msg, int64_t offset,
 	     int64_t parse_ms, char *err, size_t errlen)
 {

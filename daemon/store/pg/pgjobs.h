@@ -81,6 +81,10 @@ int pgj_ended(PGconn *conn, const pgj_job *job, int status, char *err, size_t er
  * and its generation one more (answers cached under the old one are
  * stale). PGJ_OK (also when a retried commit had done it) or PGJ_FENCED. */
 int pgj_finish(PGconn *conn, const pgj_job *job, char *err, size_t errlen);
+/* After pgj_finish, in the same transaction: the generation it made, or
+ * 0 when the job is no longer this attempt's (a later one started). 0 or
+ * -1 with err. */
+int pgj_generation(PGconn *conn, const pgj_job *job, int64_t *gen, char *err, size_t errlen);
 /* The parse failed: `msg` at byte `offset`, after parse_ms. As pgj_finish. */
 int pgj_fail(PGconn *conn, const pgj_job *job, const char *msg, int64_t offset,
 	     int64_t parse_ms, char *err, size_t errlen);

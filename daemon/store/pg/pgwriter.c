@@ -92,6 +92,7 @@ struct st_persist_writer {
 	const batch *tx;
 	const st_summary *sum;
 	int applied;
+	int64_t gen;		/* the generation the finish made (0: unknown) */
 	uint64_t fence_ns, body_ns;
 };
 
@@ -554,13 +555,14 @@ static int finish_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 	int rc;
 
 	w->applied = 0;
+	w->gen = 0;
 	rc = fence(w, conn, err, errlen);
 	if (rc < 0 && w->fenced &&
 	    pgj_ended(conn, &w->job, ST_READY, err, errlen) == PGJ_OK) {
 		/* this very finish committed before its answer was lost */
 		w->fenced = 0;
 		w->applied = 1;
-		return 0;
+		return pgj_generation(conn, &w->job, &w->gen, err, errlen);
 	}
 	if (rc == 1)
 		snprintf(err, errlen, "the last batch counted already, yet the job is not ready");
@@ -601,7 +603,10 @@ static int finish_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 		w->fenced = 1;
 		snprintf(err, errlen, "fenced");
 	}
-	return rc == PGJ_OK ? 0 : -1;
+	if (rc != PGJ_OK)
+		return -1;
+	/* the node's model of the parse is kept under it (store-writer.c) */
+	return pgj_generation(conn, &w->job, &w->gen, err, errlen);
 }
 
 int pg_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
@@ -635,8 +640,10 @@ int pg_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
 	w->sum = s;
 	t0 = now_ns();
 	rc = writer_txn(w, "finishing a parse", finish_body);
-	if (rc == 0)
+	if (rc == 0) {
 		add_times(w, t0, t);
+		t->generation = w->gen;
+	}
 out:
 	if (rc == 0) {
 		pg_held_drop(w->p, w->job.id);
