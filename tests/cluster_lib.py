@@ -11,7 +11,10 @@ The checks, in order:
      the job when its lease runs out and finishes it with perf's count of
      samples; then the same job parsed again, its node frozen (SIGSTOP)
      past its lease: another node finishes it, and the frozen one, woken,
-     finds its writes refused and abandons the parse;
+     finds its writes refused and abandons the parse; a session of ours
+     stopped in the middle of a COPY with a job's row locked (what a node
+     frozen mid-write leaves, which the server never times out) is ended
+     by the nodes, and the row is free again;
   3. PostgreSQL restarted while uploads arrive and parse: every
      acknowledged upload ends ready, the nodes reconnect by themselves;
   4. a node started later, with jobs queued, takes one at once.
@@ -21,6 +24,7 @@ import os
 import re
 import shutil
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -306,6 +310,45 @@ def check_freeze(cl, pid):
         " parse" % (frozen.name, pid, done_by.name, time.time() - t0, frozen.name))
 
 
+def check_stalled_copy(cl, pid):
+    """2c. A session named as the nodes' own, in a transaction holding
+    profile pid's row, stopped in a COPY waiting for data (as a node
+    frozen mid-write): the nodes end it within two leases and a little."""
+    env = dict(os.environ, PGAPPNAME="perfhubd")
+    psql = subprocess.Popen([os.path.join(pg_harness.bindir(), "psql"), "-X", "-q",
+                             "-d", cl.uri], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, env=env)
+    logs0 = {n.name: len(n.read_log()) for n in cl.alive()}
+    t0 = time.time()
+    try:
+        psql.stdin.write(b"BEGIN;\nSELECT id FROM profiles WHERE id = %d FOR UPDATE;\n"
+                         b"COPY comms FROM STDIN;\n" % pid)
+        psql.stdin.flush()	# and nothing more: the COPY waits for its client
+        deadline, ended = time.time() + 60, []
+        while time.time() < deadline and not ended:
+            ended = [n.name for n in cl.alive()
+                     if "stalled sessions ended" in n.read_log()[logs0[n.name]:]]
+            time.sleep(0.1)
+        took = time.time() - t0
+        H.check(ended, "no node ended the session stalled in a COPY in 60 s")
+        # psql learns it when it sends the rest of the COPY
+        psql.stdin.write(b"\\.\n")
+        psql.stdin.close()
+        psql.wait(timeout=30)
+        err = psql.stderr.read().decode(errors="replace")
+        H.check("terminat" in err, "the stalled session ended otherwise: %r" % err)
+        # the row is free: a rename goes through at once
+        st, _ = cl.alive()[0].json("PATCH", "/api/v1/profiles/%d" % pid, b'{"name": "freed"}',
+                                   {"Content-Type": "application/json"})
+        H.check(st == 200, "PATCH after the stalled session: %s" % st)
+        log("2c. a session stopped in a COPY with profile %d's row locked was ended by %s"
+            " after %.1f s; the row is free again" % (pid, ", ".join(ended), took))
+    finally:
+        if psql.poll() is None:
+            psql.kill()
+            psql.wait()
+
+
 def check_pg_restart(cl):
     """3. PostgreSQL restarted during ingest."""
     nodes = cl.alive()
@@ -448,6 +491,7 @@ def run(spool_kind):
         check_spread(cl, files)
         big_id = check_kill9(cl, big)
         check_freeze(cl, big_id)
+        check_stalled_copy(cl, big_id)
         check_pg_restart(cl)
         check_late_node(cl)
         ok = True

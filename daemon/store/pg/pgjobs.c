@@ -287,6 +287,67 @@ int pgj_requeue_expired(PGconn *conn, int *requeued, int *failed, char *err, siz
 	return PGJ_OK;
 }
 
+/* The sighting of session pid in the COPY started at `since`, in seen. */
+static int stall_find(const pgj_stalls *seen, int pid, const char *since)
+{
+	size_t i;
+
+	for (i = 0; i < seen->n; i++)
+		if (seen->s[i].pid == pid && !strcmp(seen->s[i].since, since))
+			return (int)i;
+	return -1;
+}
+
+int pgj_end_stalled_copies(PGconn *conn, pgj_stalls *seen, int64_t now_ms, int64_t stall_ms,
+			   int *ended, char *err, size_t errlen)
+{
+	pgj_stalls now = { .n = 0 };
+	PGresult *r;
+	int i, n;
+
+	*ended = 0;
+	/* our sessions (same user and application) inside a COPY, waiting
+	 * for their client to send more */
+	r = PQexec(conn, "SELECT pid, query_start::text FROM pg_stat_activity"
+		   " WHERE datname = current_database() AND usename = current_user"
+		   " AND application_name = current_setting('application_name')"
+		   " AND pid <> pg_backend_pid() AND state = 'active'"
+		   " AND wait_event = 'ClientRead' AND query ILIKE 'COPY %'"
+		   " AND query_start IS NOT NULL");
+	if (pgc_check(r, PGRES_TUPLES_OK, "looking for stalled sessions", err, errlen) < 0) {
+		PQclear(r);
+		return PGJ_ERR;
+	}
+	n = PQntuples(r);
+	for (i = 0; i < n && now.n < PGJ_MAX_STALLS; i++) {
+		int pid = atoi(PQgetvalue(r, i, 0)), k;
+		const char *since = PQgetvalue(r, i, 1);
+
+		now.s[now.n].pid = pid;
+		snprintf(now.s[now.n].since, sizeof(now.s[now.n].since), "%s", since);
+		k = stall_find(seen, pid, now.s[now.n].since);
+		now.s[now.n].first_ms = k < 0 ? now_ms : seen->s[k].first_ms;
+		now.n++;
+	}
+	PQclear(r);
+	*seen = now;	/* a session not seen so this time starts again */
+	for (i = 0; i < (int)seen->n; i++) {
+		char pid[ID_TEXT];
+		const char *v[1] = { pid };
+
+		if (now_ms - seen->s[i].first_ms < stall_ms)
+			continue;
+		snprintf(pid, sizeof(pid), "%d", seen->s[i].pid);
+		r = PQexecParams(conn, "SELECT pg_terminate_backend($1::integer)", 1, NULL, v, NULL,
+				 NULL, 0);
+		if (PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 &&
+		    !strcmp(PQgetvalue(r, 0, 0), "t"))
+			(*ended)++;
+		PQclear(r);
+	}
+	return PGJ_OK;
+}
+
 int pgj_notify(PGconn *conn, char *err, size_t errlen)
 {
 	return pgc_exec(conn, "NOTIFY " PGJ_CHANNEL, err, errlen) < 0 ? PGJ_ERR : PGJ_OK;

@@ -96,6 +96,28 @@ int pgj_requeue(PGconn *conn, const pgj_job *job, char *err, size_t errlen);
  * OUT: how many were queued again and how many failed (may be NULL). */
 int pgj_requeue_expired(PGconn *conn, int *requeued, int *failed, char *err, size_t errlen);
 
+/*
+ * A node stopped in the middle of a COPY (frozen, swapped out) keeps its
+ * transaction and the job's row locked, so no lease of it can be put back:
+ * the server cancels no statement that waits for its client
+ * (statement_timeout is not served in a COPY's read) and such a session is
+ * not idle. Called by every node's keeper now and then: a session of ours
+ * seen waiting for its client in the same COPY for stall_ms is ended
+ * (pg_terminate_backend; the only interrupt served there). `seen` carries
+ * the sightings from call to call. *ended: how many were ended.
+ */
+#define PGJ_MAX_STALLS 32
+typedef struct pgj_stalls {
+	struct {
+		int pid;
+		char since[48];		/* the COPY's query_start */
+		int64_t first_ms;	/* when first seen so */
+	} s[PGJ_MAX_STALLS];
+	size_t n;
+} pgj_stalls;
+int pgj_end_stalled_copies(PGconn *conn, pgj_stalls *seen, int64_t now_ms, int64_t stall_ms,
+			   int *ended, char *err, size_t errlen);
+
 /* NOTIFY the workers (inside a transaction: at its commit). */
 int pgj_notify(PGconn *conn, char *err, size_t errlen);
 /* LISTEN on this connection to both channels (again after every

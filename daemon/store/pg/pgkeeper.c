@@ -234,11 +234,33 @@ static int renew_all(st_persist *p, PGconn *conn, char *err, size_t errlen)
 	return 0;
 }
 
+/* Sessions of a stalled node ended; how many (-1 could not look). */
+static int end_stalls(PGconn *conn, pgj_stalls *stalls, int64_t now, int64_t stall_ms)
+{
+	char err[512];
+	int ended = 0;
+
+	if (pgj_end_stalled_copies(conn, stalls, now, stall_ms, &ended, err, sizeof(err)) != PGJ_OK) {
+		log_warn("msg=\"postgresql: stalled sessions\" error=\"%s\"", err);
+		return -1;
+	}
+	if (ended)
+		log_warn("msg=\"postgresql: stalled sessions ended\" sessions=%d reason=\"in a COPY"
+			 " its client sent nothing to for %lld ms (a node stopped mid-write"
+			 " holds its job's row)\"", ended, (long long)stall_ms);
+	return ended;
+}
+
 static void *keeper(void *arg)
 {
 	st_persist *p = arg;
 	int64_t renew_ms = (int64_t)p->lease_s * 1000 / 3, requeue_ms = (int64_t)p->lease_s * 500;
 	int64_t next_renew = 0, next_requeue = 0;
+	/* a COPY stalled by its client this long ends (pgj_end_stalled_copies):
+	 * two leases, and never sooner than an idle transaction would */
+	int64_t stall_ms = (int64_t)p->lease_s * 2000 > PG_IDLE_IN_TXN_MIN_S * 1000 ?
+			   (int64_t)p->lease_s * 2000 : PG_IDLE_IN_TXN_MIN_S * 1000;
+	pgj_stalls *stalls = calloc(1, sizeof(*stalls));
 	char err[512];
 	const struct timespec pause = { 1, 0 };
 	pgc *c = NULL;
@@ -292,7 +314,10 @@ static void *keeper(void *arg)
 			else if (requeued || failed)
 				log_info("msg=\"expired leases\" requeued=%d failed=%d", requeued,
 					 failed);
-			next_requeue = now + requeue_ms;
+			if (stalls && end_stalls(conn, stalls, now, stall_ms) > 0)
+				next_requeue = now;	/* their rows are free: look again */
+			else
+				next_requeue = now + requeue_ms;
 		}
 		now = now_ms();
 		wait = (next_renew < next_requeue ? next_renew : next_requeue) - now;
@@ -305,6 +330,7 @@ static void *keeper(void *arg)
 			listening = 0;	/* reconnect, listen again, look again */
 	}
 	pgc_close(c);
+	free(stalls);
 	return NULL;
 }
 
