@@ -59,6 +59,10 @@ struct pd_foldcache {
 	fc_dso *dsos;
 	fc_comm *comms;
 	uint32_t ids[FC_MAX_REAL + 1];	/* the stack being folded */
+	/* the folded name of an address no map covers, per cpumode (user,
+	 * kernel), + 1; 0 until asked: a callchain through code built
+	 * without frame pointers holds many such words, each seen once */
+	uint32_t unmapped_id[2];
 	pd_foldcache_stats stats;
 };
 
@@ -187,12 +191,19 @@ static int frame_id(pd_foldcache *c, uint32_t pid, uint32_t tid, uint64_t ip, in
 	uint64_t off = 0, serial;
 	fc_dso *d = NULL;
 	pd_frame fr;
+	int unmapped;
 
 	if (e->used && e->ip == ip && e->pid == key && e->cpumode == cpumode && e->gen >= stamp) {
 		*id = e->id;
 		return 0;
 	}
-	serial = pd_symbolize_where(c->sym, pid, tid, ip, cpumode, &off);
+	serial = pd_symbolize_where(c->sym, pid, tid, ip, cpumode, &off, &unmapped);
+	if (unmapped && c->unmapped_id[cpumode == PD_MISC_KERNEL]) {
+		/* not stored in the frame cache: the word comes back rarely,
+		 * and would push out an address that does */
+		*id = c->unmapped_id[cpumode == PD_MISC_KERNEL] - 1;
+		return 0;
+	}
 	if (serial) {
 		d = &c->dsos[mix(serial << 8 | (uint64_t)cpumode, off) & (FC_DSO_SLOTS - 1)];
 		if (d->serial == serial && d->off == off && d->cpumode == cpumode) {
@@ -203,6 +214,8 @@ static int frame_id(pd_foldcache *c, uint32_t pid, uint32_t tid, uint64_t ip, in
 	if (pd_symbolize_ip(c->sym, pid, tid, ip, cpumode, &fr) < 0 ||
 	    pd_fold_frame_id(c->fold, &fr, id) < 0)
 		return -1;
+	if (unmapped && *id < UINT32_MAX)
+		c->unmapped_id[cpumode == PD_MISC_KERNEL] = *id + 1;
 	/* a name that depends on the offset is not a function of the symbol */
 	if (d && !(fr.sym && strstr(fr.sym, " (")) && !(fr.dso && strpbrk(fr.dso, " \t")))
 		*d = (fc_dso){ .serial = serial, .off = off, .id = *id, .cpumode = (uint8_t)cpumode };

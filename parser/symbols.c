@@ -51,6 +51,18 @@ typedef struct inl_slot {
 	const char *names[INL_SLOT_NAMES];
 } inl_slot;
 
+#define DSO_MEMO_SLOTS 512	/* mapped-file memo slots (a power of 2) */
+
+/* A remembered pd_dso_get answer for a mapped file: a build maps the
+ * same few files into thousands of processes. Holds a reference. */
+typedef struct dso_slot {
+	uint64_t hash;		/* 0 = empty */
+	char *path;
+	uint8_t id[20];
+	uint8_t size;
+	pd_dso *dso;
+} dso_slot;
+
 typedef struct bid_entry {
 	char *path;
 	uint8_t id[20];
@@ -79,7 +91,14 @@ struct pd_symbolizer {
 	size_t cap_frames;
 	sym_slot *syms;		/* SYM_SLOTS, direct mapped; NULL = none */
 	inl_slot *inls;		/* INL_SLOTS, made at the first dwarf sample */
+	dso_slot *dsos;		/* DSO_MEMO_SLOTS, made at the first mapped file */
 	uint64_t generation;
+	/* the map pd_symbolize_where found last, for the pd_symbolize_ip
+	 * that often follows it */
+	const pd_map *where_map;
+	const pd_thread *where_th;
+	uint64_t where_ip, where_gen;
+	int where_cpumode;
 	/* generations of the last change that reaches every thread's stacks:
 	 * kernel maps, and everything else (build-ids) */
 	uint64_t kernel_stamp, global_stamp;
@@ -333,6 +352,12 @@ void pd_symbolizer_free(pd_symbolizer *s)
 	free(s->frames);
 	free(s->syms);
 	free(s->inls);
+	for (i = 0; s->dsos && i < DSO_MEMO_SLOTS; i++)
+		if (s->dsos[i].hash) {
+			free(s->dsos[i].path);
+			pd_dso_put(s->cache, s->dsos[i].dso);
+		}
+	free(s->dsos);
 	free(s->ips);
 	unwind_free(s->unwinder);
 	free(s->kallsyms);
@@ -410,6 +435,51 @@ static int is_no_dso(const char *f)
 #define MAP_HUGETLB_FLAG 0x40000
 #define PROT_EXEC_FLAG 4
 
+/* pd_dso_get of a mapped ELF file through the memo (within one
+ * recording a path and build-id name one file; the cache's key also
+ * formats the search paths and stats the file). */
+static pd_dso *mapped_dso(pd_symbolizer *s, const char *path, const uint8_t *bid,
+			  size_t bid_size)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+	const char *p;
+	dso_slot *e;
+	pd_dso *d;
+	size_t i;
+
+	if (bid_size > sizeof(e->id))
+		bid_size = sizeof(e->id);
+	for (p = path; *p; p++)
+		h = (h ^ (uint8_t)*p) * 0x100000001b3ULL;
+	for (i = 0; i < bid_size; i++)
+		h = (h ^ bid[i]) * 0x100000001b3ULL;
+	h = (h ^ bid_size) | 1;
+	if (!s->dsos && !(s->dsos = calloc(DSO_MEMO_SLOTS, sizeof(*s->dsos))))
+		return pd_dso_get(s->cache, PD_DSO_ELF, path, bid, bid_size, &s->paths);
+	e = &s->dsos[(h ^ h >> 29) & (DSO_MEMO_SLOTS - 1)];
+	if (e->hash == h && e->size == bid_size && !strcmp(e->path, path) &&
+	    !memcmp(e->id, bid, bid_size)) {
+		pd_dso_ref(s->cache, e->dso);
+		return e->dso;
+	}
+	d = pd_dso_get(s->cache, PD_DSO_ELF, path, bid, bid_size, &s->paths);
+	if (!d)
+		return NULL;
+	if (e->hash) {
+		free(e->path);
+		pd_dso_put(s->cache, e->dso);
+		e->hash = 0;
+	}
+	if ((e->path = strdup(path))) {
+		e->hash = h;
+		memcpy(e->id, bid, bid_size);
+		e->size = (uint8_t)bid_size;
+		e->dso = d;
+		pd_dso_ref(s->cache, d);
+	}
+	return d;
+}
+
 static int user_mmap(pd_symbolizer *s, const pd_record *r)
 {
 	const pd_mmap *m = &r->u.mmap;
@@ -460,8 +530,7 @@ static int user_mmap(pd_symbolizer *s, const pd_record *r)
 		if (s->build_id_only && bid_size < SYM_MIN_BUILD_ID)
 			bid_size = 0;
 		if ((m->filename[0] == '/' && !s->build_id_only) || bid_size)
-			map.dso = pd_dso_get(s->cache, PD_DSO_ELF, m->filename, bid, bid_size,
-					     &s->paths);
+			map.dso = mapped_dso(s, m->filename, bid, bid_size);
 	}
 	return pd_maps_insert(th->maps, &map);
 }
@@ -651,11 +720,10 @@ static const pd_map *frame_map(pd_symbolizer *s, pd_thread *th, uint64_t ip, int
 	return map;
 }
 
-/* Name one address of thread th as a frame. */
-static void fill_frame(pd_symbolizer *s, pd_frame *f, pd_thread *th, uint64_t ip, int cpumode)
+/* Name one address of thread th, in map (frame_map's), as a frame. */
+static void fill_frame_in(pd_symbolizer *s, pd_frame *f, const pd_map *map, uint64_t ip,
+			  int cpumode)
 {
-	const pd_map *map = frame_map(s, th, ip, cpumode);
-
 	memset(f, 0, sizeof(*f));
 	f->ip = ip;
 	f->dso_off = ip;
@@ -680,6 +748,11 @@ static void fill_frame(pd_symbolizer *s, pd_frame *f, pd_thread *th, uint64_t ip
 	}
 }
 
+static void fill_frame(pd_symbolizer *s, pd_frame *f, pd_thread *th, uint64_t ip, int cpumode)
+{
+	fill_frame_in(s, f, frame_map(s, th, ip, cpumode), ip, cpumode);
+}
+
 static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, int cpumode)
 {
 	if (*n == s->cap_frames) {
@@ -696,11 +769,17 @@ static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, i
 }
 
 uint64_t pd_symbolize_where(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip,
-			    int cpumode, uint64_t *dso_off)
+			    int cpumode, uint64_t *dso_off, int *unmapped)
 {
 	pd_thread *th = cpumode == PD_MISC_USER ? pd_threads_findnew(s->threads, pid, tid) : NULL;
 	const pd_map *map = frame_map(s, th, ip, cpumode);
 
+	s->where_map = map;
+	s->where_th = th;
+	s->where_ip = ip;
+	s->where_cpumode = cpumode;
+	s->where_gen = s->generation;
+	*unmapped = !map;
 	if (!map || !map->dso || map->fixed_sym)
 		return 0;
 	*dso_off = map->identity ? ip : ip - map->start + map->pgoff;
@@ -714,7 +793,12 @@ int pd_symbolize_ip(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip, i
 
 	if (!th && cpumode == PD_MISC_USER)
 		return -1;
-	fill_frame(s, out, th, ip, cpumode);
+	/* nothing changed since pd_symbolize_where found its map */
+	if (s->where_gen == s->generation && s->where_ip == ip && s->where_cpumode == cpumode &&
+	    (cpumode != PD_MISC_USER || s->where_th == th))
+		fill_frame_in(s, out, s->where_map, ip, cpumode);
+	else
+		fill_frame(s, out, th, ip, cpumode);
 	return 0;
 }
 

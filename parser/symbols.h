@@ -126,9 +126,11 @@ int pd_symbolize_ip(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip, i
 /* Where pd_symbolize_ip would look the address up: the serial of the
  * dso (never reused by the cache, so a frame's name is a function of
  * serial, offset and cpumode), 0 when the address has no symbol table;
- * *dso_off the offset in it. */
+ * *dso_off the offset in it; *unmapped 1 when no map covers the address
+ * at all (pd_symbolize_ip names it with neither symbol nor dso), else 0.
+ * A pd_symbolize_ip of the same address next reuses the map found here. */
 uint64_t pd_symbolize_where(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip,
-			    int cpumode, uint64_t *dso_off);
+			    int cpumode, uint64_t *dso_off, int *unmapped);
 
 /* The comm of thread pid/tid as pd_symbolize gives it for a sample now
  * (valid until the next record changes it). */
