@@ -636,11 +636,6 @@ uint64_t pd_fold_total(const pd_fold *f)
 
 /* ---- lines -------------------------------------------------------------- */
 
-typedef struct fold_line {
-	const char *s;
-	uint64_t count;
-} fold_line;
-
 /* The byte order of two stacks' lines, read from their ids: the lines
  * agree up to the first id where the stacks differ (names are interned),
  * and from there are walked a byte at a time, a name's end read as the
@@ -683,69 +678,53 @@ static int stack_cmp(const void *pa, const void *pb, void *ctx)
 	}
 }
 
-/* Every stack as its line, sorted by bytes, equal lines (a comm with a ';'
- * can make two stacks one line) merged; *text holds the strings. The
- * caller frees both. Returns the number of lines, or -1. */
-static ssize_t lines(const pd_fold *f, fold_line **out, char **text)
+/* Every stack as its line, in byte order, equal lines (a comm with a ';'
+ * can make two stacks one line) merged: one line is built at a time, in
+ * a buffer reused for the next. */
+int pd_fold_foreach(const pd_fold *f, pd_fold_fn cb, void *ctx)
 {
-	size_t total = 0, i, j, o = 0, k = 0;
-	uint32_t *order;
-	fold_line *v;
-	char *t;
+	uint32_t *order = malloc((f->n ? f->n : 1) * sizeof(*order));
+	char *line = NULL;
+	size_t cap = 0, i, j, k;
+	int rc = 0;
 
-	for (i = 0; i < f->n; i++)
-		for (j = 0; j < f->ents[i].len; j++)
-			total += f->name_len[f->ids[f->ents[i].off + j]] + 1;
-	v = malloc((f->n ? f->n : 1) * sizeof(*v));
-	t = malloc(total ? total : 1);
-	order = malloc((f->n ? f->n : 1) * sizeof(*order));
-	if (!v || !t || !order) {
-		free(v);
-		free(t);
-		free(order);
+	if (!order)
 		return -1;
-	}
 	for (i = 0; i < f->n; i++)
 		order[i] = (uint32_t)i;
 	qsort_r(order, f->n, sizeof(*order), stack_cmp, (void *)f);
-	for (i = 0; i < f->n; i++) {
+	for (i = 0; i < f->n && !rc; i = k) {
 		const fold_entry *e = &f->ents[order[i]];
+		uint64_t count = e->count;
+		size_t need = 1, o = 0;
 
-		if (k && !stack_cmp(&order[i - 1], &order[i], (void *)f)) {
-			v[k - 1].count += e->count;
-			continue;
+		for (k = i + 1; k < f->n && !stack_cmp(&order[i], &order[k], (void *)f); k++)
+			count += f->ents[order[k]].count;
+		for (j = 0; j < e->len; j++)
+			need += f->name_len[f->ids[e->off + j]] + 1;
+		if (need > cap) {
+			char *v = realloc(line, need * 2);
+
+			if (!v) {
+				rc = -1;
+				break;
+			}
+			line = v;
+			cap = need * 2;
 		}
-		v[k].s = t + o;
-		v[k++].count = e->count;
 		for (j = 0; j < e->len; j++) {
 			uint32_t id = f->ids[e->off + j];
 
 			if (j)
-				t[o++] = ';';
-			memcpy(t + o, f->names[id], f->name_len[id]);
+				line[o++] = ';';
+			memcpy(line + o, f->names[id], f->name_len[id]);
 			o += f->name_len[id];
 		}
-		t[o++] = '\0';
+		line[o] = '\0';
+		rc = cb(ctx, line, count);
 	}
 	free(order);
-	*out = v;
-	*text = t;
-	return (ssize_t)k;
-}
-
-int pd_fold_foreach(const pd_fold *f, pd_fold_fn cb, void *ctx)
-{
-	fold_line *v;
-	char *t;
-	ssize_t n = lines(f, &v, &t), i;
-	int rc = 0;
-
-	if (n < 0)
-		return -1;
-	for (i = 0; i < n && !rc; i++)
-		rc = cb(ctx, v[i].s, v[i].count);
-	free(v);
-	free(t);
+	free(line);
 	return rc;
 }
 
@@ -782,40 +761,34 @@ static void add_value(json_t *node, uint64_t v)
 	json_integer_set(val, json_integer_value(val) + (json_int_t)v);
 }
 
+/* One line into the tree: sorted input, so siblings share prefixes and
+ * a linear child search is cheap enough for flame-graph sized trees. */
+static int tree_line(void *ctx, const char *p, uint64_t count)
+{
+	json_t *node = ctx;
+
+	add_value(node, count);
+	for (;;) {
+		size_t k = strcspn(p, ";");
+
+		node = child(node, p, k);
+		if (!node)
+			return -1;
+		add_value(node, count);
+		if (!p[k])
+			return 0;
+		p += k + 1;
+	}
+}
+
 json_t *pd_fold_tree(const pd_fold *f)
 {
-	fold_line *v;
-	char *t;
-	ssize_t n = lines(f, &v, &t), i;
-	json_t *root;
+	json_t *root = json_pack("{s:s,s:I,s:[]}", "name", "all", "value", (json_int_t)0,
+				 "children");
 
-	if (n < 0)
-		return NULL;
-	root = json_pack("{s:s,s:I,s:[]}", "name", "all", "value", (json_int_t)0, "children");
-	for (i = 0; root && i < n; i++) {
-		const char *p = v[i].s;
-		json_t *node = root;
-
-		add_value(root, v[i].count);
-		/* sorted input: siblings share prefixes, linear child search is
-		 * cheap enough for flame-graph sized trees */
-		while (node) {
-			size_t k = strcspn(p, ";");
-
-			node = child(node, p, k);
-			if (!node)
-				break;
-			add_value(node, v[i].count);
-			if (!p[k])
-				break;
-			p += k + 1;
-		}
-		if (!node) {
-			json_decref(root);
-			root = NULL;
-		}
+	if (root && pd_fold_foreach(f, tree_line, root)) {
+		json_decref(root);
+		root = NULL;
 	}
-	free(v);
-	free(t);
 	return root;
 }
