@@ -26,12 +26,13 @@
 typedef struct fc_chain {	/* a thread's whole callchain -> its stack */
 	uint64_t hash, gen;	/* gen: the symbolizer's when stored */
 	const pd_event *event;
-	uint32_t pid, tid;
-	uint16_t misc;
 	uint64_t *ips;
-	size_t nr, cap;
 	size_t id;
-} fc_chain;
+	uint32_t pid, tid;
+	uint16_t misc, nr, cap;	/* nr, cap <= FC_MAX_CHAIN */
+} __attribute__((aligned(64))) fc_chain;	/* one cache line each */
+
+_Static_assert(sizeof(fc_chain) == 64, "a chain entry fills one cache line");
 
 typedef struct fc_frame {	/* an address of a process -> its folded name */
 	uint64_t ip, gen;
@@ -74,7 +75,9 @@ pd_foldcache *pd_foldcache_new(pd_symbolizer *sym, pd_fold *fold)
 		return NULL;
 	c->sym = sym;
 	c->fold = fold;
-	c->chains = calloc(FC_CHAIN_SLOTS, sizeof(*c->chains));
+	c->chains = aligned_alloc(64, FC_CHAIN_SLOTS * sizeof(*c->chains));
+	if (c->chains)
+		memset(c->chains, 0, FC_CHAIN_SLOTS * sizeof(*c->chains));
 	c->frames = calloc(FC_FRAME_SLOTS, sizeof(*c->frames));
 	c->dsos = calloc(FC_DSO_SLOTS, sizeof(*c->dsos));
 	c->comms = calloc(FC_COMM_SLOTS, sizeof(*c->comms));
@@ -150,7 +153,7 @@ static void chain_store(fc_chain *e, const pd_sample *s, uint16_t misc, uint64_t
 			uint64_t gen, size_t id)
 {
 	if (!e->ips || e->cap < s->nr_callchain) {
-		size_t cap = s->nr_callchain > 16 ? s->nr_callchain : 16;
+		uint16_t cap = s->nr_callchain > 16 ? (uint16_t)s->nr_callchain : 16;
 		uint64_t *v = malloc(cap * sizeof(*v));
 
 		if (!v) {
@@ -162,7 +165,7 @@ static void chain_store(fc_chain *e, const pd_sample *s, uint16_t misc, uint64_t
 		e->cap = cap;
 	}
 	memcpy(e->ips, s->callchain, s->nr_callchain * sizeof(uint64_t));
-	e->nr = s->nr_callchain;
+	e->nr = (uint16_t)s->nr_callchain;
 	e->hash = h;
 	e->gen = gen;
 	e->event = s->event;
