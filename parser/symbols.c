@@ -99,6 +99,11 @@ struct pd_symbolizer {
 	const pd_thread *where_th;
 	uint64_t where_ip, where_gen;
 	int where_cpumode;
+	/* the thread the last frame was named in: a callchain's frames are
+	 * named one by one, and only a record changes threads */
+	pd_thread *frame_th;
+	uint32_t frame_pid, frame_tid;
+	uint64_t frame_gen;
 	/* generations of the last change that reaches every thread's stacks:
 	 * kernel maps, and everything else (build-ids) */
 	uint64_t kernel_stamp, global_stamp;
@@ -768,10 +773,22 @@ static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, i
 	return 0;
 }
 
+static pd_thread *frame_thread(pd_symbolizer *s, uint32_t pid, uint32_t tid)
+{
+	if (!s->frame_th || s->frame_gen != s->generation || s->frame_pid != pid ||
+	    s->frame_tid != tid) {
+		s->frame_th = pd_threads_findnew(s->threads, pid, tid);
+		s->frame_pid = pid;
+		s->frame_tid = tid;
+		s->frame_gen = s->generation;
+	}
+	return s->frame_th;
+}
+
 uint64_t pd_symbolize_where(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip,
 			    int cpumode, uint64_t *dso_off, int *unmapped)
 {
-	pd_thread *th = cpumode == PD_MISC_USER ? pd_threads_findnew(s->threads, pid, tid) : NULL;
+	pd_thread *th = cpumode == PD_MISC_USER ? frame_thread(s, pid, tid) : NULL;
 	const pd_map *map = frame_map(s, th, ip, cpumode);
 
 	s->where_map = map;
@@ -789,7 +806,7 @@ uint64_t pd_symbolize_where(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64
 int pd_symbolize_ip(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip, int cpumode,
 		    pd_frame *out)
 {
-	pd_thread *th = pd_threads_findnew(s->threads, pid, tid);
+	pd_thread *th = frame_thread(s, pid, tid);
 
 	if (!th && cpumode == PD_MISC_USER)
 		return -1;
