@@ -70,7 +70,7 @@ struct pd_dso {
 	uint8_t build_id[20];
 	size_t build_id_size;
 	char *symfs, *buildid_dir, *debug_dir, *debuginfo_dir;
-	long refs;		/* under the cache lock */
+	long refs;		/* atomic; made 0 -> 1 only under the cache lock */
 	pthread_mutex_t lock;	/* serialises the one load */
 	int loaded;		/* atomically published after the load */
 	pd_symtab *tab;		/* NULL until loaded */
@@ -440,7 +440,7 @@ static void load(pd_dso *d)
 		d->bytes = sizeof(*d) + d->nr_segs * sizeof(dso_load_seg) +
 			   (d->tab ? pd_symtab_bytes(d->tab) : 0);
 		pthread_mutex_lock(&d->cache->lock);
-		d->cache->bytes += d->bytes;
+		__atomic_fetch_add(&d->cache->bytes, d->bytes, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&d->cache->lock);
 		__atomic_store_n(&d->loaded, 1, __ATOMIC_RELEASE);
 	}
@@ -642,7 +642,7 @@ pd_dso *pd_dso_get(pd_dso_cache *c, int kind, const char *path,
 		if (d->key_hash == h && !strcmp(d->key, key))
 			break;
 	if (d) {
-		d->refs++;
+		__atomic_fetch_add(&d->refs, 1, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&c->lock);
 		free(key);
 		return d;
@@ -689,16 +689,20 @@ void pd_dso_put(pd_dso_cache *c, pd_dso *d)
 
 	if (!d)
 		return;
+	/* a map of a library gives its reference back thousands of times in
+	 * a system-wide recording: the lock only when over budget */
+	__atomic_fetch_sub(&d->refs, 1, __ATOMIC_ACQ_REL);
+	if (__atomic_load_n(&c->bytes, __ATOMIC_RELAXED) <= c->max_bytes)
+		return;
 	pthread_mutex_lock(&c->lock);
-	d->refs--;
 	/* over budget: drop tables no one holds, oldest (list tail) first */
 	pp = &c->list;
-	while (c->bytes > c->max_bytes && *pp) {
+	while (__atomic_load_n(&c->bytes, __ATOMIC_RELAXED) > c->max_bytes && *pp) {
 		pd_dso *x = *pp;
 
-		if (x->refs == 0 && x->loaded) {
+		if (__atomic_load_n(&x->refs, __ATOMIC_ACQUIRE) == 0 && x->loaded) {
 			*pp = x->next;
-			c->bytes -= x->bytes;
+			__atomic_fetch_sub(&c->bytes, x->bytes, __ATOMIC_RELAXED);
 			tab_remove(c, x);
 			dso_free(x);
 			continue;
@@ -733,10 +737,10 @@ void pd_dso_cache_forget(pd_dso_cache *c, const uint8_t *build_id, size_t build_
 		}
 		/* no lookup finds it again: freed once no one holds it */
 		tab_remove(c, x);
-		if (x->refs == 0) {
+		if (__atomic_load_n(&x->refs, __ATOMIC_ACQUIRE) == 0) {
 			*pp = x->next;
 			if (x->loaded)
-				c->bytes -= x->bytes;
+				__atomic_fetch_sub(&c->bytes, x->bytes, __ATOMIC_RELAXED);
 			dso_free(x);
 			continue;
 		}
@@ -749,9 +753,8 @@ void pd_dso_ref(pd_dso_cache *c, pd_dso *d)
 {
 	if (!d)
 		return;
-	pthread_mutex_lock(&c->lock);
-	d->refs++;
-	pthread_mutex_unlock(&c->lock);
+	(void)c;
+	__atomic_fetch_add(&d->refs, 1, __ATOMIC_RELAXED);
 }
 
 size_t pd_dso_inlines(pd_dso *d, uint64_t off, const char **names, size_t max)
@@ -802,8 +805,6 @@ size_t pd_dso_cache_bytes(pd_dso_cache *c)
 {
 	size_t n;
 
-	pthread_mutex_lock(&c->lock);
-	n = c->bytes;
-	pthread_mutex_unlock(&c->lock);
+	n = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
 	return n;
 }

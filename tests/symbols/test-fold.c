@@ -293,6 +293,35 @@ int main(void)
 		}
 		pd_dso_cache_free(c);
 	}
+	/* over its budget the cache drops a table when its last holder gives
+	 * it back, never one still held */
+	{
+		pd_dso_cache *c = pd_dso_cache_new(1);
+		char exe[4096];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		pd_dso *d, *again;
+		uint64_t serial;
+
+		exe[n > 0 ? n : 0] = '\0';
+		d = pd_dso_get(c, PD_DSO_ELF, exe, NULL, 0, NULL);
+		CHECK(d);
+		if (!d)
+			return 1;
+		(void)pd_dso_lookup(d, 0x1000, NULL);	/* loads the table */
+		serial = pd_dso_serial(d);
+		CHECK(pd_dso_cache_bytes(c) > 1);
+		pd_dso_ref(c, d);
+		pd_dso_put(c, d);	/* one holder left: kept */
+		again = pd_dso_get(c, PD_DSO_ELF, exe, NULL, 0, NULL);
+		CHECK(again == d && pd_dso_serial(again) == serial);
+		pd_dso_put(c, again);
+		pd_dso_put(c, d);	/* the last: dropped */
+		CHECK(pd_dso_cache_bytes(c) == 0);
+		again = pd_dso_get(c, PD_DSO_ELF, exe, NULL, 0, NULL);
+		CHECK(again && pd_dso_serial(again) != serial);
+		pd_dso_put(c, again);
+		pd_dso_cache_free(c);
+	}
 	/* kallsyms: aliases at one address (the later one wins, as perf), module
 	 * symbols, unsized symbols ending at the next one */
 	{
