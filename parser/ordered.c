@@ -348,6 +348,15 @@ int ordered_next(pd_file *f, pd_record *r, pd_error *err)
 		    (o->forcing || o->eof || o->keys[o->head].time <= o->limit)) {
 			it = o->keys[o->head++].it;
 			o->bytes -= it->size;
+			/* the queued records were copied long ago, out of the
+			 * caches by now: ask for the next one's lines early */
+			if (o->head + 1 < o->nsorted) {
+				const uint8_t *nx = o->keys[o->head + 1].it->bytes;
+
+				__builtin_prefetch(nx);
+				__builtin_prefetch(nx + 64);
+				__builtin_prefetch(nx + 128);
+			}
 			return emit(f, it, r, err);
 		}
 		if (o->round) {
