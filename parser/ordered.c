@@ -299,7 +299,9 @@ static int read_partial(pd_file *f, pd_ordered *o, pd_error *err)
 	int saved = f->opt.no_decode_samples, rc;
 
 	f->opt.no_decode_samples = 1;
+	f->prefix_only = 1;
 	rc = pd_next_unordered(f, &o->rec, err);
+	f->prefix_only = 0;
 	f->opt.no_decode_samples = saved;
 	f->clean_rec = clean_rec == &o->rec ? NULL : clean_rec;
 	f->clean_ev = clean_ev;
@@ -322,6 +324,8 @@ static int pass_through(pd_file *f, pd_ordered *o, pd_record *r, pd_error *err)
 	if (f->clean_rec == r)
 		f->clean_rec = NULL;
 	*r = o->rec;
+	if (r->type == PD_RECORD_SAMPLE)	/* decoded up to its time only */
+		memset(&r->u.sample.addr, 0, sizeof(r->u.sample) - offsetof(pd_sample, addr));
 	return 1;
 }
 

@@ -58,6 +58,9 @@ struct pd_file {
 	uint32_t zero_id_val;
 	const pd_record *clean_rec;	/* holds a fully decoded sample of clean_ev */
 	const pd_event *clean_ev;
+	/* the time-order queue decodes a sample up to its time and reads no
+	 * further: the rest of the struct is not cleared either */
+	int prefix_only;
 	uint64_t last_id;	/* the last sample id looked up, and its event */
 	const pd_event *last_ev;
 

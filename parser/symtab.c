@@ -78,12 +78,34 @@ struct pd_symtab {
 	size_t cluster_bytes;
 };
 
+/* Whether a "_Z" name could be a legacy Rust one: those carry a last
+ * path segment "17h" and 16 hex digits, then 'E'. */
+static int may_be_legacy_rust(const char *name)
+{
+	const char *p;
+
+	for (p = strstr(name, "17h"); p; p = strstr(p + 1, "17h")) {
+		size_t i;
+
+		for (i = 3; i < 19 && isxdigit((unsigned char)p[i]); i++)
+			;
+		if (i == 19 && p[19] == 'E')
+			return 1;
+	}
+	return 0;
+}
+
 char *pd_demangle(const char *name)
 {
 	/* perf (not verbose) demangles without parameters; libiberty's
-	 * automatic style also recognises Rust (legacy and v0). */
+	 * automatic style also recognises Rust (legacy and v0). It tries
+	 * Rust first, scanning the whole name: a C++ name that cannot be a
+	 * Rust one goes straight to the C++ demangler (the same answer;
+	 * the scan was most of demangling a large C++ program's table). */
 	if (!name || !(name[0] == '_' && (name[1] == 'Z' || name[1] == 'R')))
 		return NULL;
+	if (name[1] == 'Z' && !may_be_legacy_rust(name))
+		return cplus_demangle(name, DMGL_GNU_V3);
 	return cplus_demangle(name, DMGL_NO_OPTS);
 }
 
