@@ -33,9 +33,10 @@ chooses; default all):
 Figures are taken under whatever load the machine has: the load average
 is printed, and CPU time is the fairer comparison on a shared machine.
 Each command of the collapse and parse parts runs PERFHUB_BENCH_RUNS
-times (default 3), perf's as often as ours, and the run with the least
-wall time is shown: a single run of a one-second command on a shared
-machine varied by a third here.
+times (default 3), perf's as often as ours and in turn with ours, and
+the run with the least wall time is shown: a single run of a one-second
+command on a shared machine varied by a third here, in spells longer
+than a run.
 
 PERFHUB (default ./cli/perfhub; perfhubd is the build directory's),
 PERFHUB_BENCH_DIR (recordings made here; default /tmp/perfhub-bench-farm).
@@ -103,9 +104,15 @@ def measure(cmd, out_path):
     return wall, cpu, peak
 
 
-def best_of(cmd, out_path):
-    """measure() RUNS times: the figures of the run with the least wall time."""
-    return min((measure(cmd, out_path) for _ in range(RUNS)), key=lambda r: r[0])
+def best_of_each(cmds):
+    """measure() each (cmd, out_path) RUNS times, the commands in turn (a
+    slow spell of a shared machine falls on every contender alike): for
+    each, the figures of its run with the least wall time."""
+    runs = [[] for _ in cmds]
+    for _ in range(RUNS):
+        for i, (cmd, out_path) in enumerate(cmds):
+            runs[i].append(measure(cmd, out_path))
+    return [min(r, key=lambda x: x[0]) for r in runs]
 
 
 def agreement(ours, theirs):
@@ -254,11 +261,10 @@ def bench_collapse(name, path, n, tmp):
         folder = os.path.join(flame, "stackcollapse-perf.pl")
     else:
         folder = "python3 '%s' fold" % FOLD
-    rows = [
-        ("perfhub collapse", best_of("'%s' collapse '%s'" % (PERFHUB, path), ours)),
-        ("perf script", best_of("perf script -i '%s'" % path, script)),
-        ("perf script | stackcollapse", best_of("perf script -i '%s' | %s" % (path, folder), pipe)),
-    ]
+    rows = list(zip(("perfhub collapse", "perf script", "perf script | stackcollapse"),
+                    best_of_each([("'%s' collapse '%s'" % (PERFHUB, path), ours),
+                                  ("perf script -i '%s'" % path, script),
+                                  ("perf script -i '%s' | %s" % (path, folder), pipe)])))
     for label, (wall, cpu, rss) in rows:
         print("  %-28s %8.2f s wall %8.2f s CPU %10.0f samples/s (CPU)  peak RSS %7.1f MB" % (
             label, wall, cpu, n / cpu if cpu else 0, rss))
@@ -276,8 +282,8 @@ def bench_collapse(name, path, n, tmp):
 
 
 def bench_parse(path, size, tmp):
-    inspect = best_of("'%s' inspect --json '%s'" % (PERFHUB, path), os.path.join(tmp, "i"))
-    stats = best_of("perf report --stats -i '%s'" % path, os.path.join(tmp, "s"))
+    inspect, stats = best_of_each([("'%s' inspect --json '%s'" % (PERFHUB, path), os.path.join(tmp, "i")),
+                                   ("perf report --stats -i '%s'" % path, os.path.join(tmp, "s"))])
     print("  parse: perfhub inspect %.2f s wall (%.0f MB/s), %.2f s CPU (%.0f MB/s), peak RSS "
           "%.1f MB; perf report --stats %.2f s wall, %.2f s CPU (%.1fx), %.1f MB" % (
               inspect[0], size / 1e6 / inspect[0], inspect[1], size / 1e6 / inspect[1] if inspect[1] else 0,
