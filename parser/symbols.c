@@ -463,7 +463,7 @@ static pd_dso *mapped_dso(pd_symbolizer *s, const char *path, const uint8_t *bid
 		return pd_dso_get(s->cache, PD_DSO_ELF, path, bid, bid_size, &s->paths);
 	e = &s->dsos[(h ^ h >> 29) & (DSO_MEMO_SLOTS - 1)];
 	if (e->hash == h && e->size == bid_size && !strcmp(e->path, path) &&
-	    !memcmp(e->id, bid, bid_size)) {
+	    (!bid_size || !memcmp(e->id, bid, bid_size))) {
 		pd_dso_ref(s->cache, e->dso);
 		return e->dso;
 	}
@@ -477,7 +477,8 @@ static pd_dso *mapped_dso(pd_symbolizer *s, const char *path, const uint8_t *bid
 	}
 	if ((e->path = strdup(path))) {
 		e->hash = h;
-		memcpy(e->id, bid, bid_size);
+		if (bid_size)
+			memcpy(e->id, bid, bid_size);
 		e->size = (uint8_t)bid_size;
 		e->dso = d;
 		pd_dso_ref(s->cache, d);
