@@ -105,17 +105,31 @@ def collapsed(d, data=None, pid=None):
     check(p["status"] == "ready", "profile %d: %s %s" % (pid, p["status"], p.get("error")))
     st, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed?kernel=1" % pid)
     check(st == 200, "collapsed: %s" % st)
-    return body.decode()
+    out = Collapsed(body.decode())
+    st, fg = d.json("GET", "/api/v1/profiles/%d/flamegraph?kernel=1" % pid)
+    check(st == 200, "flamegraph: %s" % st)
+    out.kernel = set()
+    kernel_frames(fg, out.kernel)
+    return out
 
 
-def kernel_names(text):
-    """Frame names of kernel frames (marked _[k]) other than the DSO's."""
-    names = set()
-    for line in text.splitlines():
-        for fr in line.rsplit(" ", 1)[0].split(";"):
-            if fr.endswith("_[k]") and not fr.startswith("["):
-                names.add(fr[:-4])
-    return names
+class Collapsed(str):
+    """A profile's folded stacks; .kernel: the names of its kernel frames."""
+
+
+def kernel_frames(node, names):
+    """Names of kernel frames (marked _[k]) other than the DSO's. [vdso] is
+    marked so too, but it is an image in user space that perf record saves
+    in its build-id cache: named by build-id, as perf's rule allows."""
+    name = node.get("name", "")
+    if name.endswith("_[k]") and not name.startswith("[") and node.get("dso") != "[vdso]":
+        names.add(name[:-4])
+    for c in node.get("children", []):
+        kernel_frames(c, names)
+
+
+def kernel_names(profile):
+    return profile.kernel
 
 
 def remove_jit_maps():
