@@ -13,6 +13,7 @@
  */
 #include "dso.h"
 #include "inlines.h"
+#include "strhash.h"
 #include "symtab.h"
 
 #include <errno.h>
@@ -547,11 +548,7 @@ void pd_dso_cache_free(pd_dso_cache *c)
 
 static uint64_t key_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	return h;
+	return pd_fnv_str(PD_FNV_BASIS, s);
 }
 
 /* Add d to the key index (under c->lock); the index doubles at 3/4. */

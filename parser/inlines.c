@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "strhash.h"
 #include "symtab.h"
 
 #define INL_DEFAULT_BYTES	(256u << 20)
@@ -242,10 +243,8 @@ void pd_inl_put(pd_inl_cache *c, pd_inl *f)
 
 static uint64_t str_hash(const char *s)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = pd_fnv_str(PD_FNV_BASIS, s);
 
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
 	return h ? h : 1;
 }
 

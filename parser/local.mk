@@ -8,6 +8,7 @@ PARSER_CORE_SOURCES = \
 	parser/perfdata.h \
 	parser/error.c \
 	parser/perr.h \
+	parser/strhash.h \
 	parser/cursor.h \
 	parser/input.h \
 	parser/input.c \

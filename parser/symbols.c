@@ -12,6 +12,7 @@
 
 #include "dso.h"
 #include "maps.h"
+#include "strhash.h"
 #include "thread.h"
 #include "unwind.h"
 
@@ -446,18 +447,13 @@ static int is_no_dso(const char *f)
 static pd_dso *mapped_dso(pd_symbolizer *s, const char *path, const uint8_t *bid,
 			  size_t bid_size)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-	const char *p;
 	dso_slot *e;
 	pd_dso *d;
-	size_t i;
+	uint64_t h;
 
 	if (bid_size > sizeof(e->id))
 		bid_size = sizeof(e->id);
-	for (p = path; *p; p++)
-		h = (h ^ (uint8_t)*p) * 0x100000001b3ULL;
-	for (i = 0; i < bid_size; i++)
-		h = (h ^ bid[i]) * 0x100000001b3ULL;
+	h = pd_fnv_bytes(pd_fnv_str(PD_FNV_BASIS, path), bid, bid_size);
 	h = (h ^ bid_size) | 1;
 	if (!s->dsos && !(s->dsos = calloc(DSO_MEMO_SLOTS, sizeof(*s->dsos))))
 		return pd_dso_get(s->cache, PD_DSO_ELF, path, bid, bid_size, &s->paths);
