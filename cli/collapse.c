@@ -65,7 +65,9 @@ static int print_line(void *ctx, const char *stack, uint64_t count)
 }
 
 #define COLLAPSE_MAX_SHARDS	4
+#define COLLAPSE_BLOCK		4096	/* samples folded by one shard in a row */
 
+/* builds with a leak checker free everything before exit */
 #if defined(__SANITIZE_ADDRESS__)
 #define COLLAPSE_FREE_AT_EXIT 1
 #elif defined(__has_feature)
@@ -76,7 +78,6 @@ static int print_line(void *ctx, const char *stack, uint64_t count)
 #ifndef COLLAPSE_FREE_AT_EXIT
 #define COLLAPSE_FREE_AT_EXIT 0
 #endif
-#define COLLAPSE_BLOCK		4096	/* samples folded by one shard in a row */
 
 typedef struct shard {
 	/* in */

@@ -92,7 +92,7 @@ struct pd_dso_cache {
 	pd_dso *list;
 	pd_dso **tab;		/* the same dsos by key hash */
 	size_t tab_cap, tab_n;
-	size_t bytes, max_bytes;
+	size_t bytes, max_bytes;	/* bytes: atomic (loads add, evictions take) */
 	pd_inl_cache *inl;	/* DWARF function indexes, by build-id */
 	pd_dso_fetch_fn fetch;	/* set before use, read-only after */
 	void *fetch_ctx;
@@ -440,9 +440,7 @@ static void load(pd_dso *d)
 			load_text(d);
 		d->bytes = sizeof(*d) + d->nr_segs * sizeof(dso_load_seg) +
 			   (d->tab ? pd_symtab_bytes(d->tab) : 0);
-		pthread_mutex_lock(&d->cache->lock);
 		__atomic_fetch_add(&d->cache->bytes, d->bytes, __ATOMIC_RELAXED);
-		pthread_mutex_unlock(&d->cache->lock);
 		__atomic_store_n(&d->loaded, 1, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&d->lock);
@@ -800,8 +798,5 @@ const uint8_t *pd_dso_build_id(const pd_dso *d, size_t *size)
 
 size_t pd_dso_cache_bytes(pd_dso_cache *c)
 {
-	size_t n;
-
-	n = __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
-	return n;
+	return __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
 }
