@@ -18,7 +18,9 @@ from client_common import perfhub  # noqa: E402
 from many_common import RUNS, q, record_runs, regress_prog, upload_runs  # noqa: E402
 
 SVG = "{http://www.w3.org/2000/svg}"
-RUNS_CLI = [r for r in RUNS if r[0] in ("fast1", "fast2", "fast3", "slow1", "slow2", "fast4")]
+# three slow runs: with two, Welch's test can have one degree of freedom
+# and a busy machine's spread makes the regression not significant
+RUNS_CLI = [r for r in RUNS if r[0] in ("fast1", "fast2", "fast3", "slow1", "slow2", "slow3", "fast4")]
 
 
 def ph(d, *args):
@@ -33,7 +35,7 @@ def record(d, *args):
 def test_ls_top(d, ids, paths):
     r = ph(d, "ls", '{build="slow"}')
     listed = [int(line.split()[0]) for line in r.stdout.splitlines()[1:]]
-    check(r.returncode == 0 and sorted(listed) == sorted([ids["slow1"], ids["slow2"]]),
+    check(r.returncode == 0 and sorted(listed) == sorted([ids["slow1"], ids["slow2"], ids["slow3"]]),
           "ls selector: %s %r" % (r.returncode, r.stdout))
     r = ph(d, "ls", '{build=~"fast|slow"}', "--since", "1d", "--limit", "2")
     check(r.returncode == 0 and len(r.stdout.splitlines()) == 3, "ls --since --limit")
@@ -49,7 +51,7 @@ def test_ls_top(d, ids, paths):
           "top FILE (offline) = the server's for the same bytes")
     r = ph(d, "top", '{build="slow"}', "--limit", "3")
     lines = r.stdout.splitlines()
-    check(r.returncode == 0 and "2 profiles" in lines[0] and "hash_rows" in lines[2],
+    check(r.returncode == 0 and "3 profiles" in lines[0] and "hash_rows" in lines[2],
           "top SELECTOR table: %r" % r.stdout)
     r = ph(d, "top", '{build="none"}')
     check(r.returncode == 1 and "no ready profile" in r.stderr, "top of nothing")
@@ -71,7 +73,7 @@ def test_flamegraph(d, ids, paths):
     frames = svg_frames(r.stdout)
     check(r.returncode == 0 and "hash_rows" in frames and "run_batch" in frames,
           "the SVG draws the frames: %r" % list(frames)[:8])
-    check("slow &lt;builds&gt;" in r.stdout and "2 profiles" in r.stdout, "title and what")
+    check("slow &lt;builds&gt;" in r.stdout and "3 profiles" in r.stdout, "title and what")
     check(frames["all"].startswith("all: ") and "100.00%" in frames["all"], "root tooltip")
     r = perfhub(["flamegraph", paths["slow1"], "--svg", "--weight", "samples", "--width", "800"])
     frames = svg_frames(r.stdout)

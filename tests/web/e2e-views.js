@@ -68,12 +68,12 @@ async function listAndTrend(page, srv, ids, shot) {
       want, 'the list for ' + sel + ' = /profiles?q=: ' + want);
     ok((await hashParams(page)).sel === sel, 'the selector in the URL');
   }
-  ok((await listIds(page)).split(',').length === 3, 'three runs picked');
+  ok((await listIds(page)).split(',').length === 5, 'five runs picked');
   await shot(page, 'list-selector');
   const sel = '{build=~"fast|slow"}';
   await fill(page, '#list-filter input[name=sel]', sel);
   await page.click('#list-filter button[type=submit]');
-  await until(page, () => document.querySelectorAll('#profiles tbody tr[data-id]').length === 4, null, 'the four runs');
+  await until(page, () => document.querySelectorAll('#profiles tbody tr[data-id]').length === 6, null, 'the six runs');
 
   /* ---- its trend: a function typed, the chart = /series ---- */
   log('trend: the chart = /series, a point opens its run');
@@ -86,7 +86,7 @@ async function listAndTrend(page, srv, ids, shot) {
   await drawn(page, '#tr-chart');
   const series = await srv.api('series?function=hash_rows&metric=self_share&q=' + enc(sel));
   const g = await page.evaluate(() => window.PerfhubPage.trend());
-  ok(g.series.length === 1 && g.series[0].points.length === 4 && series.points.length === 4, 'a point per run');
+  ok(g.series.length === 1 && g.series[0].points.length === 6 && series.points.length === 6, 'a point per run');
   g.series[0].points.forEach((p, i) => {
     const a = series.points[i];
     ok(p.id === String(a.id) && p.value === a.value, 'point ' + i + ' = /series: ' + p.id + ' ' + p.value + ' vs ' + a.id + ' ' + a.value);
@@ -102,7 +102,7 @@ async function listAndTrend(page, srv, ids, shot) {
   g.series[0].points.forEach((p, i) => ok(placed[i].id === p.id && C.near(placed[i].x, p.x, 1) && C.near(placed[i].y, p.y, 1),
     'circle ' + p.id + ' drawn at ' + p.x.toFixed(1) + ',' + p.y.toFixed(1)));
   const val = (name) => series.points.find((p) => p.name === name).value;
-  ok(Math.min(val('slow1'), val('slow2')) > Math.max(val('fast1'), val('fast2')) + 15, 'the regression shows: slow runs higher');
+  ok(Math.min(val('slow1'), val('slow2'), val('slow3')) > Math.max(val('fast1'), val('fast2'), val('fast3')) + 15, 'the regression shows: slow runs higher');
   await shot(page, 'trend');
   /* a click on the point of slow2 opens that run, hash_rows marked */
   await clickOn(page, '#tr-chart circle.pt[data-id="' + ids.slow2 + '"]');
@@ -156,7 +156,7 @@ async function compareSelectors(page, srv) {
   }
   const first = (await cells(page, '#cmp-regressions tbody tr[data-function]'))[0];
   ok(first[0] === 'hash_rows' && first[7] === 'yes' && parseFloat(first[3]) > 15, 'hash_rows leads the regressions, significant: ' + first.join(' | '));
-  ok(/Base: 2 recordings; target: 2 recordings/.test(await page.$eval('#cmp-summary', (e) => e.textContent)), 'two runs on each side');
+  ok(/Base: 3 recordings; target: 3 recordings/.test(await page.$eval('#cmp-summary', (e) => e.textContent)), 'three runs on each side');
   checkFrames(await frames(page, 'compare'), await srv.api('diff?rows=30' + q), 'the selections\' differential graph', { diff: true });
 }
 
