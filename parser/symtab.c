@@ -76,6 +76,15 @@ struct pd_symtab {
 	size_t nclusters;
 	st_replay *replay;	/* until the clusters are resolved */
 	size_t cluster_bytes;
+	/* where to search: the symbols starting in block b of 2^ix_shift
+	 * bytes from ix_base are s[ix[b] .. ix[b + 1]); a binary search over
+	 * a large table misses the cache at every step, one over a block's
+	 * few symbols mostly does not. NULL: none (a small or unfinished
+	 * table), the whole array is searched. */
+	uint32_t *ix;
+	size_t ix_n;		/* blocks; ix has ix_n + 1 entries */
+	uint64_t ix_base;
+	unsigned ix_shift;
 };
 
 /* Whether a "_Z" name could be a legacy Rust one: those carry a last
@@ -138,6 +147,7 @@ void pd_symtab_free(pd_symtab *t)
 		free(t->dm[i].name);
 	free(t->dm);
 	free(t->s);
+	free(t->ix);
 	free(t->names);
 	for (i = 0; i < t->nclusters; i++) {
 		free(t->clusters[i].members);
@@ -158,7 +168,8 @@ size_t pd_symtab_count(const pd_symtab *t)
 size_t pd_symtab_bytes(const pd_symtab *t)
 {
 	return sizeof(*t) + t->cap * sizeof(st_sym) + t->names_cap +
-	       t->dm_cap * sizeof(dm_slot) + t->dm_bytes + t->cluster_bytes;
+	       t->dm_cap * sizeof(dm_slot) + t->dm_bytes + t->cluster_bytes +
+	       (t->ix ? (t->ix_n + 1) * sizeof(*t->ix) : 0);
 }
 
 /* ---- adding ----------------------------------------------------------- */
@@ -195,6 +206,8 @@ static int add_sym(pd_symtab *t, uint64_t start, uint64_t size, int bind, int ty
 
 	if (t->n >= SYMTAB_MAX_SYMBOLS)
 		return -1;
+	free(t->ix);		/* stale: built again when finished */
+	t->ix = NULL;
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
 		st_sym *p = realloc(t->s, cap * sizeof(*p));
@@ -665,7 +678,40 @@ static int merge_keys(st_key *v, size_t mid, size_t n)
 	return 0;
 }
 
-/* Give back the slack of the arrays grown by doubling. */
+#define SYMTAB_INDEX_MIN	64	/* symbols; fewer are searched whole */
+
+/* The block index over the finished symbols (sorted by start): at most
+ * two blocks per symbol, each at least a page. Out of memory: none. */
+static void build_index(pd_symtab *t)
+{
+	uint64_t span;
+	size_t nb, b, i = 0;
+	unsigned shift = 12;
+
+	free(t->ix);
+	t->ix = NULL;
+	if (t->n < SYMTAB_INDEX_MIN)
+		return;
+	span = t->s[t->n - 1].start - t->s[0].start;
+	while (shift < 63 && (span >> shift) >= 2 * t->n)
+		shift++;
+	nb = (size_t)(span >> shift) + 1;
+	if (!(t->ix = malloc((nb + 1) * sizeof(*t->ix))))
+		return;
+	for (b = 0; b < nb; b++) {
+		uint64_t from = t->s[0].start + ((uint64_t)b << shift);
+
+		while (i < t->n && t->s[i].start < from)
+			i++;
+		t->ix[b] = (uint32_t)i;
+	}
+	t->ix[nb] = (uint32_t)t->n;
+	t->ix_n = nb;
+	t->ix_base = t->s[0].start;
+	t->ix_shift = shift;
+}
+
+/* Give back the slack of the arrays grown by doubling; index the result. */
 static void shrink(pd_symtab *t)
 {
 	st_sym *s = realloc(t->s, (t->n ? t->n : 1) * sizeof(*s));
@@ -679,6 +725,7 @@ static void shrink(pd_symtab *t)
 		t->names = nm;
 		t->names_cap = t->names_len ? t->names_len : 1;
 	}
+	build_index(t);
 }
 
 /* Replace the symbols by the ones v names, in v's order, as pieces. */
@@ -992,10 +1039,10 @@ out:
 
 /* ---- lookup ------------------------------------------------------------ */
 
-/* The piece of v[0..n) containing addr, or NULL. */
-static const st_sym *find_piece(const st_sym *v, size_t n, uint64_t addr)
+/* The piece of v[0..n) containing addr, or NULL; the first piece starting
+ * after addr is known to lie in [lo, hi]. */
+static const st_sym *find_piece_in(const st_sym *v, size_t lo, size_t hi, uint64_t addr)
 {
-	size_t lo = 0, hi = n;
 	const st_sym *s;
 
 	while (lo < hi) {	/* the first piece starting after addr */
@@ -1014,6 +1061,26 @@ static const st_sym *find_piece(const st_sym *v, size_t n, uint64_t addr)
 	return s;
 }
 
+static const st_sym *find_piece(const st_sym *v, size_t n, uint64_t addr)
+{
+	return find_piece_in(v, 0, n, addr);
+}
+
+/* find_piece over the table's symbols, through its block index */
+static const st_sym *find_sym(const pd_symtab *t, uint64_t addr)
+{
+	uint64_t b;
+
+	if (!t->ix)
+		return find_piece(t->s, t->n, addr);
+	if (addr < t->ix_base)
+		return NULL;
+	b = (addr - t->ix_base) >> t->ix_shift;
+	if (b >= t->ix_n)
+		return find_piece_in(t->s, t->n, t->n, addr);
+	return find_piece_in(t->s, t->ix[b], t->ix[b + 1], addr);
+}
+
 void pd_symtab_prepare(pd_symtab *t)
 {
 	pthread_mutex_lock(&t->lock);
@@ -1024,7 +1091,7 @@ void pd_symtab_prepare(pd_symtab *t)
 
 const char *pd_symtab_lookup(pd_symtab *t, uint64_t addr, uint64_t *sym_off)
 {
-	const st_sym *s = find_piece(t->s, t->n, addr);
+	const st_sym *s = find_sym(t, addr);
 
 	if (s && s->sized == ST_CLUSTER) {
 		st_cluster *c = &t->clusters[s->name];

@@ -13,6 +13,12 @@ tests_symbols_test_symtree_SOURCES = tests/symbols/test-symtree.c
 tests_symbols_test_symtree_LDADD = $(PARSER_LIBS)
 TESTS += tests/symbols/test-symtree
 
+# a symbol table's lookups (through its block index) against a scan
+check_PROGRAMS += tests/symbols/test-symtab
+tests_symbols_test_symtab_SOURCES = tests/symbols/test-symtab.c
+tests_symbols_test_symtab_LDADD = $(PARSER_LIBS)
+TESTS += tests/symbols/test-symtab
+
 # the fold caches against symbolizing every sample, across comm, map and
 # fork changes (a synthesized recording over binaries of the build)
 check_PROGRAMS += tests/symbols/test-foldcache
