@@ -23,13 +23,18 @@
 #define FC_MAX_CHAIN	512	/* callchain entries, markers included */
 #define FC_KERNEL_PID	UINT32_MAX	/* kernel frames are the same in every process */
 
+/* A chain is known by two 64-bit hashes of its words, computed apart
+ * (different seeds, multipliers and mixing), not by a copy of its words:
+ * comparing the copy cost a cache miss or more on every hit, storing it a
+ * copy on every miss. Two chains of a thread that agree in both hashes
+ * and in length but differ would be folded alike; for chains that are not
+ * built to collide that is a chance of about 2^-128 per lookup. */
 typedef struct fc_chain {	/* a thread's whole callchain -> its stack */
-	uint64_t hash, gen;	/* gen: the symbolizer's when stored */
+	uint64_t hash, check, gen;	/* gen: the symbolizer's when stored */
 	const pd_event *event;
-	uint64_t *ips;
 	size_t id;
 	uint32_t pid, tid;
-	uint16_t misc, nr, cap;	/* nr, cap <= FC_MAX_CHAIN */
+	uint16_t misc, nr;	/* nr <= FC_MAX_CHAIN; 0: free */
 } __attribute__((aligned(64))) fc_chain;	/* one cache line each */
 
 _Static_assert(sizeof(fc_chain) == 64, "a chain entry fills one cache line");
@@ -90,12 +95,8 @@ pd_foldcache *pd_foldcache_new(pd_symbolizer *sym, pd_fold *fold)
 
 void pd_foldcache_free(pd_foldcache *c)
 {
-	size_t i;
-
 	if (!c)
 		return;
-	for (i = 0; c->chains && i < FC_CHAIN_SLOTS; i++)
-		free(c->chains[i].ips);
 	free(c->chains);
 	free(c->frames);
 	free(c->dsos);
@@ -114,11 +115,12 @@ static uint64_t mix(uint64_t h, uint64_t v)
 	return h ^ (h >> 32);
 }
 
-/* The chain's hash, or 0 when the caches do not take it. */
-static uint64_t chain_hash(const pd_sample *s, uint16_t misc)
+/* The chain's hash, or 0 when the caches do not take it; its second
+ * hash goes to *check. */
+static uint64_t chain_hash(const pd_sample *s, uint16_t misc, uint64_t *check)
 {
 	const uint64_t *ch = s->callchain;
-	uint64_t h;
+	uint64_t h, k;
 	size_t i, real = 0;
 
 	if (!(s->fields & PD_SAMPLE_CALLCHAIN) || !ch || !s->nr_callchain ||
@@ -126,6 +128,7 @@ static uint64_t chain_hash(const pd_sample *s, uint16_t misc)
 		return 0;
 	h = mix(0x9e3779b97f4a7c15ULL ^ ((uint64_t)s->pid << 32 | s->tid),
 		(uint64_t)misc ^ (uint64_t)(uintptr_t)s->event);
+	k = 0x6a09e667f3bcc909ULL;
 	for (i = 0; i < s->nr_callchain; i++) {
 		uint64_t ip = ch[i];
 
@@ -136,43 +139,29 @@ static uint64_t chain_hash(const pd_sample *s, uint16_t misc)
 			return 0;
 		}
 		h = mix(h, ip);
+		/* the second: another multiplier, the word added and rotated in */
+		k = (k + ip) * 0xc2b2ae3d27d4eb4fULL;
+		k ^= k >> 29;
+		k = k << 17 | k >> 47;
 	}
+	*check = k ^ s->nr_callchain;
 	return h | 1;
 }
 
 static int chain_match(const fc_chain *e, const pd_sample *s, uint16_t misc, uint64_t h,
-		       uint64_t stamp)
+		       uint64_t check, uint64_t stamp)
 {
-	return e->ips && e->hash == h && e->gen >= stamp && e->pid == s->pid &&
+	return e->hash == h && e->check == check && e->gen >= stamp && e->pid == s->pid &&
 	       e->tid == s->tid && e->misc == misc && e->event == s->event &&
-	       e->nr == s->nr_callchain &&
-	       !memcmp(e->ips, s->callchain, s->nr_callchain * sizeof(uint64_t));
+	       e->nr == s->nr_callchain;
 }
 
 static void chain_store(fc_chain *e, const pd_sample *s, uint16_t misc, uint64_t h,
-			uint64_t gen, size_t id)
+			uint64_t check, uint64_t gen, size_t id)
 {
-	if (!e->ips || e->cap < s->nr_callchain) {
-		uint16_t cap = s->nr_callchain > 16 ? (uint16_t)s->nr_callchain : 16;
-		uint64_t *v = malloc(cap * sizeof(*v));
-
-		if (!v) {
-			e->hash = 0;
-			return;
-		}
-		free(e->ips);
-		e->ips = v;
-		e->cap = cap;
-	}
-	memcpy(e->ips, s->callchain, s->nr_callchain * sizeof(uint64_t));
-	e->nr = (uint16_t)s->nr_callchain;
-	e->hash = h;
-	e->gen = gen;
-	e->event = s->event;
-	e->pid = s->pid;
-	e->tid = s->tid;
-	e->misc = misc;
-	e->id = id;
+	*e = (fc_chain){ .hash = h, .check = check, .gen = gen, .event = s->event, .id = id,
+			 .pid = s->pid, .tid = s->tid, .misc = misc,
+			 .nr = (uint16_t)s->nr_callchain };
 }
 
 /* The folded name of address ip of thread pid/tid: by the address in this
@@ -260,7 +249,7 @@ int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight)
 {
 	const pd_sample *s = &r->u.sample;
 	uint16_t misc = r->misc & PD_MISC_CPUMODE_MASK;
-	uint64_t h, stamp;
+	uint64_t h, check = 0, stamp;
 	fc_chain *e;
 	size_t n = 1, i, k;
 	int cpumode = PD_MISC_USER;
@@ -270,14 +259,14 @@ int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight)
 	if (s->event && (s->event->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) ==
 	    (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER))
 		return fold_whole(c, r, weight);
-	h = chain_hash(s, misc);
+	h = chain_hash(s, misc, &check);
 	if (!h)
 		return fold_whole(c, r, weight);
 	/* the tables are larger than the caches: ask for the lines early */
 	e = &c->chains[h & (FC_CHAIN_SLOTS - 1)];
 	__builtin_prefetch(e);
 	stamp = pd_symbolizer_stamp(c->sym, s->pid, s->tid);
-	if (chain_match(e, s, misc, h, stamp)) {
+	if (chain_match(e, s, misc, h, check, stamp)) {
 		c->stats.chain_hits++;
 		return pd_fold_add_id(c->fold, e->id, weight) < 0 ? -1 : 0;
 	}
@@ -311,6 +300,6 @@ int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight)
 	}
 	if (pd_fold_add_ids(c->fold, c->ids, n, weight) < 0)
 		return -2;
-	chain_store(e, s, misc, h, pd_symbolizer_generation(c->sym), pd_fold_last_id(c->fold));
+	chain_store(e, s, misc, h, check, pd_symbolizer_generation(c->sym), pd_fold_last_id(c->fold));
 	return 0;
 }
