@@ -20,10 +20,15 @@
 #define FOLD_MAX_IDS ((size_t)1 << 31)	/* ids of all stacks together */
 #define FOLD_NAME_MAX 4096
 
+/* A stack is found by two 64-bit hashes of its ids computed apart and its
+ * length, not by comparing its ids: those lie elsewhere in a large array,
+ * and reading them cost a cache miss on nearly every sample folded
+ * address by address. Two stacks that agree in both hashes and length
+ * but differ, unless built to, have a chance of about 2^-128. */
 typedef struct fold_entry {
 	size_t off;		/* its ids: f->ids[off .. off + len) */
 	uint32_t len;
-	uint64_t hash, count;
+	uint64_t hash, check, count;
 } fold_entry;
 
 /* Folded names of frames already seen: the same symbol of the same dso
@@ -446,15 +451,20 @@ int pd_fold_comm_id(pd_fold *f, const pd_stack *st, uint32_t *id)
 
 /* ---- stacks ----------------------------------------------------------- */
 
-static uint64_t hash_ids(const uint32_t *ids, size_t n)
+/* The stack's hash; its second, computed apart, goes to *check. */
+static uint64_t hash_ids(const uint32_t *ids, size_t n, uint64_t *check)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, k = 0x6a09e667f3bcc909ULL + n;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		h = (h ^ ids[i]) * 0xff51afd7ed558ccdULL;
 		h ^= h >> 31;
+		k = (k + ids[i]) * 0xc2b2ae3d27d4eb4fULL;
+		k ^= k >> 29;
+		k = k << 17 | k >> 47;
 	}
+	*check = k;
 	return h ? h : 1;
 }
 
@@ -483,7 +493,7 @@ int pd_fold_add_ids(pd_fold *f, const uint32_t *in, size_t n_in, uint64_t weight
 {
 	const uint32_t *ids = in;
 	size_t n = n_in, i, h;
-	uint64_t hv;
+	uint64_t hv, check;
 	fold_entry *e;
 
 	/* dropped frames are not part of the stack */
@@ -503,10 +513,10 @@ int pd_fold_add_ids(pd_fold *f, const uint32_t *in, size_t n_in, uint64_t weight
 				f->scratch[n++] = in[i];
 		ids = f->scratch;
 	}
-	hv = hash_ids(ids, n);
+	hv = hash_ids(ids, n, &check);
 	for (h = hv & (f->cap - 1); f->slots[h]; h = (h + 1) & (f->cap - 1)) {
 		e = &f->ents[f->slots[h] - 1];
-		if (e->hash == hv && e->len == n && !memcmp(f->ids + e->off, ids, n * sizeof(*ids))) {
+		if (e->hash == hv && e->check == check && e->len == n) {
 			e->count += weight;
 			f->total += weight;
 			f->last_id = f->slots[h] - 1;
@@ -540,6 +550,7 @@ int pd_fold_add_ids(pd_fold *f, const uint32_t *in, size_t n_in, uint64_t weight
 	e->off = f->nids;
 	e->len = (uint32_t)n;
 	e->hash = hv;
+	e->check = check;
 	e->count = weight;
 	f->nids += n;
 	f->slots[h] = (uint32_t)f->n + 1;
