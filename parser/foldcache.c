@@ -67,7 +67,7 @@ struct pd_foldcache {
 	uint32_t ids[FC_MAX_REAL + 1];	/* the stack being folded */
 	/* the folded name of an address no map covers, per cpumode (user,
 	 * kernel), + 1; 0 until asked: a callchain through code built
-	 * without frame pointers holds many such words, each seen once */
+	 * without frame pointers holds many such words */
 	uint32_t unmapped_id[2];
 	pd_foldcache_stats stats;
 };
@@ -191,10 +191,11 @@ static int frame_id(pd_foldcache *c, uint32_t pid, uint32_t tid, uint64_t ip, in
 	}
 	serial = pd_symbolize_where(c->sym, pid, tid, ip, cpumode, &off, &unmapped);
 	if (unmapped && c->unmapped_id[cpumode == PD_MISC_KERNEL]) {
-		/* not stored in the frame cache: the word comes back rarely,
-		 * and would push out an address that does */
+		/* stored like any address: such a word in a caller's frame
+		 * comes back with each new leaf under it (half of them on the
+		 * system-wide build), and a map found later changes the stamp */
 		*id = c->unmapped_id[cpumode == PD_MISC_KERNEL] - 1;
-		return 0;
+		goto out;
 	}
 	if (serial) {
 		d = &c->dsos[mix(serial << 8 | (uint64_t)cpumode, off) & (FC_DSO_SLOTS - 1)];
