@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "xorshift.h"
+
 #define CUTS 16
 #define MUTANTS 64
 #define MAX_FILE (8u << 20)
@@ -21,10 +23,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 int main(int argc, char **argv)

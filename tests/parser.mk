@@ -20,7 +20,7 @@ TESTS += tests/test-readback
 
 # must-fail inputs with their messages, and random mutations
 check_PROGRAMS += tests/test-hostile
-tests_test_hostile_SOURCES = tests/test-hostile.c tests/wbuf.h
+tests_test_hostile_SOURCES = tests/test-hostile.c tests/wbuf.h tests/xorshift.h
 tests_test_hostile_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS)
 tests_test_hostile_LDADD = $(PARSER_LIBS) $(ZSTD_LIBS)
 TESTS += tests/test-hostile

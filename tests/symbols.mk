@@ -15,7 +15,7 @@ TESTS += tests/symbols/test-symtree
 
 # a symbol table's lookups (through its block index) against a scan
 check_PROGRAMS += tests/symbols/test-symtab
-tests_symbols_test_symtab_SOURCES = tests/symbols/test-symtab.c
+tests_symbols_test_symtab_SOURCES = tests/symbols/test-symtab.c tests/xorshift.h
 tests_symbols_test_symtab_LDADD = $(PARSER_LIBS)
 TESTS += tests/symbols/test-symtab
 
@@ -100,7 +100,7 @@ EXTRA_DIST += tests/progs/symlib.c
 # the build and damaged copies of them; the libFuzzer target with
 # --enable-fuzzing (make tests/fuzz-symbols)
 check_PROGRAMS += tests/fuzz-symbols-replay
-tests_fuzz_symbols_replay_SOURCES = tests/fuzz-symbols-replay.c tests/fuzz-symbols.c
+tests_fuzz_symbols_replay_SOURCES = tests/fuzz-symbols-replay.c tests/fuzz-symbols.c tests/xorshift.h
 tests_fuzz_symbols_replay_LDADD = $(PARSER_LIBS)
 TESTS += tests/fuzz-symbols.sh
 EXTRA_DIST += tests/fuzz-symbols.sh

@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "feat.h"
+#include "xorshift.h"
 
 static int failures;
 
@@ -808,10 +809,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
 /* xorshift64: a fixed sequence, so a failure can be reproduced */
 static uint64_t rng_next(void)
 {
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
+	return xorshift64(&rng_state);
 }
 
 /*

@@ -13,6 +13,7 @@
 
 #include "perfdata.h"
 #include "wbuf.h"
+#include "xorshift.h"
 
 static int failures;
 
@@ -175,10 +176,7 @@ static uint64_t rnd_state = 0x1234567;
 
 static uint64_t rnd(void)
 {
-	rnd_state ^= rnd_state << 13;
-	rnd_state ^= rnd_state >> 7;
-	rnd_state ^= rnd_state << 17;
-	return rnd_state;
+	return xorshift64(&rnd_state);
 }
 
 /* Random byte flips, overwrites with boundary values, and truncations. */

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "symtab.h"
+#include "../xorshift.h"
 
 static int failures;
 
@@ -27,10 +28,7 @@ static uint64_t rng = 88172645463325252ull;
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return xorshift64(&rng);
 }
 
 /* the scan: the symbol holding addr, or -1 */
