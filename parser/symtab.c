@@ -206,8 +206,6 @@ static int add_sym(pd_symtab *t, uint64_t start, uint64_t size, int bind, int ty
 
 	if (t->n >= SYMTAB_MAX_SYMBOLS)
 		return -1;
-	free(t->ix);		/* stale: built again when finished */
-	t->ix = NULL;
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 256;
 		st_sym *p = realloc(t->s, cap * sizeof(*p));
@@ -681,7 +679,8 @@ static int merge_keys(st_key *v, size_t mid, size_t n)
 #define SYMTAB_INDEX_MIN	64	/* symbols; fewer are searched whole */
 
 /* The block index over the finished symbols (sorted by start): at most
- * two blocks per symbol, each at least a page. Out of memory: none. */
+ * two blocks per symbol, each at least a page. Out of memory: none. A
+ * table is finished once, after its last symbol is added. */
 static void build_index(pd_symtab *t)
 {
 	uint64_t span;
@@ -711,7 +710,7 @@ static void build_index(pd_symtab *t)
 	t->ix_shift = shift;
 }
 
-/* Give back the slack of the arrays grown by doubling; index the result. */
+/* Give back the slack of the arrays grown by doubling. */
 static void shrink(pd_symtab *t)
 {
 	st_sym *s = realloc(t->s, (t->n ? t->n : 1) * sizeof(*s));
@@ -725,7 +724,6 @@ static void shrink(pd_symtab *t)
 		t->names = nm;
 		t->names_cap = t->names_len ? t->names_len : 1;
 	}
-	build_index(t);
 }
 
 /* Replace the symbols by the ones v names, in v's order, as pieces. */
@@ -768,6 +766,7 @@ void pd_symtab_finish(pd_symtab *t, int kallsyms)
 			*tab = '\0';
 	}
 	shrink(t);
+	build_index(t);
 }
 
 /* The member of cluster c that is tree item idx. */
@@ -1035,6 +1034,7 @@ out:
 	free(v);
 	free(er);
 	shrink(t);
+	build_index(t);
 }
 
 /* ---- lookup ------------------------------------------------------------ */
