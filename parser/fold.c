@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "fold.h"
+#include "strhash.h"
 
 #include <stdio.h>
 #include <sys/types.h>
@@ -454,15 +455,13 @@ int pd_fold_comm_id(pd_fold *f, const pd_stack *st, uint32_t *id)
 /* The stack's hash; its second, computed apart, goes to *check. */
 static uint64_t hash_ids(const uint32_t *ids, size_t n, uint64_t *check)
 {
-	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, k = 0x6a09e667f3bcc909ULL + n;
+	uint64_t h = 0x9e3779b97f4a7c15ULL ^ n, k = PD_HASH2_SEED + n;
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		h = (h ^ ids[i]) * 0xff51afd7ed558ccdULL;
 		h ^= h >> 31;
-		k = (k + ids[i]) * 0xc2b2ae3d27d4eb4fULL;
-		k ^= k >> 29;
-		k = k << 17 | k >> 47;
+		k = pd_hash2_step(k, ids[i]);
 	}
 	*check = k;
 	return h ? h : 1;

@@ -11,6 +11,7 @@
  * cache gives the same stack.
  */
 #include "foldcache.h"
+#include "strhash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -128,7 +129,7 @@ static uint64_t chain_hash(const pd_sample *s, uint16_t misc, uint64_t *check)
 		return 0;
 	h = mix(0x9e3779b97f4a7c15ULL ^ ((uint64_t)s->pid << 32 | s->tid),
 		(uint64_t)misc ^ (uint64_t)(uintptr_t)s->event);
-	k = 0x6a09e667f3bcc909ULL;
+	k = PD_HASH2_SEED;
 	for (i = 0; i < s->nr_callchain; i++) {
 		uint64_t ip = ch[i];
 
@@ -139,10 +140,7 @@ static uint64_t chain_hash(const pd_sample *s, uint16_t misc, uint64_t *check)
 			return 0;
 		}
 		h = mix(h, ip);
-		/* the second: another multiplier, the word added and rotated in */
-		k = (k + ip) * 0xc2b2ae3d27d4eb4fULL;
-		k ^= k >> 29;
-		k = k << 17 | k >> 47;
+		k = pd_hash2_step(k, ip);
 	}
 	*check = k ^ s->nr_callchain;
 	return h | 1;
