@@ -523,8 +523,14 @@ static int prefer_first(pd_symtab *t, const st_sym *a, const st_sym *b)
 	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
 		return a->bind == STB_GLOBAL;
 	/* the same name (a .dynsym copy of a .symtab symbol): a tie that
-	 * keeps a, without demangling either */
+	 * keeps a unless a is a syscall alias. The demangler copies a name's
+	 * identifiers and adds only words of its own, none holding "SyS":
+	 * a name without it is no alias, mangled or not, and is not
+	 * demangled here (70,000 such pairs in a system-wide build's
+	 * tables, each a demangling) */
 	if (a->name == b->name || !strcmp(t->names + a->name, t->names + b->name)) {
+		if (!strstr(t->names + a->name, "SyS"))
+			return 1;
 		na = display_name(t, a);
 		return strncmp(na, "SyS", 3) && strncmp(na, "compat_SyS", 10);
 	}
