@@ -335,6 +335,11 @@ int main(void)
 					    "ffffffff81000100 T __x64_sys_vfork\n"
 					    "ffffffff81000200 t local_fn\n"
 					    "ffffffff81000300 D some_data\n"
+					    "FFFFFFFF81000400 T upper_fn\n"
+					    "1ffffffff81000500 T seventeen_digits\n"
+					    " ffffffff81000500 T leading_blank\n"
+					    "0xffffffff81000500 T hex_prefix\n"
+					    "ffffffff81000600 T after_fn\n"
 					    "ffffffffc0001000 t mod_fn\t[mymod]\n") == 0;
 
 		CHECK(ok);
@@ -344,6 +349,13 @@ int main(void)
 			CHECK(s && !strcmp(s, "__x64_sys_vfork") && off == 0x10);
 			s = pd_dso_lookup(d, 0xffffffff81000250ULL, NULL);
 			CHECK(s && !strcmp(s, "local_fn"));
+			/* perf reads an address as bare hex digits, either case; a
+			 * line with more than 16, a blank or 0x before them is no
+			 * symbol: upper_fn reaches after_fn */
+			s = pd_dso_lookup(d, 0xffffffff81000510ULL, &off);
+			CHECK(s && !strcmp(s, "upper_fn") && off == 0x110);
+			s = pd_dso_lookup(d, 0xffffffff81000600ULL, NULL);
+			CHECK(s && !strcmp(s, "after_fn"));
 			s = pd_dso_lookup(d, 0xffffffffc0001010ULL, NULL);
 			CHECK(s && !strcmp(s, "mod_fn"));
 			pd_dso_put(c, d);
