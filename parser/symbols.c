@@ -216,9 +216,6 @@ size_t pd_symbolizer_header_dsos(pd_symbolizer *s, pd_dso **out, size_t max)
 
 	for (i = 0; i < s->nr_bids; i++)
 		kernel |= !strncmp(s->bids[i].path, "[kernel.kallsyms]", 17);
-	if (kernel && s->kallsyms && n < max &&
-	    (out[n] = pd_dso_get(s->cache, PD_DSO_KALLSYMS, s->kallsyms, NULL, 0, NULL)))
-		n++;
 	find_bid(s, "");	/* sorts them: one entry per path is the one used */
 	for (i = 0; i < s->nr_bids && n < max; i++) {
 		const bid_entry *e = &s->bids[i];
@@ -230,6 +227,9 @@ size_t pd_symbolizer_header_dsos(pd_symbolizer *s, pd_dso **out, size_t max)
 		if ((out[n] = pd_dso_get(s->cache, PD_DSO_ELF, e->path, e->id, e->size, &s->paths)))
 			n++;
 	}
+	if (kernel && s->kallsyms && n < max &&
+	    (out[n] = pd_dso_get(s->cache, PD_DSO_KALLSYMS, s->kallsyms, NULL, 0, NULL)))
+		n++;
 	return n;
 }
 

@@ -60,7 +60,9 @@ typedef struct pd_sym_options {
 /*
  * The symbol tables the recording's header says its samples hit (perf
  * record writes the build-ids of the DSOs with samples), keyed as the
- * symbolizer will ask the cache for them, the kernel's first: up to max
+ * symbolizer will ask the cache for them, the kernel's last (the reading
+ * thread needs it at its first kernel frame: loading it there rather than
+ * waiting for it idle lets the others be loaded meanwhile): up to max
  * references into out, which the caller returns with pd_dso_put(). For
  * loading them ahead (preload.h); none for a pipe or a file without the
  * list.
