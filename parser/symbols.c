@@ -112,7 +112,6 @@ struct pd_symbolizer {
 	unwinder *unwinder;	/* made at the first dwarf sample */
 	int unwind_failed;
 	pd_thread *unwinding;	/* the thread whose maps the callback reads */
-	char unwind_path[4096];
 	uint64_t *ips;		/* unwound ips */
 	char *warnings[SYM_MAX_WARNINGS];
 	size_t nr_warnings;
@@ -865,10 +864,8 @@ static int unwind_find_map(void *ctx, uint32_t pid, uint64_t addr, unwind_map *o
 		/* the file the symbols came from: under --symfs, or perf's
 		 * build-id cache when the binary changed since */
 		path = pd_dso_file(m->dso);
-		if (path) {
-			sfmt(s->unwind_path, sizeof(s->unwind_path), "%s", path);
-			out->path = s->unwind_path;
-		}
+		if (path)
+			out->path = path;	/* set once loaded; the map holds the dso */
 		out->build_id = pd_dso_build_id(m->dso, &out->build_id_size);
 	}
 	return 1;
