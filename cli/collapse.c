@@ -265,8 +265,27 @@ static int samples_user_stacks(const char *path)
 	return dwarf;
 }
 
+/* Other threads runnable now (/proc/loadavg's "R/T" less this one), else
+ * the 1-minute load average. The average counts what ran a minute ago:
+ * right after another run (a benchmark, a script folding file after
+ * file) it said a CPU was busy that was idle, and dwarf folding took one
+ * thread where two were there. */
+static long busy_cpus(void)
+{
+	FILE *fp = fopen("/proc/loadavg", "r");
+	double load[1];
+	long running = 0;
+	int ok = fp && fscanf(fp, "%*s %*s %*s %ld/", &running) == 1 && running >= 1;
+
+	if (fp)
+		fclose(fp);
+	if (ok)
+		return running - 1;
+	return getloadavg(load, 1) == 1 ? (long)load[0] : 0;
+}
+
 /* Threads to fold with: as asked (--threads), else one per idle CPU (the
- * CPUs less the 1-minute load average), up to COLLAPSE_MAX_SHARDS, for a
+ * CPUs less the threads runnable now), up to COLLAPSE_MAX_SHARDS, for a
  * file that can be read again; one for a pipe or stdin. A callchain
  * recording leaves one idle CPU to the threads that load symbol tables
  * and read the file ahead: each more folding thread reads and follows the
@@ -278,16 +297,13 @@ static unsigned shard_count(const char *path, unsigned asked)
 {
 	struct stat st;
 	long n = asked;
-	double load[1];
 
 	if (!strcmp(path, "-") || stat(path, &st) < 0 || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)))
 		return 1;
 	/* on a machine already busy, a second reader of the whole file only
 	 * takes CPU from the first */
 	if (!n) {
-		n = sysconf(_SC_NPROCESSORS_ONLN);
-		if (getloadavg(load, 1) == 1)
-			n -= (long)load[0];
+		n = sysconf(_SC_NPROCESSORS_ONLN) - busy_cpus();
 		if (n > 1 && !samples_user_stacks(path))
 			n--;
 	}
