@@ -752,13 +752,14 @@ void pd_dso_ref(pd_dso_cache *c, pd_dso *d)
 	__atomic_fetch_add(&d->refs, 1, __ATOMIC_RELAXED);
 }
 
-size_t pd_dso_inlines(pd_dso *d, uint64_t off, const char **names, size_t max)
+/* The index of the dso's DWARF, taken on first use; NULL: none. */
+static pd_inl *inl_of(pd_dso *d)
 {
 	pd_inl *inl;
 
 	load(d);
-	if (d->kind != PD_DSO_ELF || !d->dwarf_path || !max)
-		return 0;
+	if (d->kind != PD_DSO_ELF || !d->dwarf_path)
+		return NULL;
 	inl = __atomic_load_n(&d->inl, __ATOMIC_ACQUIRE);
 	if (!inl) {
 		pthread_mutex_lock(&d->lock);
@@ -768,9 +769,21 @@ size_t pd_dso_inlines(pd_dso *d, uint64_t off, const char **names, size_t max)
 		inl = d->inl;
 		pthread_mutex_unlock(&d->lock);
 	}
+	return inl;
+}
+
+size_t pd_dso_inlines(pd_dso *d, uint64_t off, const char **names, size_t max)
+{
+	pd_inl *inl = max ? inl_of(d) : NULL;
+
 	/* perf names these frames as addr2line -i does, from the DWARF of the
 	 * file it took the symbols from */
-	return pd_inl_lookup(inl, offset_to_vaddr(d, off), names, max);
+	return inl ? pd_inl_lookup(inl, offset_to_vaddr(d, off), names, max) : 0;
+}
+
+void pd_dso_prepare_inlines(pd_dso *d)
+{
+	pd_inl_prepare(inl_of(d));
 }
 
 const char *pd_dso_file(pd_dso *d)
@@ -799,4 +812,9 @@ const uint8_t *pd_dso_build_id(const pd_dso *d, size_t *size)
 size_t pd_dso_cache_bytes(pd_dso_cache *c)
 {
 	return __atomic_load_n(&c->bytes, __ATOMIC_RELAXED);
+}
+
+size_t pd_dso_cache_inline_bytes(pd_dso_cache *c)
+{
+	return pd_inl_cache_bytes(c->inl);
 }

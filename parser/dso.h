@@ -76,6 +76,10 @@ size_t pd_dso_nr_symbols(pd_dso *d);
 /* Load the table and do now what its first lookups would (for loading
  * ahead, preload.h). */
 void pd_dso_prepare(pd_dso *d);
+/* Open the DWARF that names its inlined frames, as the first
+ * pd_dso_inlines would: opening decompresses its debug sections (a
+ * distribution's libc: ~70 ms). */
+void pd_dso_prepare_inlines(pd_dso *d);
 
 /* The functions at `off` (a file offset) as perf names the frames of
  * DWARF-unwound stacks (addr2line -i on the file with the symbols): the
@@ -98,5 +102,7 @@ const uint8_t *pd_dso_build_id(const pd_dso *d, size_t *size);
 
 /* Memory held by loaded tables (for tests and the daemon's metrics). */
 size_t pd_dso_cache_bytes(pd_dso_cache *c);
+/* Memory held by the DWARF indexes of inlined frames (for tests). */
+size_t pd_dso_cache_inline_bytes(pd_dso_cache *c);
 
 #endif

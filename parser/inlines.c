@@ -687,6 +687,16 @@ static inl_cu *build_cu(pd_inl *f, uint32_t cu)
 
 /* ---- lookup --------------------------------------------------------- */
 
+void pd_inl_prepare(pd_inl *f)
+{
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	if (!f->opened)
+		open_dwarf(f);
+	pthread_mutex_unlock(&f->lock);
+}
+
 size_t pd_inl_lookup(pd_inl *f, uint64_t addr, const char **names, size_t max)
 {
 	size_t n = 0, lo, hi;

@@ -42,6 +42,10 @@ void pd_inl_put(pd_inl_cache *c, pd_inl *f);
  * is held. Returns how many were written (0: no DWARF function there). */
 size_t pd_inl_lookup(pd_inl *f, uint64_t addr, const char **names, size_t max);
 
+/* Open the file and list its units now, as the first lookup would (for
+ * loading ahead). NULL is ignored. */
+void pd_inl_prepare(pd_inl *f);
+
 /* Memory held by all indexes (for tests and metrics). */
 size_t pd_inl_cache_bytes(pd_inl_cache *c);
 

@@ -17,6 +17,7 @@ struct pd_preload {
 	atomic_size_t next;	/* the next table to load */
 	atomic_size_t loaded;
 	atomic_int stop;
+	int inlines;		/* open the DWARF naming inlined frames too */
 	pthread_t tid[PRELOAD_MAX_THREADS];
 	unsigned nthreads;
 };
@@ -30,6 +31,8 @@ static void *preload_run(void *arg)
 		/* under the dso's own lock: a reader that needs the table
 		 * meanwhile waits for this load only */
 		pd_dso_prepare(p->dsos[i]);
+		if (p->inlines)
+			pd_dso_prepare_inlines(p->dsos[i]);
 		atomic_fetch_add(&p->loaded, 1);
 	}
 	return NULL;
@@ -43,6 +46,9 @@ pd_preload *pd_preload_start(pd_symbolizer *s, unsigned threads)
 	if (!p)
 		return NULL;
 	p->cache = pd_symbolizer_cache(s);
+	/* unwound frames are named from DWARF: opening it is part of what
+	 * their first lookup in each file costs */
+	p->inlines = pd_symbolizer_unwinds(s);
 	p->dsos = malloc(PRELOAD_MAX_DSOS * sizeof(*p->dsos));
 	if (p->dsos)
 		p->n = pd_symbolizer_header_dsos(s, p->dsos, PRELOAD_MAX_DSOS);

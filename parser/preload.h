@@ -7,7 +7,9 @@
  * would otherwise pay in turn, the first time a sample names each. The
  * recording's header lists those DSOs, so idle CPUs can load them while
  * the records are read: a thread that needs a table being loaded waits
- * for that load only, and loads itself one not yet started.
+ * for that load only, and loads itself one not yet started. For a
+ * recording whose user stacks are unwound, each file's DWARF (which
+ * names inlined frames there) is opened ahead as well.
  */
 #ifndef PERFHUB_PRELOAD_H
 #define PERFHUB_PRELOAD_H

@@ -208,6 +208,20 @@ pd_symcache *pd_symbolizer_cache(const pd_symbolizer *s)
 	return s->cache;
 }
 
+int pd_symbolizer_unwinds(const pd_symbolizer *s)
+{
+	size_t i;
+
+	if (s->no_unwind || !s->file)
+		return 0;
+	for (i = 0; i < pd_nr_events(s->file); i++)
+		if ((pd_get_event(s->file, i)->attr.sample_type &
+		     (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) ==
+		    (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER))
+			return 1;
+	return 0;
+}
+
 size_t pd_symbolizer_header_dsos(pd_symbolizer *s, pd_dso **out, size_t max)
 {
 	size_t n = 0, i;

@@ -71,6 +71,9 @@ struct pd_dso;
 size_t pd_symbolizer_header_dsos(pd_symbolizer *s, struct pd_dso **out, size_t max);
 /* The cache the symbolizer's tables come from. */
 pd_symcache *pd_symbolizer_cache(const pd_symbolizer *s);
+/* Whether samples of the recording have their user stacks unwound
+ * (--call-graph dwarf): their frames are then named from DWARF too. */
+int pd_symbolizer_unwinds(const pd_symbolizer *s);
 
 /* `f` gives the header facts (build-ids, os_release, arch); it must stay
  * open while the symbolizer is used. cache NULL = a private one. */

@@ -310,6 +310,17 @@ int main(void)
 		(void)pd_dso_lookup(d, 0x1000, NULL);	/* loads the table */
 		serial = pd_dso_serial(d);
 		CHECK(pd_dso_cache_bytes(c) > 1);
+		/* this program's DWARF (it is built with -g) is opened ahead,
+		 * before any lookup of inlined frames; a second time is a no-op */
+		CHECK(pd_dso_cache_inline_bytes(c) == 0);
+		pd_dso_prepare_inlines(d);
+		CHECK(pd_dso_cache_inline_bytes(c) > 0);
+		{
+			size_t once = pd_dso_cache_inline_bytes(c);
+
+			pd_dso_prepare_inlines(d);
+			CHECK(pd_dso_cache_inline_bytes(c) == once);
+		}
 		pd_dso_ref(c, d);
 		pd_dso_put(c, d);	/* one holder left: kept */
 		again = pd_dso_get(c, PD_DSO_ELF, exe, NULL, 0, NULL);
