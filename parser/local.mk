@@ -49,8 +49,8 @@ PARSER_SYMBOL_SOURCES = \
 	parser/fold.h parser/fold.c \
 	parser/foldcache.h parser/foldcache.c \
 	parser/preload.h parser/preload.c \
-	parser/unwind.h \
-	parser/unwind.c
+	parser/unwind.h parser/unwind.c \
+	parser/cfirows.h parser/cfirows.c
 PARSER_SYMBOL_LIBS =
 
 parser_libperfhub_parse_a_SOURCES = $(PARSER_CORE_SOURCES) $(PARSER_FEATURE_SOURCES) \

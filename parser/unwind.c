@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include "unwind.h"
+#include "cfirows.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -45,6 +46,15 @@ enum { ARM64_SP = 31, ARM64_PC = 32 };
 #define X86_DWARF_RIP	16
 #define X86_DWARF_REGS	17
 
+_Static_assert(X86_DWARF_REGS == CFI_NREGS, "cfirows.h counts the same registers");
+
+/* perf_regs of the DWARF registers, in DWARF order */
+static const unsigned x86_dwarf_to_perf[X86_DWARF_REGS] = {
+	X86_AX, X86_DX, X86_CX, X86_BX, X86_SI, X86_DI, X86_BP, X86_SP, X86_R8,
+	X86_R8 + 1, X86_R8 + 2, X86_R8 + 3, X86_R8 + 4, X86_R8 + 5, X86_R8 + 6,
+	X86_R15, X86_IP,
+};
+
 /* One ELF file reported into a session. */
 struct module {
 	char *path;
@@ -66,6 +76,7 @@ struct session {
 	bool attached;
 	bool stale;		/* a mapping changed under a module */
 	uint64_t last_use;
+	uint64_t id;		/* never reused: keys its CFI rows */
 	struct module **mods;
 	unsigned nr_mods, cap_mods;
 	struct unwinder *u;
@@ -84,6 +95,8 @@ struct unwinder {
 	struct session **sessions;
 	unsigned nr_sessions;
 	uint64_t clock;
+	uint64_t sessions_made;
+	cfi_rows *rows;			/* NULL: every walk is libdwfl's */
 	const unwind_input *cur;	/* the sample being unwound */
 	uint64_t cur_sp;
 	const size_t *walk_n;		/* frames of the walk under way */
@@ -283,6 +296,7 @@ session_new(struct unwinder *u, uint32_t pid)
 	}
 	s->pid = pid;
 	s->u = u;
+	s->id = ++u->sessions_made;
 	u->sessions[u->nr_sessions++] = s;
 	u->stats.sessions_created++;
 	return s;
@@ -521,27 +535,36 @@ cb_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
 	return s->u->cur->tid ? (pid_t)s->u->cur->tid : 1;
 }
 
+/* The word at addr of the sample's stack copy (sp: where it starts), as
+ * perf 6.1 reads it (unwind-libunwind-local.c, access_mem): from the
+ * copy, but not its last word (its bounds test is off by one). */
+static bool
+stack_word(const unwind_input *in, uint64_t sp, uint64_t addr, uint64_t *out)
+{
+	uint64_t valid = in->stack_dyn_size, v;
+
+	if (valid > in->stack_size)
+		valid = in->stack_size;
+	if (addr < sp || addr - sp >= valid || valid - (addr - sp) <= 8)
+		return false;
+	memcpy(&v, (const char *)in->stack + (addr - sp), sizeof(v));
+	*out = in->swapped ? __builtin_bswap64(v) : v;
+	return true;
+}
+
 static bool
 cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 {
 	struct session *s = arg;
-	const unwind_input *in = s->u->cur;
-	uint64_t sp = s->u->cur_sp;
-	uint64_t valid = in->stack_dyn_size;
+	uint64_t v;
 	(void)dwfl;
-	if (valid > in->stack_size)
-		valid = in->stack_size;
-	/* reads as perf 6.1's (unwind-libunwind-local.c, access_mem): from
-	 * the copy, but not its last word (its bounds test is off by one);
-	 * past it, perf asks the file of the map there and, when the map has
-	 * none (the stack beyond the copy), gets 0 and takes it: the return
-	 * address read there ends the walk with a frame at 0, which perf
-	 * script prints as [unknown]. Past every map the read fails. */
-	if (addr >= sp && addr - sp < valid && valid - (addr - sp) > 8) {
-		uint64_t v;
-
-		memcpy(&v, (const char *)in->stack + (addr - sp), sizeof(v));
-		*result = in->swapped ? __builtin_bswap64(v) : v;
+	/* past the copy, perf asks the file of the map there and, when the
+	 * map has none (the stack beyond the copy), gets 0 and takes it:
+	 * the return address read there ends the walk with a frame at 0,
+	 * which perf script prints as [unknown]. Past every map the read
+	 * fails. */
+	if (stack_word(s->u->cur, s->u->cur_sp, addr, &v)) {
+		*result = v;
 		return true;
 	}
 	unwind_map m;
@@ -572,15 +595,8 @@ cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
 		return true;
 	}
 	if (s->u->arch == UNWIND_ARCH_X86_64) {
-		/* DWARF numbering: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
-		static const unsigned dwarf_to_perf[17] = {
-			X86_AX, X86_DX, X86_CX, X86_BX, X86_SI, X86_DI,
-			X86_BP, X86_SP, X86_R8, X86_R8 + 1, X86_R8 + 2,
-			X86_R8 + 3, X86_R8 + 4, X86_R8 + 5, X86_R8 + 6,
-			X86_R15, X86_IP,
-		};
-		for (unsigned i = 0; i < 17; i++) {
-			if (!reg_get(in, dwarf_to_perf[i], &v))
+		for (unsigned i = 0; i < X86_DWARF_REGS; i++) {
+			if (!reg_get(in, x86_dwarf_to_perf[i], &v))
 				continue;	/* unknown to the unwinder */
 			w = v;
 			if (!dwfl_thread_state_registers(thread, (int)i, 1, &w))
@@ -735,6 +751,82 @@ cfa_needs_rbx(Dwfl *dwfl, Dwarf_Addr pc)
 	return false;
 }
 
+/*
+ * The walk libdwfl would make (dwfl_thread_getframes with frame_cb), from
+ * cached CFI rows (cfirows.h) and the stack copy alone: the frames, or 0
+ * where a frame needs more than a row can say (no usable row, a word past
+ * the copy, a file not reported cleanly, a walk that libdwfl would resume
+ * past a lost %rbx): the caller then walks with libdwfl. Each step applies
+ * the row as handle_cfi does: a rule needing the CFA or a word it cannot
+ * have leaves the register unknown; an undefined or zero return address
+ * ends the walk. x86-64 only.
+ */
+static size_t
+walk_rows(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips, size_t max)
+{
+	const unwind_input *in = u->cur;
+	uint64_t regs[X86_DWARF_REGS], next[X86_DWARF_REGS], pc = ip, v;
+	uint32_t known = 0, next_known;
+	bool rbx_known = false, rbx_lost = false, end = false;
+	size_t n = 0;
+
+	for (unsigned r = 0; r < X86_DWARF_REGS; r++)
+		if (reg_get(in, x86_dwarf_to_perf[r], &v)) {
+			regs[r] = v;
+			known |= 1U << r;
+		}
+	while (!end) {
+		/* as frame_cb: the file is reported before its frame is
+		 * unwound; a caller's row is looked up in its call */
+		if (n > 0 && ensure_module(s, pc) != MOD_OK)
+			return 0;
+		const cfi_row *row = cfi_rows_find(u->rows, s->id, s->dwfl, n > 0 ? pc - 1 : pc);
+		if (row == NULL || !row->usable || !(known & 1U << row->cfa_reg))
+			return 0;
+		uint64_t cfa = regs[row->cfa_reg] + (uint64_t)(int64_t)row->cfa_off;
+		next_known = 0;
+		for (unsigned r = 0; r < X86_DWARF_REGS; r++) {
+			uint64_t at = cfa + (uint64_t)(int64_t)row->off[r];
+
+			switch (row->kind[r]) {
+			case CFI_UNDEFINED:
+				end |= r == row->ra_reg;
+				continue;
+			case CFI_SAME:
+				if (!(known & 1U << r))
+					continue;
+				next[r] = regs[r];
+				break;
+			case CFI_CFA_PLUS:
+				next[r] = at;
+				break;
+			default:	/* CFI_AT_CFA */
+				if (!stack_word(in, u->cur_sp, at, &next[r]))
+					return 0;
+				break;
+			}
+			next_known |= 1U << r;
+		}
+		/* frame_cb's record of the frame: the call, not the return */
+		rbx_lost = !(known & 1U << X86_DWARF_RBX);
+		rbx_known |= !rbx_lost;
+		ips[n] = n > 0 ? pc - 1 : pc;
+		if (++n == max)
+			return n;
+		if (end)
+			break;
+		if (!(next_known & 1U << row->ra_reg))
+			return 0;	/* libdwfl's error: a resume may follow */
+		pc = next[row->ra_reg];
+		end = pc == 0;
+		memcpy(regs, next, sizeof(regs));
+		known = next_known;
+		if (end)
+			break;
+	}
+	return rbx_known && rbx_lost ? 0 : n;
+}
+
 /* One attempt. Returns frames, -1 out of memory, -2 session went stale. */
 static int
 walk_once(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips,
@@ -761,6 +853,14 @@ walk_once(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips,
 			return 1;
 		}
 		s->attached = true;
+	}
+	if (u->rows != NULL && u->arch == UNWIND_ARCH_X86_64) {
+		size_t k = walk_rows(u, s, ip, ips, max);
+
+		if (k > 0) {
+			u->stats.row_walks++;
+			return (int)k;
+		}
 	}
 	struct walk w = { .s = s, .ips = ips, .max = max };
 	pid_t tid = u->cur->tid ? (pid_t)u->cur->tid : 1;
@@ -930,6 +1030,9 @@ unwind_new(int arch, unwind_find_map_fn find_map, void *ctx,
 	u->sessions = calloc(u->max_sessions, sizeof(*u->sessions));
 	if (u->sessions == NULL)
 		goto fail;
+	/* without the rows (no memory, or asked) every walk is libdwfl's */
+	if (!(opt && opt->no_cfi_rows))
+		u->rows = cfi_rows_new();
 	elf_version(EV_CURRENT);
 	Elf64_Ehdr eh;
 	memset(&eh, 0, sizeof(eh));
@@ -947,6 +1050,7 @@ unwind_new(int arch, unwind_find_map_fn find_map, void *ctx,
 		goto fail;
 	return u;
 fail:
+	cfi_rows_free(u->rows);
 	free(u->sessions);
 	free(u->debuginfo_path);
 	free(u);
@@ -961,6 +1065,7 @@ unwind_free(unwinder *u)
 	while (u->nr_sessions > 0)
 		session_drop(u, u->nr_sessions - 1);
 	free(u->sessions);
+	cfi_rows_free(u->rows);
 	if (u->arch_elf)
 		elf_end(u->arch_elf);
 	for (unsigned i = 0; i < NEG_CACHE_SIZE; i++)

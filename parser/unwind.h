@@ -89,6 +89,8 @@ typedef struct unwind_options {
 				   holds a descriptor); 0 = default */
 	const char *debuginfo_path; /* separate debug file search path as
 				   libdwfl takes it; NULL = its default */
+	int no_cfi_rows;	/* walk every sample with libdwfl, not from
+				   cached CFI rows (tests: both must agree) */
 } unwind_options;
 
 #define UNWIND_DEFAULT_MAX_PROCESSES	32
@@ -148,6 +150,7 @@ typedef struct unwind_stats {
 	uint64_t stale_sessions; /* sessions rebuilt because maps changed */
 	uint64_t errors;	/* unwinds libdwfl stopped with an error */
 	uint64_t resumed;	/* walks resumed past a lost %rbx (unwind.c) */
+	uint64_t row_walks;	/* walks made from cached CFI rows alone */
 	uint64_t sessions_created, sessions_evicted;
 } unwind_stats;
 

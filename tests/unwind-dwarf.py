@@ -8,7 +8,9 @@ pointers: only CFI can walk it), records it with
   1. compares each stack, frame by frame (map-relative ips), with
      `perf script -F tid,time,ip,sym,dso` for the same sample;
   2. checks the stacks against the program's known call chains: every
-     sample in leaf_spin must unwind to main (or the worker thread).
+     sample in leaf_spin must unwind to main (or the worker thread);
+  3. unwinds every sample again with libdwfl alone (no cached CFI rows):
+     most walks must come from the rows, and every one must match.
 Prints both agreement percentages. Exit 77 when perf record or a C
 compiler is unavailable.
 """
@@ -144,6 +146,12 @@ def main():
     print("unwind-walk: " + r.stderr.strip())
     ours = parse_walk(r.stdout)
 
+    r = run([walk, "--compare", data])
+    m = re.search(r"compare: (\d+) samples, (\d+) walked from CFI rows, (\d+) differ", r.stdout)
+    print(r.stdout.strip()[-2000:] if r.stdout else r.stderr.strip()[:300])
+    rows_ok = r.returncode == 0 and m is not None and int(m.group(3)) == 0 and \
+        int(m.group(2)) * 2 >= int(m.group(1))
+
     if len(theirs) < MIN_SAMPLES:
         skip("only %d samples recorded" % len(theirs))
 
@@ -193,6 +201,8 @@ def main():
         replaced_ok = r.returncode == 0 and m is not None and \
             int(m.group(1)) > 0 and named == 0
 
+    if not rows_ok:
+        fail("walks from cached CFI rows: too few, or not libdwfl's (see above)")
     if in_leaf < MIN_SAMPLES // 2:
         fail("only %d samples in leaf_spin" % in_leaf)
     if agreement < MIN_AGREEMENT:

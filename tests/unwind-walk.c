@@ -7,6 +7,9 @@
  *				  "S <tid> <time_ns> <nframes>"
  *				  "<map-relative ip hex> <symbol|[unknown]> <dso basename|[unknown]>"
  *   unwind-walk --bench FILE	unwinding throughput only (samples/s)
+ *   unwind-walk --exact ...	every walk with libdwfl (no cached CFI rows)
+ *   unwind-walk --compare FILE	each sample unwound both ways: exit 1 and
+ *				the first differences when any frame differs
  *
  * The map table is the simplest one that serves the test: MMAP/MMAP2
  * records per process (a new mapping replaces what it overlaps), copied
@@ -229,16 +232,21 @@ now_s(void)
 int
 main(int argc, char **argv)
 {
-	int bench = 0;
+	int bench = 0, compare = 0;
+	unwind_options uo = { 0 }, exact = { .no_cfi_rows = 1 };
 	const char *path = NULL;
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--bench") == 0)
 			bench = 1;
+		else if (strcmp(argv[i], "--exact") == 0)
+			uo.no_cfi_rows = 1;
+		else if (strcmp(argv[i], "--compare") == 0)
+			compare = 1;
 		else
 			path = argv[i];
 	}
 	if (path == NULL) {
-		fprintf(stderr, "usage: unwind-walk [--bench] FILE\n");
+		fprintf(stderr, "usage: unwind-walk [--bench] [--exact|--compare] FILE\n");
 		return 2;
 	}
 
@@ -255,7 +263,8 @@ main(int argc, char **argv)
 		return 1;
 	}
 	struct table t = { 0 };
-	unwinder *u = NULL;
+	unwinder *u = NULL, *ux = NULL;	/* ux: libdwfl's walks, to compare */
+	uint64_t xips[MAX_FRAMES], differ = 0;
 	struct name_slot *names = calloc(NAME_CACHE, sizeof(*names));
 	if (names == NULL) {
 		pd_close(f);
@@ -284,6 +293,8 @@ main(int argc, char **argv)
 					proc_clear(p);
 				if (u)
 					unwind_forget_process(u, r.u.comm.pid);
+				if (ux)
+					unwind_forget_process(ux, r.u.comm.pid);
 			}
 			break;
 		case PD_RECORD_SAMPLE: {
@@ -297,8 +308,11 @@ main(int argc, char **argv)
 				if (arch == NULL && uname(&un) == 0)
 					arch = un.machine;
 				u = unwind_new(unwind_arch_from_name(arch),
-					       find_map_cb, &t, NULL);
-				if (u == NULL) {
+					       find_map_cb, &t, &uo);
+				if (compare)
+					ux = unwind_new(unwind_arch_from_name(arch),
+							find_map_cb, &t, &exact);
+				if (u == NULL || (compare && ux == NULL)) {
 					fprintf(stderr, "unwind-walk: no unwinder "
 						"for arch %s\n", arch ? arch : "?");
 					pd_close(f);
@@ -312,6 +326,24 @@ main(int argc, char **argv)
 			if (bench)
 				busy += now_s() - t0;
 			samples++;
+			if (compare) {
+				int k = unwind_sample(ux, &in, xips, MAX_FRAMES);
+				if (k != n || (n > 0 && memcmp(ips, xips, (size_t)n * sizeof(*ips)))) {
+					if (differ++ < 5) {
+						printf("differ: tid %" PRIu32 " time %" PRIu64
+						       ": %d frames from rows, %d from libdwfl\n",
+						       s->tid, s->time, n, k);
+						for (int i = 0; i < n || i < k; i++)
+							printf("  %2d %16" PRIx64 " %16" PRIx64 "\n", i,
+							       i < n ? ips[i] : 0, i < k ? xips[i] : 0);
+					}
+				}
+				if (n > 0) {
+					unwound++;
+					frames += (uint64_t)n;
+				}
+				break;
+			}
 			if (n <= 0)
 				break;
 			unwound++;
@@ -346,9 +378,16 @@ main(int argc, char **argv)
 			"samples %" PRIu64 " unwound %" PRIu64 " frames %" PRIu64
 			" no_regs %" PRIu64 " no_module %" PRIu64 " build_id_mismatch %"
 			PRIu64 " errors %" PRIu64 " sessions %" PRIu64 " stale %" PRIu64
-			" resumed %" PRIu64 "\n", samples, unwound, frames, st->no_regs,
-			st->no_module, st->build_id_mismatch, st->errors,
-			st->sessions_created, st->stale_sessions, st->resumed);
+			" resumed %" PRIu64 " from rows %" PRIu64 "\n", samples, unwound, frames,
+			st->no_regs, st->no_module, st->build_id_mismatch, st->errors,
+			st->sessions_created, st->stale_sessions, st->resumed, st->row_walks);
+		if (compare) {
+			printf("compare: %" PRIu64 " samples, %" PRIu64 " walked from CFI rows, "
+			       "%" PRIu64 " differ from libdwfl's walk\n", samples, st->row_walks,
+			       differ);
+			if (differ)
+				status = 1;
+		}
 	}
 	if (bench && busy > 0)
 		printf("unwind: %.0f samples/s, %.0f frames/s (%.3f s for %" PRIu64
@@ -356,6 +395,7 @@ main(int argc, char **argv)
 		       samples / busy, frames / busy, busy, samples,
 		       unwound ? (double)frames / unwound : 0.0);
 	unwind_free(u);
+	unwind_free(ux);
 	for (size_t i = 0; i < NAME_CACHE; i++)
 		free(names[i].name);
 	free(names);

@@ -1,0 +1,132 @@
+/* cfirows.c - rows of CFI kept for walks without libdw; see cfirows.h. */
+#include "config.h"
+
+#include "cfirows.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+
+#define ROW_SLOTS	4096	/* a power of 2: 450 KB per unwinder */
+
+struct cfi_rows {
+	cfi_row *slot;		/* direct-mapped: a new row takes the old one's place */
+};
+
+cfi_rows *cfi_rows_new(void)
+{
+	cfi_rows *c = calloc(1, sizeof(*c));
+
+	if (c && !(c->slot = calloc(ROW_SLOTS, sizeof(*c->slot)))) {
+		free(c);
+		c = NULL;
+	}
+	return c;
+}
+
+void cfi_rows_free(cfi_rows *c)
+{
+	if (!c)
+		return;
+	free(c->slot);
+	free(c);
+}
+
+static bool fits_int32(int64_t v)
+{
+	return v >= INT32_MIN && v <= INT32_MAX;
+}
+
+/* A register's rule from the ops dwarf_frame_register gives, in the forms
+ * libdwfl's expr_eval reads only the CFA and one stack word for: none
+ * (undefined), NULL (same value), or DW_OP_call_frame_cfa [plus_uconst N]
+ * [stack_value]. */
+static bool rule_of(Dwarf_Frame *f, int regno, uint8_t *kind, int32_t *off)
+{
+	Dwarf_Op mem[3], *ops;
+	size_t n, i = 1;
+	int64_t v = 0;
+
+	if (dwarf_frame_register(f, regno, mem, &ops, &n) != 0)
+		return false;
+	if (n == 0) {
+		if (ops == mem)
+			*kind = CFI_UNDEFINED;
+		else if (ops == NULL)
+			*kind = CFI_SAME;
+		else
+			return false;
+		*off = 0;
+		return true;
+	}
+	if (ops[0].atom != DW_OP_call_frame_cfa)
+		return false;
+	if (i < n && ops[i].atom == DW_OP_plus_uconst)
+		v = (int64_t)ops[i++].number;
+	*kind = CFI_AT_CFA;
+	if (i < n && ops[i].atom == DW_OP_stack_value) {
+		*kind = CFI_CFA_PLUS;
+		i++;
+	}
+	if (i != n || !fits_int32(v))
+		return false;
+	*off = (int32_t)v;
+	return true;
+}
+
+/* r->usable when every rule of the frame's row has a form walk_rows
+ * applies as libdwfl's handle_cfi would. */
+static void fill(cfi_row *r, Dwarf_Frame *f)
+{
+	Dwarf_Addr start, end;
+	Dwarf_Op *ops;
+	size_t nops;
+	bool signal = false;
+	int ra = dwarf_frame_info(f, &start, &end, &signal);
+	int regno;
+
+	r->usable = 0;
+	/* a signal frame changes how its caller's pc is looked up */
+	if (ra < 0 || ra >= CFI_NREGS || signal)
+		return;
+	if (dwarf_frame_cfa(f, &ops, &nops) != 0 || nops != 1 || ops[0].atom != DW_OP_bregx ||
+	    ops[0].number >= CFI_NREGS || !fits_int32((int64_t)ops[0].number2))
+		return;
+	r->ra_reg = (uint8_t)ra;
+	r->cfa_reg = (uint8_t)ops[0].number;
+	r->cfa_off = (int32_t)(int64_t)ops[0].number2;
+	for (regno = 0; regno < CFI_NREGS; regno++)
+		if (!rule_of(f, regno, &r->kind[regno], &r->off[regno]))
+			return;
+	r->usable = 1;
+}
+
+const cfi_row *cfi_rows_find(cfi_rows *c, uint64_t owner, Dwfl *dwfl, uint64_t pc)
+{
+	uint64_t h = (pc ^ owner * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
+	cfi_row *r = &c->slot[(h >> 40) & (ROW_SLOTS - 1)];
+	Dwfl_Module *m;
+	Dwarf_CFI *cfi;
+	Dwarf_Frame *f = NULL;
+	Dwarf_Addr bias;
+
+	if (r->owner == owner && r->pc == pc && owner)
+		return r;
+	if (!owner || !(m = dwfl_addrmodule(dwfl, pc)))
+		return NULL;
+	/* libdwfl's order: the .eh_frame row when it has one, else the
+	 * .debug_frame row */
+	cfi = dwfl_module_eh_cfi(m, &bias);
+	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &f) != 0) {
+		f = NULL;
+		cfi = dwfl_module_dwarf_cfi(m, &bias);
+		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &f) != 0)
+			return NULL;
+	}
+	*r = (cfi_row){ .owner = owner, .pc = pc };
+	fill(r, f);
+	free(f);
+	return r;
+}
