@@ -9,7 +9,8 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
-#define ROW_SLOTS	4096	/* a power of 2: 450 KB per unwinder */
+#define ROW_SLOTS	4096	/* a power of 2: 480 KB per unwinder */
+#define ROW_GRANULE	4	/* log2 bytes of addresses sharing a slot */
 
 struct cfi_rows {
 	cfi_row *slot;		/* direct-mapped: a new row takes the old one's place */
@@ -77,8 +78,9 @@ static bool rule_of(Dwarf_Frame *f, int regno, uint8_t *kind, int32_t *off)
 }
 
 /* r->usable when every rule of the frame's row has a form walk_rows
- * applies as libdwfl's handle_cfi would. */
-static void fill(cfi_row *r, Dwarf_Frame *f)
+ * applies as libdwfl's handle_cfi would; [lo, hi): where it holds (pc:
+ * the address asked, bias: the CFI's). */
+static void fill(cfi_row *r, Dwarf_Frame *f, uint64_t pc, Dwarf_Addr bias)
 {
 	Dwarf_Addr start, end;
 	Dwarf_Op *ops;
@@ -88,6 +90,12 @@ static void fill(cfi_row *r, Dwarf_Frame *f)
 	int regno;
 
 	r->usable = 0;
+	r->lo = pc;
+	r->hi = pc + 1;
+	if (ra >= 0 && start + bias <= pc && pc < end + bias) {
+		r->lo = start + bias;
+		r->hi = end + bias;
+	}
 	/* a signal frame changes how its caller's pc is looked up */
 	if (ra < 0 || ra >= CFI_NREGS || signal)
 		return;
@@ -105,14 +113,14 @@ static void fill(cfi_row *r, Dwarf_Frame *f)
 
 const cfi_row *cfi_rows_find(cfi_rows *c, uint64_t owner, Dwfl *dwfl, uint64_t pc)
 {
-	uint64_t h = (pc ^ owner * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
+	uint64_t h = (pc >> ROW_GRANULE ^ owner * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
 	cfi_row *r = &c->slot[(h >> 40) & (ROW_SLOTS - 1)];
 	Dwfl_Module *m;
 	Dwarf_CFI *cfi;
 	Dwarf_Frame *f = NULL;
 	Dwarf_Addr bias;
 
-	if (r->owner == owner && r->pc == pc && owner)
+	if (r->owner == owner && r->lo <= pc && pc < r->hi && owner)
 		return r;
 	if (!owner || !(m = dwfl_addrmodule(dwfl, pc)))
 		return NULL;
@@ -125,8 +133,8 @@ const cfi_row *cfi_rows_find(cfi_rows *c, uint64_t owner, Dwfl *dwfl, uint64_t p
 		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &f) != 0)
 			return NULL;
 	}
-	*r = (cfi_row){ .owner = owner, .pc = pc };
-	fill(r, f);
+	*r = (cfi_row){ .owner = owner };
+	fill(r, f, pc, bias);
 	free(f);
 	return r;
 }

@@ -11,7 +11,9 @@
  * the CFA a register plus an offset; each register undefined, the same
  * value, saved at CFA + N, or the value CFA + N. Any other row (an
  * expression, a signal frame) is kept as unusable: the caller walks that
- * sample with libdwfl as before.
+ * sample with libdwfl as before. A row holds for the range of addresses
+ * its CFI gives it (a loop's instructions share one): it is kept for
+ * every address of its 16-byte granule in that range.
  */
 #ifndef PERFHUB_CFIROWS_H
 #define PERFHUB_CFIROWS_H
@@ -30,7 +32,8 @@ enum cfi_rule_kind {
 };
 
 typedef struct cfi_row {
-	uint64_t owner, pc;	/* the key (owner 0: a free slot) */
+	uint64_t owner;		/* owner 0: a free slot */
+	uint64_t lo, hi;	/* the addresses [lo, hi) the row holds for */
 	uint8_t usable;		/* 0: walk this frame with libdwfl */
 	uint8_t cfa_reg;	/* CFA = regs[cfa_reg] + cfa_off */
 	uint8_t ra_reg;		/* the register holding the return address */
