@@ -910,6 +910,8 @@ static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
 		}
 	}
 	unwind_input_from_sample(&in, smp, s->file ? pd_get_info(s->file)->swapped : 0);
+	/* the maps unwind_find_map answers from change only with this */
+	in.maps_stamp = pd_symbolizer_stamp(s, smp->pid, smp->tid);
 	s->unwinding = th;
 	k = unwind_sample(s->unwinder, &in, s->ips, s->max_stack - *real);
 	s->unwinding = NULL;

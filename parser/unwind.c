@@ -40,6 +40,7 @@ enum { ARM64_SP = 31, ARM64_PC = 32 };
 #define NEG_CACHE_SIZE	512	/* files known to be unusable */
 #define SEEN_MAPS	4	/* mappings already checked against a module */
 #define MAX_RESUMES	8	/* walks restarted past a lost %rbx, per sample */
+#define CHECKED_RANGES	16	/* files a walk from rows need not check again */
 
 /* x86-64 DWARF registers: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, rip 16 */
 #define X86_DWARF_RBX	3
@@ -77,6 +78,12 @@ struct session {
 	bool stale;		/* a mapping changed under a module */
 	uint64_t last_use;
 	uint64_t id;		/* never reused: keys its CFI rows */
+	/* where ensure_module said MOD_OK while the maps' stamp was this */
+	uint64_t checked_stamp;
+	struct ok_range {
+		uint64_t lo, hi;
+	} checked[CHECKED_RANGES];
+	unsigned nr_checked;
 	struct module **mods;
 	unsigned nr_mods, cap_mods;
 	struct unwinder *u;
@@ -427,9 +434,22 @@ base_name(const char *p)
 	return s ? s + 1 : p;
 }
 
-/* Report the file mapped at `pc` into the session, unless it already is. */
+/* The addresses [lo, hi) of map and module dm both: there, while the
+ * process's maps stay, ensure_module answers MOD_OK again. */
+static void
+ok_range(const unwind_map *map, Dwfl_Module *dm, uint64_t *lo, uint64_t *hi)
+{
+	Dwarf_Addr start = 0, end = 0;
+
+	dwfl_module_info(dm, NULL, &start, &end, NULL, NULL, NULL, NULL);
+	*lo = start > map->start ? start : map->start;
+	*hi = end < map->end ? end : map->end;
+}
+
+/* Report the file mapped at `pc` into the session, unless it already is.
+ * On MOD_OK, [*lo, *hi) is where the same answer holds. */
 static int
-ensure_module(struct session *s, uint64_t pc)
+ensure_module_at(struct session *s, uint64_t pc, uint64_t *lo, uint64_t *hi)
 {
 	struct unwinder *u = s->u;
 	unwind_map map;
@@ -445,8 +465,10 @@ ensure_module(struct session *s, uint64_t pc)
 		void **ud = NULL;
 		dwfl_module_info(dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 		struct module *m = ud ? *ud : NULL;
-		if (m != NULL && module_matches(m, &map))
+		if (m != NULL && module_matches(m, &map)) {
+			ok_range(&map, dm, lo, hi);
 			return MOD_OK;
+		}
 		return MOD_STALE;
 	}
 	if (neg_has(u, map.path)) {
@@ -519,7 +541,42 @@ ensure_module(struct session *s, uint64_t pc)
 	m->nr_seen = 1;
 	s->mods[s->nr_mods++] = m;
 	u->nr_modules++;
+	ok_range(&map, dm, lo, hi);
 	return MOD_OK;
+}
+
+static int
+ensure_module(struct session *s, uint64_t pc)
+{
+	uint64_t lo, hi;
+
+	return ensure_module_at(s, pc, &lo, &hi);
+}
+
+/* Whether pc lies where ensure_module said MOD_OK since the process's
+ * maps last changed (stamp: the caller's unwind_input.maps_stamp, 0
+ * unknown); else 0, and the ranges are forgotten if the maps changed. */
+static bool
+checked_ok(struct session *s, uint64_t pc, uint64_t stamp)
+{
+	if (stamp == 0 || stamp != s->checked_stamp) {
+		s->nr_checked = 0;
+		s->checked_stamp = stamp;
+		return false;
+	}
+	for (unsigned i = 0; i < s->nr_checked; i++)
+		if (pc >= s->checked[i].lo && pc < s->checked[i].hi)
+			return true;
+	return false;
+}
+
+static void
+remember_ok(struct session *s, uint64_t lo, uint64_t hi)
+{
+	if (s->checked_stamp == 0 || lo >= hi)
+		return;
+	s->checked[s->nr_checked < CHECKED_RANGES ? s->nr_checked++ : 0] =
+		(struct ok_range){ lo, hi };
 }
 
 /* ---- thread state callbacks ------------------------------------------- */
@@ -778,8 +835,13 @@ walk_rows(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips, siz
 	while (!end) {
 		/* as frame_cb: the file is reported before its frame is
 		 * unwound; a caller's row is looked up in its call */
-		if (n > 0 && ensure_module(s, pc) != MOD_OK)
-			return 0;
+		if (n > 0 && !checked_ok(s, pc, in->maps_stamp)) {
+			uint64_t lo, hi;
+
+			if (ensure_module_at(s, pc, &lo, &hi) != MOD_OK)
+				return 0;
+			remember_ok(s, lo, hi);
+		}
 		const cfi_row *row = cfi_rows_find(u->rows, s->id, s->dwfl, n > 0 ? pc - 1 : pc);
 		if (row == NULL || !row->usable || !(known & 1U << row->cfa_reg))
 			return 0;

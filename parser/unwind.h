@@ -112,6 +112,9 @@ typedef struct unwind_input {
 	uint64_t stack_size;	/* bytes at `stack` */
 	uint64_t stack_dyn_size; /* bytes of it that are valid (<= size) */
 	int swapped;		/* stack words are in the other byte order */
+	uint64_t maps_stamp;	/* changes whenever the process's maps may
+				   have: files checked at one stamp are not
+				   checked again (0: unknown, always check) */
 } unwind_input;
 
 /* Fill *in from a decoded sample (REGS_USER, STACK_USER). `swapped` is

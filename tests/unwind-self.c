@@ -274,6 +274,59 @@ check_chain(unwinder *u)
 	}
 	return 0;
 }
+
+/* The maps' stamp: a caller's file checked at one stamp is not checked
+ * again while the stamp stays; a new stamp has it checked, and a file
+ * that changed under it is then seen (the walk stops there). */
+static int
+check_stamp(unwinder *u)
+{
+	uint64_t a[64], b[64], c[64];
+	unwind_input in;
+	const struct map *leaf = NULL;
+	char old[sizeof(maps[0].path)] = "";
+	size_t renamed = 0;
+	int na, nb, nc, k;
+
+	input_from_snapshot(&in, snap.stack_size);
+	in.maps_stamp = 1000;
+	na = unwind_sample(u, &in, a, 64);
+	for (size_t i = 0; i < nr_maps; i++)
+		if (a[0] >= maps[i].start && a[0] < maps[i].end)
+			leaf = &maps[i];
+	/* the outermost frame in another file than the leaf's (libc) */
+	for (k = na - 1; k > 0 && !old[0]; k--)
+		for (size_t i = 0; i < nr_maps; i++)
+			if (a[k] >= maps[i].start && a[k] < maps[i].end && leaf &&
+			    maps[i].path[0] == '/' && strcmp(maps[i].path, leaf->path))
+				snprintf(old, sizeof(old), "%s", maps[i].path);
+	if (!old[0]) {
+		printf("stamp: every frame in the leaf's file; not checked\n");
+		return 0;
+	}
+	for (size_t i = 0; i < nr_maps; i++)
+		if (!strcmp(maps[i].path, old)) {
+			snprintf(maps[i].path, sizeof(maps[i].path), "/usr/bin/true");
+			renamed++;
+		}
+	nb = unwind_sample(u, &in, b, 64);
+	in.maps_stamp = 1001;
+	nc = unwind_sample(u, &in, c, 64);
+	for (size_t i = 0; i < nr_maps; i++)
+		if (!strcmp(maps[i].path, "/usr/bin/true"))
+			snprintf(maps[i].path, sizeof(maps[i].path), "%s", old);
+	printf("stamp: %d frames; %s renamed in %zu maps: %d frames at the same stamp, "
+	       "%d at a new one\n", na, old, renamed, nb, nc);
+	if (nb != na || memcmp(a, b, (size_t)na * sizeof(*a))) {
+		printf("FAIL: the same stamp checked the files again\n");
+		return 1;
+	}
+	if (nc == na && !memcmp(a, c, (size_t)na * sizeof(*a))) {
+		printf("FAIL: a new stamp did not see the file changed\n");
+		return 1;
+	}
+	return 0;
+}
 #endif
 
 /* ---- 3. garbage ------------------------------------------------------- */
@@ -336,6 +389,7 @@ check_garbage(int arch)
 		in.stack = stack;
 		in.stack_size = rng() % (sizeof(stack) + 1);
 		in.stack_dyn_size = rng() % 8 ? rng() % (in.stack_size + 1) : rng();
+		in.maps_stamp = rng() % 4;
 		/* the SP register pointing at or near the copied stack */
 		if (arch == UNWIND_ARCH_X86_64 && in.nr_regs > 8 && (rng() & 1))
 			regs[7] = (uint64_t)(uintptr_t)stack;
@@ -389,6 +443,7 @@ main(int argc, char **argv)
 			return 1;
 		}
 		rc |= check_chain(u);
+		rc |= check_stamp(u);
 		/* 2b: through a frame whose CFA is %rbx-based */
 		static const char *const via_rbx[] = {
 			"capture", "unwind_self_rbx_leaf",

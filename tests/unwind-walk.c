@@ -40,7 +40,10 @@ struct proc {
 	uint32_t pid;
 	struct map *maps;
 	size_t nr, cap;
+	uint64_t stamp;		/* changed with the maps (unwind_input.maps_stamp) */
 };
+
+static uint64_t stamps;
 
 struct table {
 	struct proc *procs;
@@ -66,6 +69,7 @@ proc_get(struct table *t, uint32_t pid, int create)
 	struct proc *p = &t->procs[t->nr++];
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
+	p->stamp = ++stamps;
 	return p;
 }
 
@@ -75,11 +79,13 @@ proc_clear(struct proc *p)
 	for (size_t i = 0; i < p->nr; i++)
 		free(p->maps[i].path);
 	p->nr = 0;
+	p->stamp = ++stamps;
 }
 
 static int
 proc_add(struct proc *p, const struct map *m)
 {
+	p->stamp = ++stamps;
 	/* drop what the new mapping overlaps (good enough for the test) */
 	for (size_t i = 0; i < p->nr;) {
 		if (p->maps[i].start < m->end && m->start < p->maps[i].end) {
@@ -321,6 +327,8 @@ main(int argc, char **argv)
 			}
 			unwind_input in;
 			unwind_input_from_sample(&in, s, swapped);
+			const struct proc *mp = proc_get(&t, s->pid, 0);
+			in.maps_stamp = mp ? mp->stamp : 0;
 			double t0 = bench ? now_s() : 0;
 			int n = unwind_sample(u, &in, ips, MAX_FRAMES);
 			if (bench)
