@@ -813,10 +813,10 @@ cfa_needs_rbx(Dwfl *dwfl, Dwarf_Addr pc)
  * cached CFI rows (cfirows.h) and the stack copy alone: the frames, or 0
  * where a frame needs more than a row can say (no usable row, a word past
  * the copy, a file not reported cleanly, a walk that libdwfl would resume
- * past a lost %rbx): the caller then walks with libdwfl. Each step applies
- * the row as handle_cfi does: a rule needing the CFA or a word it cannot
- * have leaves the register unknown; an undefined or zero return address
- * ends the walk. x86-64 only.
+ * past a lost %rbx, a CFA from a register it does not have): the caller
+ * then walks with libdwfl. Each step applies the row as handle_cfi does:
+ * a "same value" register unknown in the callee stays unknown; an undefined
+ * or zero return address ends the walk. x86-64 only.
  */
 static size_t
 walk_rows(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips, size_t max)
