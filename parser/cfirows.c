@@ -79,8 +79,9 @@ static bool rule_of(Dwarf_Frame *f, int regno, uint8_t *kind, int32_t *off)
 
 /* r->usable when every rule of the frame's row has a form walk_rows
  * applies as libdwfl's handle_cfi would; [lo, hi): where it holds (pc:
- * the address asked, bias: the CFI's). */
-static void fill(cfi_row *r, Dwarf_Frame *f, uint64_t pc, Dwarf_Addr bias)
+ * the address asked, bias: the CFI's; whole: the range is the row's,
+ * else pc alone). */
+static void fill(cfi_row *r, Dwarf_Frame *f, uint64_t pc, Dwarf_Addr bias, bool whole)
 {
 	Dwarf_Addr start, end;
 	Dwarf_Op *ops;
@@ -92,7 +93,7 @@ static void fill(cfi_row *r, Dwarf_Frame *f, uint64_t pc, Dwarf_Addr bias)
 	r->usable = 0;
 	r->lo = pc;
 	r->hi = pc + 1;
-	if (ra >= 0 && start + bias <= pc && pc < end + bias) {
+	if (whole && ra >= 0 && start + bias <= pc && pc < end + bias) {
 		r->lo = start + bias;
 		r->hi = end + bias;
 	}
@@ -119,22 +120,25 @@ const cfi_row *cfi_rows_find(cfi_rows *c, uint64_t owner, Dwfl *dwfl, uint64_t p
 	Dwarf_CFI *cfi;
 	Dwarf_Frame *f = NULL;
 	Dwarf_Addr bias;
+	bool eh = true;
 
 	if (r->owner == owner && r->lo <= pc && pc < r->hi && owner)
 		return r;
 	if (!owner || !(m = dwfl_addrmodule(dwfl, pc)))
 		return NULL;
 	/* libdwfl's order: the .eh_frame row when it has one, else the
-	 * .debug_frame row */
+	 * .debug_frame row, kept for pc alone (another address of its range
+	 * might have an .eh_frame row) */
 	cfi = dwfl_module_eh_cfi(m, &bias);
 	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &f) != 0) {
 		f = NULL;
+		eh = false;
 		cfi = dwfl_module_dwarf_cfi(m, &bias);
 		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &f) != 0)
 			return NULL;
 	}
 	*r = (cfi_row){ .owner = owner };
-	fill(r, f, pc, bias);
+	fill(r, f, pc, bias, eh);
 	free(f);
 	return r;
 }

@@ -12,8 +12,8 @@
  * value, saved at CFA + N, or the value CFA + N. Any other row (an
  * expression, a signal frame) is kept as unusable: the caller walks that
  * sample with libdwfl as before. A row holds for the range of addresses
- * its CFI gives it (a loop's instructions share one): it is kept for
- * every address of its 16-byte granule in that range.
+ * its CFI gives it (a loop's instructions share one): an .eh_frame row
+ * is kept for every address of its 16-byte granule in that range.
  */
 #ifndef PERFHUB_CFIROWS_H
 #define PERFHUB_CFIROWS_H
