@@ -82,6 +82,10 @@ struct pd_fold {
 	size_t cap_scratch;
 	size_t last_id;		/* the entry the last add went to */
 	uint64_t total;
+	/* the comm field asked last: a sample's stack folded whole (unwound
+	 * dwarf samples) asks for its thread's on every sample */
+	char *comm_last;
+	uint32_t comm_pid, comm_tid, comm_id;
 };
 
 pd_fold *pd_fold_new(unsigned flags)
@@ -126,6 +130,7 @@ void pd_fold_free(pd_fold *f)
 	}
 	free(f->memo);
 	free(f->syms);
+	free(f->comm_last);
 	free(f);
 }
 
@@ -431,23 +436,36 @@ static int name_id(pd_fold *f, const char *s, size_t n, uint32_t *id)
 
 int pd_fold_comm_id(pd_fold *f, const pd_stack *st, uint32_t *id)
 {
+	const char *comm = st->comm ? st->comm : "";
 	char name[FOLD_NAME_MAX];
 	int n;
 	size_t i;
 
+	if (f->comm_last && st->pid == f->comm_pid && st->tid == f->comm_tid &&
+	    !strcmp(comm, f->comm_last)) {
+		*id = f->comm_id;
+		return 0;
+	}
 	/* the comm, spaces as '_' */
 	if (f->flags & PD_FOLD_TID)
-		n = snprintf(name, sizeof(name), "%s-%u/%u", st->comm ? st->comm : "", st->pid, st->tid);
+		n = snprintf(name, sizeof(name), "%s-%u/%u", comm, st->pid, st->tid);
 	else if (f->flags & PD_FOLD_PID)
-		n = snprintf(name, sizeof(name), "%s-%u", st->comm ? st->comm : "", st->pid);
+		n = snprintf(name, sizeof(name), "%s-%u", comm, st->pid);
 	else
-		n = snprintf(name, sizeof(name), "%s", st->comm ? st->comm : "");
+		n = snprintf(name, sizeof(name), "%s", comm);
 	if (n < 0)
 		return -1;
 	for (i = 0; name[i]; i++)
 		if (name[i] == ' ')
 			name[i] = '_';
-	return name_id(f, name, i, id);
+	if (name_id(f, name, i, id) < 0)
+		return -1;
+	free(f->comm_last);
+	f->comm_last = strdup(comm);	/* NULL: no memo, still right */
+	f->comm_pid = st->pid;
+	f->comm_tid = st->tid;
+	f->comm_id = *id;
+	return 0;
 }
 
 /* ---- stacks ----------------------------------------------------------- */
