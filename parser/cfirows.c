@@ -9,7 +9,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 
-#define ROW_SLOTS	4096	/* a power of 2: 480 KB per unwinder */
+#define ROW_SLOTS	4096	/* a power of 2: 704 KB per unwinder */
 #define ROW_GRANULE	4	/* log2 bytes of addresses sharing a slot */
 
 struct cfi_rows {
@@ -106,9 +106,19 @@ static void fill(cfi_row *r, Dwarf_Frame *f, uint64_t pc, Dwarf_Addr bias, bool 
 	r->ra_reg = (uint8_t)ra;
 	r->cfa_reg = (uint8_t)ops[0].number;
 	r->cfa_off = (int32_t)(int64_t)ops[0].number2;
-	for (regno = 0; regno < CFI_NREGS; regno++)
-		if (!rule_of(f, regno, &r->kind[regno], &r->off[regno]))
+	for (regno = 0; regno < CFI_NREGS; regno++) {
+		uint8_t kind;
+		int32_t off;
+
+		if (!rule_of(f, regno, &kind, &off))
 			return;
+		if (kind == CFI_SAME)
+			r->same_mask |= 1U << regno;
+		else if (kind == CFI_UNDEFINED)
+			r->ra_undefined |= regno == ra;
+		else
+			r->rules[r->nrules++] = (cfi_rule){ (uint8_t)regno, kind, off };
+	}
 	r->usable = 1;
 }
 

@@ -31,15 +31,26 @@ enum cfi_rule_kind {
 	CFI_CFA_PLUS,		/* the value CFA + off */
 };
 
+/* A register the row gives a value: CFI_AT_CFA or CFI_CFA_PLUS. */
+typedef struct cfi_rule {
+	uint8_t reg, kind;
+	int32_t off;
+} cfi_rule;
+
 typedef struct cfi_row {
 	uint64_t owner;		/* owner 0: a free slot */
 	uint64_t lo, hi;	/* the addresses [lo, hi) the row holds for */
 	uint8_t usable;		/* 0: walk this frame with libdwfl */
 	uint8_t cfa_reg;	/* CFA = regs[cfa_reg] + cfa_off */
 	uint8_t ra_reg;		/* the register holding the return address */
-	uint8_t kind[CFI_NREGS];
+	uint8_t ra_undefined;	/* the walk ends at this frame */
 	int32_t cfa_off;
-	int32_t off[CFI_NREGS];
+	/* the caller's registers: those in same_mask keep the callee's
+	 * value (when it has one), rules[0..nrules) are computed from the
+	 * CFA, every other one is undefined */
+	uint32_t same_mask;
+	uint8_t nrules;
+	cfi_rule rules[CFI_NREGS];
 } cfi_row;
 
 typedef struct cfi_rows cfi_rows;

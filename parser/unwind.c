@@ -822,7 +822,7 @@ static size_t
 walk_rows(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips, size_t max)
 {
 	const unwind_input *in = u->cur;
-	uint64_t regs[X86_DWARF_REGS], next[X86_DWARF_REGS], pc = ip, v;
+	uint64_t regs[X86_DWARF_REGS] = { 0 }, next[X86_DWARF_REGS], pc = ip, v;
 	uint32_t known = 0, next_known;
 	bool rbx_known = false, rbx_lost = false, end = false;
 	size_t n = 0;
@@ -846,29 +846,21 @@ walk_rows(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips, siz
 		if (row == NULL || !row->usable || !(known & 1U << row->cfa_reg))
 			return 0;
 		uint64_t cfa = regs[row->cfa_reg] + (uint64_t)(int64_t)row->cfa_off;
-		next_known = 0;
-		for (unsigned r = 0; r < X86_DWARF_REGS; r++) {
-			uint64_t at = cfa + (uint64_t)(int64_t)row->off[r];
+		/* the same values first (those unknown stay unknown), then
+		 * the ones from the CFA; the others are undefined */
+		memcpy(next, regs, sizeof(next));
+		next_known = known & row->same_mask;
+		for (unsigned i = 0; i < row->nrules; i++) {
+			const cfi_rule *rule = &row->rules[i];
+			uint64_t at = cfa + (uint64_t)(int64_t)rule->off;
 
-			switch (row->kind[r]) {
-			case CFI_UNDEFINED:
-				end |= r == row->ra_reg;
-				continue;
-			case CFI_SAME:
-				if (!(known & 1U << r))
-					continue;
-				next[r] = regs[r];
-				break;
-			case CFI_CFA_PLUS:
-				next[r] = at;
-				break;
-			default:	/* CFI_AT_CFA */
-				if (!stack_word(in, u->cur_sp, at, &next[r]))
-					return 0;
-				break;
-			}
-			next_known |= 1U << r;
+			if (rule->kind == CFI_CFA_PLUS)
+				next[rule->reg] = at;
+			else if (!stack_word(in, u->cur_sp, at, &next[rule->reg]))
+				return 0;
+			next_known |= 1U << rule->reg;
 		}
+		end = row->ra_undefined;
 		/* frame_cb's record of the frame: the call, not the return */
 		rbx_lost = !(known & 1U << X86_DWARF_RBX);
 		rbx_known |= !rbx_lost;
