@@ -768,18 +768,28 @@ static void fill_frame(pd_symbolizer *s, pd_frame *f, pd_thread *th, uint64_t ip
 	fill_frame_in(s, f, frame_map(s, th, ip, cpumode), ip, cpumode);
 }
 
-static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, int cpumode)
+/* A free frame at the end of s->frames, counted in *n; NULL out of memory. */
+static pd_frame *new_frame(pd_symbolizer *s, size_t *n)
 {
 	if (*n == s->cap_frames) {
 		size_t cap = s->cap_frames ? s->cap_frames * 2 : 64;
 		pd_frame *p = realloc(s->frames, cap * sizeof(*p));
 
 		if (!p)
-			return -1;
+			return NULL;
 		s->frames = p;
 		s->cap_frames = cap;
 	}
-	fill_frame(s, &s->frames[(*n)++], th, ip, cpumode);
+	return &s->frames[(*n)++];
+}
+
+static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, int cpumode)
+{
+	pd_frame *f = new_frame(s, n);
+
+	if (!f)
+		return -1;
+	fill_frame(s, f, th, ip, cpumode);
 	return 0;
 }
 
@@ -918,22 +928,27 @@ static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
 	if (k < 0)
 		return -1;
 	for (i = 0; i < k; i++) {
-		const pd_map *m;
+		const pd_map *m = frame_map(s, th, s->ips[i], PD_MISC_USER);
+		pd_frame *f = new_frame(s, n);
 		const char *inl[16];
 		size_t ni, j;
 
 		(*real)++;
-		if (push_frame(s, n, th, s->ips[i], PD_MISC_USER) < 0)
+		if (!f)
 			return -1;
+		fill_frame_in(s, f, m, s->ips[i], PD_MISC_USER);
 		/* perf names these frames by their DWARF functions, inlined
-		 * ones included (addr2line -i) */
-		m = pd_maps_find(th->maps, s->ips[i]);
+		 * ones included (addr2line -i): one frame each, the same but
+		 * for the name */
 		if (!m || !m->dso || m->identity)
 			continue;
-		ni = inl_lookup(s, m->dso, s->frames[*n - 1].dso_off, inl, 16);
+		ni = inl_lookup(s, m->dso, f->dso_off, inl, 16);
 		for (j = 0; j < ni; j++) {
-			if (j > 0 && push_frame(s, n, th, s->ips[i], PD_MISC_USER) < 0)
-				return -1;
+			if (j > 0) {
+				if (!new_frame(s, n))
+					return -1;
+				s->frames[*n - 1] = s->frames[*n - 2];
+			}
 			s->frames[*n - 1].sym = inl[j];
 		}
 	}
