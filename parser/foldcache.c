@@ -255,8 +255,7 @@ int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight)
 
 	/* dwarf samples carry their user stack beside the callchain: those are
 	 * unwound, never cached */
-	if (s->event && (s->event->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) ==
-	    (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER))
+	if (pd_event_unwinds(s->event))
 		return fold_whole(c, r, weight);
 	h = chain_hash(s, misc, &check);
 	if (!h)

@@ -215,9 +215,7 @@ int pd_symbolizer_unwinds(const pd_symbolizer *s)
 	if (s->no_unwind || !s->file)
 		return 0;
 	for (i = 0; i < pd_nr_events(s->file); i++)
-		if ((pd_get_event(s->file, i)->attr.sample_type &
-		     (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) ==
-		    (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER))
+		if (pd_event_unwinds(pd_get_event(s->file, i)))
 			return 1;
 	return 0;
 }
@@ -902,9 +900,8 @@ static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
 	unwind_input in;
 	int k, i;
 
-	if (s->no_unwind || s->unwind_failed || !th || !smp->event ||
-	    (smp->event->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) !=
-	    (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER) || !smp->stack_user_size)
+	if (s->no_unwind || s->unwind_failed || !th || !pd_event_unwinds(smp->event) ||
+	    !smp->stack_user_size)
 		return -1;
 	if (!s->unwinder) {
 		const pd_header *h = s->file ? pd_get_header(s->file) : NULL;
@@ -988,9 +985,7 @@ int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out)
 	out->comm = th ? th->comm : "[unknown]";
 	/* dwarf samples: the kernel part of the callchain, then the unwound
 	 * user stack, as perf does */
-	dwarf = !s->no_unwind && !s->unwind_failed && smp->event &&
-		(smp->event->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) ==
-		(PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER);
+	dwarf = !s->no_unwind && !s->unwind_failed && pd_event_unwinds(smp->event);
 	if ((smp->fields & PD_SAMPLE_CALLCHAIN) && smp->callchain) {
 		int cpumode = PD_MISC_USER;
 

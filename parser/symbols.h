@@ -71,6 +71,13 @@ struct pd_dso;
 size_t pd_symbolizer_header_dsos(pd_symbolizer *s, struct pd_dso **out, size_t max);
 /* The cache the symbolizer's tables come from. */
 pd_symcache *pd_symbolizer_cache(const pd_symbolizer *s);
+/* Whether samples of event e carry the user registers and a copy of the
+ * user stack to unwind (--call-graph dwarf). */
+static inline int pd_event_unwinds(const pd_event *e)
+{
+	return e && (e->attr.sample_type & (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER)) ==
+		    (PD_SAMPLE_REGS_USER | PD_SAMPLE_STACK_USER);
+}
 /* Whether samples of the recording have their user stacks unwound
  * (--call-graph dwarf): their frames are then named from DWARF too. */
 int pd_symbolizer_unwinds(const pd_symbolizer *s);
