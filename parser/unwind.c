@@ -822,9 +822,11 @@ static size_t
 walk_rows(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips, size_t max)
 {
 	const unwind_input *in = u->cur;
-	uint64_t regs[X86_DWARF_REGS] = { 0 }, next[X86_DWARF_REGS], pc = ip, v;
+	/* the frame's registers and its caller's, swapped at each step */
+	uint64_t bank[2][X86_DWARF_REGS] = { { 0 } }, *regs = bank[0], *next = bank[1], *t;
+	uint64_t pc = ip, v;
 	uint32_t known = 0, next_known;
-	bool rbx_known = false, rbx_lost = false, end = false;
+	bool rbx_known = false, rbx_lost = false;
 	size_t n = 0;
 
 	for (unsigned r = 0; r < X86_DWARF_REGS; r++)
@@ -832,7 +834,7 @@ walk_rows(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips, siz
 			regs[r] = v;
 			known |= 1U << r;
 		}
-	while (!end) {
+	for (;;) {
 		/* as frame_cb: the file is reported before its frame is
 		 * unwound; a caller's row is looked up in its call */
 		if (n > 0 && !checked_ok(s, pc, in->maps_stamp)) {
@@ -848,7 +850,7 @@ walk_rows(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips, siz
 		uint64_t cfa = regs[row->cfa_reg] + (uint64_t)(int64_t)row->cfa_off;
 		/* the same values first (those unknown stay unknown), then
 		 * the ones from the CFA; the others are undefined */
-		memcpy(next, regs, sizeof(next));
+		memcpy(next, regs, sizeof(bank[0]));
 		next_known = known & row->same_mask;
 		for (unsigned i = 0; i < row->nrules; i++) {
 			const cfi_rule *rule = &row->rules[i];
@@ -860,23 +862,22 @@ walk_rows(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips, siz
 				return 0;
 			next_known |= 1U << rule->reg;
 		}
-		end = row->ra_undefined;
 		/* frame_cb's record of the frame: the call, not the return */
 		rbx_lost = !(known & 1U << X86_DWARF_RBX);
 		rbx_known |= !rbx_lost;
 		ips[n] = n > 0 ? pc - 1 : pc;
 		if (++n == max)
 			return n;
-		if (end)
+		if (row->ra_undefined)
 			break;
 		if (!(next_known & 1U << row->ra_reg))
 			return 0;	/* libdwfl's error: a resume may follow */
-		pc = next[row->ra_reg];
-		end = pc == 0;
-		memcpy(regs, next, sizeof(regs));
-		known = next_known;
-		if (end)
+		if ((pc = next[row->ra_reg]) == 0)
 			break;
+		t = regs;
+		regs = next;
+		next = t;
+		known = next_known;
 	}
 	return rbx_known && rbx_lost ? 0 : n;
 }
