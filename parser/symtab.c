@@ -404,11 +404,10 @@ static int read_lines(pd_symtab *t, const char *path, line_fn fn)
 }
 
 /* An address as perf reads kallsyms: bare hex digits, either case, no
- * blank, sign or 0x before them (which strtoull took; its locale-aware
- * parsing was half the instructions of reading the kernel's table, 56 M
- * of 110 M; now 86 M in all). More than 16 digits
- * are no address here (perf drops the top ones). *end is left after the
- * digits, == s: none. */
+ * blank, sign or 0x before them (strtoull took those, and its
+ * locale-aware parsing was half of reading the kernel's table). More
+ * than 16 digits are no address here (perf drops the top ones). *end is
+ * left after the digits, == s: none. */
 static uint64_t parse_hex(const char *s, const char **end)
 {
 	static const signed char val[256] = {
