@@ -56,6 +56,12 @@ struct pd_file {
 	size_t id_cap, id_n;
 	int has_zero_id;
 	uint32_t zero_id_val;
+	/* sample.c: where each field of samples of layout fast_st is (a
+	 * byte offset, -1 when absent); fast_st 0 when none is planned */
+	uint64_t fast_st;
+	int fast_ok;		/* fast_st is one the plan takes */
+	int16_t fast_off[10];
+	uint32_t fast_fixed;	/* bytes up to the callchain's nr (or the end) */
 	const pd_record *clean_rec;	/* holds a fully decoded sample of clean_ev */
 	const pd_event *clean_ev;
 	/* the time-order queue decodes a sample up to its time and reads no

@@ -79,7 +79,7 @@ typedef struct combo {
 	int sample_id_all;
 } combo;
 
-enum { NR_PRESETS = 8 };
+enum { NR_PRESETS = 9 };
 
 /* sample_type and read_format of each preset; bits the attr size cannot
  * describe (regs masks, branch_sample_type) are dropped in make_events(). */
@@ -104,6 +104,10 @@ static const struct {
 	{ PD_SAMPLE_TID | PD_SAMPLE_TIME | PD_SAMPLE_ID | PD_SAMPLE_READ,
 	  PD_FORMAT_GROUP | PD_FORMAT_ID | PD_FORMAT_LOST | PD_FORMAT_TOTAL_TIME_ENABLED |
 		  PD_FORMAT_TOTAL_TIME_RUNNING },
+	/* every field the decoder takes from fixed offsets (sample.c) */
+	{ PD_SAMPLE_IDENTIFIER | PD_SAMPLE_IP | PD_SAMPLE_TID | PD_SAMPLE_TIME | PD_SAMPLE_ADDR |
+		  PD_SAMPLE_ID | PD_SAMPLE_STREAM_ID | PD_SAMPLE_CPU | PD_SAMPLE_PERIOD |
+		  PD_SAMPLE_CALLCHAIN, 0 },
 };
 
 /* A record as written, kept to compare with what the parser returns. The
