@@ -118,14 +118,26 @@ static void fast_plan(pd_file *f, uint64_t st)
 	f->fast_fixed = off;
 }
 
+/* The first and last sample times, unless re-decoding a queued record. */
+static void count_time(pd_file *f, uint64_t t)
+{
+	if (f->quiet)
+		return;
+	if (!f->stats.first_time || t < f->stats.first_time)
+		f->stats.first_time = t;
+	if (t > f->stats.last_time)
+		f->stats.last_time = t;
+}
+
 static inline uint64_t fast_u64(const uint8_t *rec, int off)
 {
 	return off >= 0 ? load_u64(rec + off, 0) : 0;
 }
 
-/* A sample of a planned layout, its fields loaded from their offsets
- * (a third of the field-by-field decoding). 0 when the record is too
- * short for it: the field-by-field decoding then says where. */
+/* A sample of a planned layout, each field loaded from its offset (one
+ * bounds check for the record, not a test, a check and a step per
+ * field). 0 when the record is too short for it: the field-by-field
+ * decoding then says where. */
 static int decode_fast(pd_file *f, const uint8_t *rec, uint32_t size, pd_sample *s)
 {
 	const int16_t *o = f->fast_off;
@@ -146,12 +158,7 @@ static int decode_fast(pd_file *f, const uint8_t *rec, uint32_t size, pd_sample 
 	}
 	if (o[FO_TIME] >= 0) {
 		s->time = load_u64(rec + o[FO_TIME], 0);
-		if (!f->quiet) {
-			if (!f->stats.first_time || s->time < f->stats.first_time)
-				f->stats.first_time = s->time;
-			if (s->time > f->stats.last_time)
-				f->stats.last_time = s->time;
-		}
+		count_time(f, s->time);
 	}
 	if (f->opt.no_decode_samples)
 		return 1;
@@ -234,12 +241,7 @@ int sample_decode(pd_file *f, const uint8_t *rec, uint32_t size, pd_record *r, p
 	}
 	if (st & PD_SAMPLE_TIME) {
 		s->time = U64("TIME");
-		if (!f->quiet) {
-			if (!f->stats.first_time || s->time < f->stats.first_time)
-				f->stats.first_time = s->time;
-			if (s->time > f->stats.last_time)
-				f->stats.last_time = s->time;
-		}
+		count_time(f, s->time);
 	}
 	if (f->opt.no_decode_samples)
 		return 0;
