@@ -36,6 +36,16 @@ compare() {
 	fi
 	# shellcheck disable=SC2086
 	perf script -i "$data" $popts 2>/dev/null | $FOLD fold $fopts >"$T/$name.perf"
+	# only_pids "PID ...": the lines of those processes (folded with
+	# their pids), the whole of ours kept as NAME.all.ours
+	if [ -n "${only_pids:-}" ]; then
+		for side in ours perf; do
+			mv "$T/$name.$side" "$T/$name.all.$side"
+			awk -v pids=" $only_pids " '{ f = $0; sub(/;.*/, "", f); sub(/ [0-9]+$/, "", f);
+				n = split(f, a, "-"); if (index(pids, " " a[n] " ")) print }' \
+				"$T/$name.all.$side" >"$T/$name.$side"
+		done
+	fi
 	# shellcheck disable=SC2086
 	$FOLD compare "$T/$name.ours" "$T/$name.perf" --min "$min" --label "$name" $user || {
 		echo "FAIL $name"; fail=1; }

@@ -155,24 +155,14 @@ while todo:
 print(" ".join(sorted(seen)))' "$2"
 }
 
-# compare_workload NAME DATA MIN PIDS: as compare, the lines of those pids
+# compare_workload NAME DATA MIN PIDS: compare, by pid, the lines of PIDS
 compare_workload() {
-	name=$1 data=$2 min=$3 pids=$4
-	if [ -z "$pids" ]; then
-		echo "FAIL $name: no workload process found in the recording"; fail=1; return
+	if [ -z "$4" ]; then
+		echo "FAIL $1: no workload process found in the recording"; fail=1; return
 	fi
-	if ! "$PERFHUB" collapse --pid "$data" >"$T/$name.all.ours" 2>"$T/$name.err"; then
-		echo "FAIL $name: perfhub collapse failed:"; cat "$T/$name.err"; fail=1; return
-	fi
-	perf script -i "$data" -F comm,pid,tid,time,period,event,ip,sym,dso 2>/dev/null |
-		$FOLD fold --pid >"$T/$name.all.perf"
-	for side in ours perf; do
-		awk -v pids=" $pids " '{ f = $0; sub(/;.*/, "", f); sub(/ [0-9]+$/, "", f);
-			n = split(f, a, "-"); if (index(pids, " " a[n] " ")) print }' \
-			"$T/$name.all.$side" >"$T/$name.$side"
-	done
-	$FOLD compare "$T/$name.ours" "$T/$name.perf" --min "$min" --label "$name" ||
-		{ echo "FAIL $name"; fail=1; }
+	only_pids=$4
+	compare "$1" "$2" "$3" --pid -- -F comm,pid,tid,time,period,event,ip,sym,dso -- --pid
+	only_pids=
 }
 
 if record "$T/tp.data" -g -e sched:sched_switch -a -- "$PROGS/forker"; then
