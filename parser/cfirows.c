@@ -77,11 +77,43 @@ static bool rule_of(Dwarf_Frame *f, int regno, uint8_t *kind, int32_t *off)
 	return true;
 }
 
+/*
+ * Where the row of the CFI-relative address `at` begins, given the start
+ * and end libdw gave for it. The end is where the next row begins, but
+ * the start is not always this row's: after DW_CFA_restore_state libdw
+ * gives the start of the row that was remembered, rows before this one
+ * (a function's mid-body epilogue: remember, pop, ret, restore). Every
+ * address libdw gives is a row's start, though, so the rows are followed
+ * from there by their ends to the one holding `at`; at or past
+ * ROW_FOLLOW rows, or on an error, `at` itself.
+ */
+#define ROW_FOLLOW	8
+static Dwarf_Addr row_start(Dwarf_CFI *cfi, Dwarf_Addr at, Dwarf_Addr start)
+{
+	for (int k = 0; k < ROW_FOLLOW && start < at; k++) {
+		Dwarf_Frame *f = NULL;
+		Dwarf_Addr s, e;
+		bool signal;
+
+		if (dwarf_cfi_addrframe(cfi, start, &f) != 0)
+			return at;
+		if (dwarf_frame_info(f, &s, &e, &signal) < 0 || e <= start) {
+			free(f);
+			return at;
+		}
+		free(f);
+		if (e > at)
+			return start;	/* no row begins in (start, at] */
+		start = e;
+	}
+	return at;	/* a row begins at `at`, or too many to follow */
+}
+
 /* r->usable when every rule of the frame's row has a form walk_rows
  * applies as libdwfl's handle_cfi would; [lo, hi): where it holds (pc:
- * the address asked, bias: the CFI's; whole: the range is the row's,
- * else pc alone). */
-static void fill(cfi_row *r, Dwarf_Frame *f, uint64_t pc, Dwarf_Addr bias, bool whole)
+ * the address asked, bias: the CFI's; cfi: the .eh_frame whose row
+ * holds for a range, NULL: pc alone). */
+static void fill(cfi_row *r, Dwarf_Frame *f, uint64_t pc, Dwarf_Addr bias, Dwarf_CFI *cfi)
 {
 	Dwarf_Addr start, end;
 	Dwarf_Op *ops;
@@ -93,8 +125,8 @@ static void fill(cfi_row *r, Dwarf_Frame *f, uint64_t pc, Dwarf_Addr bias, bool 
 	r->usable = 0;
 	r->lo = pc;
 	r->hi = pc + 1;
-	if (whole && ra >= 0 && start + bias <= pc && pc < end + bias) {
-		r->lo = start + bias;
+	if (cfi && ra >= 0 && start + bias <= pc && pc < end + bias) {
+		r->lo = row_start(cfi, pc - bias, start) + bias;
 		r->hi = end + bias;
 	}
 	/* a signal frame changes how its caller's pc is looked up */
@@ -148,7 +180,7 @@ const cfi_row *cfi_rows_find(cfi_rows *c, uint64_t owner, Dwfl *dwfl, uint64_t p
 			return NULL;
 	}
 	*r = (cfi_row){ .owner = owner };
-	fill(r, f, pc, bias, eh);
+	fill(r, f, pc, bias, eh ? cfi : NULL);
 	free(f);
 	return r;
 }

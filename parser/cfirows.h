@@ -12,7 +12,8 @@
  * value, saved at CFA + N, or the value CFA + N. Any other row (an
  * expression, a signal frame) is kept as unusable: the caller walks that
  * sample with libdwfl as before. A row holds for the range of addresses
- * its CFI gives it (a loop's instructions share one): an .eh_frame row
+ * its CFI gives it (a loop's instructions share one; where libdw's start
+ * is an older row's, from where its rows' ends lead): an .eh_frame row
  * is kept for every address of its 16-byte granule in that range.
  */
 #ifndef PERFHUB_CFIROWS_H

@@ -26,3 +26,12 @@ EXTRA_DIST += tests/bench-unwind.sh
 # no crash, no hang on any recording of the external corpus
 TESTS += tests/unwind-corpus.sh
 EXTRA_DIST += tests/unwind-corpus.sh
+
+# a kept CFI row answers for its whole range exactly as a lookup of one
+# address does, on the test programs and the C library
+check_PROGRAMS += tests/unwind-rows
+tests_unwind_rows_SOURCES = tests/unwind-rows.c
+tests_unwind_rows_CFLAGS = $(AM_CFLAGS) $(ELF_CFLAGS)
+tests_unwind_rows_LDADD = $(PARSER_LIBS)
+TESTS += tests/unwind-rows.sh
+EXTRA_DIST += tests/unwind-rows.sh
