@@ -26,6 +26,7 @@ typedef struct parser {
 	size_t len, pos;
 	pe_sel_error *err;
 	int failed;
+	unsigned long parts;	/* of the regular expressions read so far */
 } parser;
 
 static void fail_at(parser *p, size_t pos, const char *fmt, ...)
@@ -306,18 +307,33 @@ static int op(parser *p)
 	return -1;
 }
 
-/* The expanded size of a regular expression, per group being read:
- * regcomp copies what a repetition repeats (a+ is aa*, a{3,5} five a's), so
- * nested repetitions multiply. */
+/*
+ * The size of a regular expression as regcomp builds it, in parts (nodes:
+ * a character, a class, an anchor, a branch, a group's two ends, what a
+ * repetition adds), counted per group being read. regcomp copies what a
+ * repetition repeats (a+ is aa*, a{3,5} is aaa(a(a)?)?), so nested
+ * repetitions multiply; and its memory and time grow with the square of
+ * a run of parts it can pass without reading a character, or faster:
+ * (a?){N}, a{1,N}, (||||||||||){N}, (((a?)?)?){N} took 1.5 GB, 0.8 GB,
+ * 1.9 GB and 0.5 GB here for N = 10,000, 10,000, 86 and 130. So the
+ * parts are bounded, and what builds such runs out of few parts (a
+ * repetition of what can match nothing, an empty branch) is refused.
+ */
 typedef struct re_level {
-	unsigned long done;	/* atoms before the last one */
+	unsigned long done;	/* parts before the last one */
 	unsigned long last;	/* the last atom or group, repeated as it says */
+	int empty;		/* nothing read yet in this branch */
+	int last_null;		/* the last one can match nothing */
+	int seq_null;		/* so can every one before it in this branch */
+	int alt_null;		/* so can an earlier branch of this group */
 } re_level;
 
 #define RE_MAX_DEPTH 32
 
-/* The factor of a repetition at re[*i] ('{' read there too), 0 when none. */
-static unsigned long re_repeat(const char *re, size_t n, size_t *i)
+/* The parts the repetition at re[*i] ('{' read there too) makes of a last
+ * item of `n` parts: its copies and a branch for each optional one; 0
+ * when there is none. */
+static unsigned long re_repeat(const char *re, size_t len, size_t *i, unsigned long n)
 {
 	unsigned long lo = 0, hi = 0;
 	size_t j;
@@ -327,47 +343,79 @@ static unsigned long re_repeat(const char *re, size_t n, size_t *i)
 	case '*':
 	case '?':
 		(*i)++;
-		return 1;
+		return n + 2;
 	case '+':
 		(*i)++;
-		return 2;
+		return 2 * n + 2;
 	case '{':
 		break;
 	default:
 		return 0;
 	}
-	for (j = *i + 1; j < n && re[j] >= '0' && re[j] <= '9'; j++) {
+	for (j = *i + 1; j < len && re[j] >= '0' && re[j] <= '9'; j++) {
 		lo = lo < 100000 ? lo * 10 + (unsigned long)(re[j] - '0') : lo;
 		have_lo = 1;
 	}
-	if (j < n && re[j] == ',') {
+	if (j < len && re[j] == ',') {
 		comma = 1;
-		for (j++; j < n && re[j] >= '0' && re[j] <= '9'; j++) {
+		for (j++; j < len && re[j] >= '0' && re[j] <= '9'; j++) {
 			hi = hi < 100000 ? hi * 10 + (unsigned long)(re[j] - '0') : hi;
 			have_hi = 1;
 		}
 	}
-	*i = j < n && re[j] == '}' ? j + 1 : j;	/* a bad interval: regcomp says so */
-	if (!have_lo && !have_hi)
-		return 1;
+	*i = j < len && re[j] == '}' ? j + 1 : j;	/* a bad interval: regcomp says so */
 	if (!comma)
-		return lo ? lo : 1;
-	if (!have_hi)
-		return lo + 1;
-	return (hi > lo ? hi : lo) ? (hi > lo ? hi : lo) : 1;
+		hi = lo;
+	else if (!have_hi)
+		hi = lo + 1;	/* a{3,}: aaaa* */
+	if (!have_lo && !have_hi)
+		lo = 0, hi = 1;
+	if (hi < lo) {
+		unsigned long t = hi;
+		hi = lo;
+		lo = t;
+	}
+	return n * (hi ? hi : 1) + (hi - lo) + 2;
+}
+
+/* The repetition re[from, to) lets its item be left out: ?, * or a least
+ * count of 0. */
+static int re_optional(const char *re, size_t from, size_t to)
+{
+	if (re[from] == '?' || re[from] == '*')
+		return 1;
+	if (re[from] != '{')
+		return 0;
+	from++;
+	while (from < to && re[from] == '0')
+		from++;
+	return from < to && (re[from] == ',' || re[from] == '}');
+}
+
+#define RE_LEVEL_NEW ((re_level){ .empty = 1, .last_null = 1, .seq_null = 1 })
+
+/* The last item of a branch goes into what came before it. */
+static void re_fold(re_level *l)
+{
+	l->done += l->last;
+	l->last = 0;
+	l->seq_null = l->seq_null && l->last_null;
+	l->last_null = 1;
 }
 
 /*
  * What regcomp must not see: back-references (\1..\9: exponential time), a
  * ')' without its '(' (the expression is wrapped in "^(...)$"), an
  * unclosed '(' or '[', a repetition right after another (a++: undefined in
- * POSIX, and each one copies the last), and repetitions that expand it
- * beyond PE_SEL_MAX_REPEAT atoms. `at` is the value's position in the text,
- * for the messages.
+ * POSIX, and each one copies the last), a repetition of what can match
+ * nothing ((a?)*, ^*), an empty branch or group ((|a), a|, ()), and
+ * expressions that make the selector's together more than
+ * PE_SEL_MAX_PARTS parts (p->parts counts them). `at` is the value's
+ * position in the text, for the messages.
  */
 static int regex_check(parser *p, const char *re, size_t at)
 {
-	re_level lv[RE_MAX_DEPTH + 1] = { { 0, 0 } };
+	re_level lv[RE_MAX_DEPTH + 1];
 	size_t i = 0, n = strlen(re), depth = 0;
 	int after_repeat = 0;
 
@@ -376,23 +424,33 @@ static int regex_check(parser *p, const char *re, size_t at)
 			PE_SEL_MAX_REGEX);
 		return -1;
 	}
+	lv[0] = RE_LEVEL_NEW;
 	while (i < n) {
+		re_level *l = &lv[depth];
 		char c = re[i];
-		unsigned long f = re_repeat(re, n, &i), atom = 1;
+		size_t at_c = i;
+		unsigned long parts = re_repeat(re, n, &i, l->last), atom = 1;
+		int null = 0;
 
-		if (f) {
+		if (parts) {
 			if (after_repeat) {
 				fail_at(p, at, "a repetition ('%c') right after another in the regular "
 					"expression", c);
 				return -1;
 			}
 			after_repeat = 1;
-			lv[depth].last *= f;
-			if (lv[depth].last > PE_SEL_MAX_REPEAT) {
-				fail_at(p, at, "the regular expression's repetitions expand it beyond "
-					"%d characters", PE_SEL_MAX_REPEAT);
+			/* regcomp's closures over what it can pass without a
+			 * character blow up when such a thing is repeated:
+			 * (((a?)?)?){130} took 0.5 GB */
+			if (!l->empty && l->last_null) {	/* (nothing: regcomp says) */
+				fail_at(p, at, "a repetition ('%c') of what can match nothing in the "
+					"regular expression", c);
 				return -1;
 			}
+			l->last = parts;
+			l->last_null = re_optional(re, at_c, i);
+			if (p->parts + l->done + l->last > PE_SEL_MAX_PARTS)
+				goto too_big;
 			continue;
 		}
 		after_repeat = 0;
@@ -406,6 +464,8 @@ static int regex_check(parser *p, const char *re, size_t at)
 					"expression", re[i + 1]);
 				return -1;
 			}
+			/* \b \B \< \> \` \': anchors, they read nothing */
+			null = strchr("bB<>`'", re[i + 1]) != NULL;
 			i += 2;
 		} else if (c == '[') {
 			/* a bracket expression: ']' first is literal, [:class:] inside */
@@ -440,7 +500,7 @@ static int regex_check(parser *p, const char *re, size_t at)
 					RE_MAX_DEPTH);
 				return -1;
 			}
-			lv[++depth] = (re_level){ 0, 0 };
+			lv[++depth] = RE_LEVEL_NEW;
 			i++;
 			continue;
 		} else if (c == ')') {
@@ -448,25 +508,57 @@ static int regex_check(parser *p, const char *re, size_t at)
 				fail_at(p, at, "a ')' without its '(' in the regular expression");
 				return -1;
 			}
-			atom = lv[depth].done + lv[depth].last;
+			if (l->empty) {
+				fail_at(p, at, "an empty %s in the regular expression",
+					l->done ? "alternative" : "group");
+				return -1;
+			}
+			re_fold(l);
+			atom = l->done + 2;	/* and its two ends */
+			null = l->seq_null || l->alt_null;
 			depth--;
 			i++;
 		} else if (c == '|') {
-			lv[depth].done += lv[depth].last;
-			lv[depth].last = 0;
+			/* (|a) or a|: an empty branch, which only adds what
+			 * regcomp passes without reading (write a? for it) */
+			if (l->empty) {
+				fail_at(p, at, "an empty alternative in the regular expression");
+				return -1;
+			}
+			re_fold(l);
+			l->done++;	/* the branch */
+			l->alt_null = l->alt_null || l->seq_null;
+			l->seq_null = 1;
+			l->empty = 1;
 			i++;
 			continue;
 		} else {
+			null = c == '^' || c == '$';	/* anchors */
 			i++;
 		}
-		lv[depth].done += lv[depth].last;
-		lv[depth].last = atom;
+		l = &lv[depth];
+		re_fold(l);
+		l->last = atom;
+		l->last_null = null;
+		l->empty = 0;
 	}
 	if (depth) {
 		fail_at(p, at, "a '(' in the regular expression is not closed");
 		return -1;
 	}
-	return 0;
+	if (lv[0].empty && lv[0].done) {
+		fail_at(p, at, "an empty alternative in the regular expression");
+		return -1;
+	}
+	re_fold(&lv[0]);
+	/* and the "^(...)$" around it */
+	p->parts += lv[0].done + 4;
+	if (p->parts <= PE_SEL_MAX_PARTS)
+		return 0;
+too_big:
+	fail_at(p, at, "the regular expression's repetitions make it more than %d parts "
+		"(characters, branches, groups; the selector's together)", PE_SEL_MAX_PARTS);
+	return -1;
 }
 
 static int compile(parser *p, matcher *m, size_t at)
@@ -543,7 +635,7 @@ static int parse_matcher(parser *p, pe_sel *s)
 
 pe_sel *pe_sel_parse(const char *text, size_t len, pe_sel_error *err)
 {
-	parser p = { text, len, 0, err, 0 };
+	parser p = { .s = text, .len = len, .err = err };
 	pe_sel *s;
 
 	memset(err, 0, sizeof(*err));
@@ -775,7 +867,7 @@ static int rfc3339(parser *p, int64_t *out)
 
 int pe_sel_time(const char *text, int64_t now, int64_t *out, pe_sel_error *err)
 {
-	parser p = { text, strlen(text), 0, err, 0 };
+	parser p = { .s = text, .len = strlen(text), .err = err };
 	size_t i;
 	int all_digits = p.len > 0, unit = 0;
 

@@ -10,9 +10,10 @@
  * and `{host=""}` only those). `=~` and `!~` take a POSIX extended regular
  * expression (regcomp(3), with GNU's \w \s \b), anchored at both ends as
  * Prometheus anchors them; back-references, a repetition right after
- * another (a++) and repetitions expanding it beyond PE_SEL_MAX_REPEAT
- * characters are refused (they make regcomp or matching explode). `{}`
- * matches every profile.
+ * another (a++) and expressions that regcomp would build of more than
+ * PE_SEL_MAX_PARTS parts, the selector's together (characters, branches,
+ * groups, with repetitions expanded), are refused: they make regcomp or
+ * matching explode. `{}` matches every profile.
  *
  * Grammar (whitespace allowed between tokens):
  *
@@ -40,7 +41,7 @@
 #define PE_SEL_MAX_TEXT 4096		/* bytes of a selector */
 #define PE_SEL_MAX_MATCHERS 64
 #define PE_SEL_MAX_REGEX 1024		/* bytes of one regular expression */
-#define PE_SEL_MAX_REPEAT 10000		/* characters one expands to by its repetitions */
+#define PE_SEL_MAX_PARTS 2000		/* of the expressions, repetitions expanded */
 
 enum pe_sel_op { PE_SEL_EQ, PE_SEL_NE, PE_SEL_RE, PE_SEL_NRE };
 

@@ -8,6 +8,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <sys/resource.h>
 
 #include "check.h"
 #include "engine/selector.h"
@@ -179,8 +180,50 @@ static void test_errors(void)
 	bad("{a=~\"(x\"}", 5, "'(' in the regular expression is not closed");
 	bad("{a=~\"[x\"}", 5, "'[' in the regular expression is not closed");
 	bad("{a=~\"[[:alpha:]\"}", 5, "'[' in the regular expression is not closed");
-	bad("{a=~\"(a{100}){101}\"}", 5, "expand it beyond 10000");
-	bad("{a=~\"((((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)+)+\"}", 5, "expand it beyond");
+	bad("{a=~\"(a{100}){101}\"}", 5, "more than 2000 parts");
+	bad("{a=~\"((((((((((((((a+)+)+)+)+)+)+)+)+)+)+)+)+)+)+\"}", 5, "more than 2000 parts");
+	bad("{a=~\"a{1,1000}\"}", 5, "more than 2000 parts");
+	bad("{a=~\"(a|b|c|d){400}\"}", 5, "more than 2000 parts");
+	/* the parts are the selector's together, not each expression's */
+	CHECK(sel("{a=~\"x{1200}\"}") >= 0, "x{1200} alone");
+	bad("{a=~\"x{1200}\", b=~\"y{1200}\"}", 19, "the selector's together");
+	/* what regcomp passes without reading a character, repeated or in
+	 * empty branches: its memory grows with the square of it and more
+	 * ((a?){10000}: 1.5 GB; (||||||||||){86}: 1.9 GB; (((a?)?)?){130}:
+	 * 0.5 GB) */
+	bad("{a=~\"(a?){10}\"}", 5, "a repetition ('{') of what can match nothing");
+	bad("{a=~\"(a*)+\"}", 5, "a repetition ('+') of what can match nothing");
+	bad("{a=~\"((a?)?)?\"}", 5, "a repetition ('?') of what can match nothing");
+	bad("{a=~\"(a|b?){5}\"}", 5, "of what can match nothing");
+	bad("{a=~\"(a{0,3}b*){2}\"}", 5, "of what can match nothing");
+	bad("{a=~\"(^|$)*\"}", 5, "of what can match nothing");
+	bad("{a=~\"\\\\b*\"}", 5, "of what can match nothing");
+	bad("{a=~\"(|a)\"}", 5, "an empty alternative");
+	bad("{a=~\"(a|)\"}", 5, "an empty alternative");
+	bad("{a=~\"a||b\"}", 5, "an empty alternative");
+	bad("{a=~\"a|\"}", 5, "an empty alternative");
+	bad("{a=~\"|a\"}", 5, "an empty alternative");
+	bad("{a=~\"x()\"}", 5, "an empty group");
+	/* the most the limits let through stays small */
+	{
+		static const char *const worst[] = {
+			"{a=~\"a{0,997}\"}", "{a=~\"x{0,500}y{0,490}\"}",
+			"{a=~\".{1990}\"}", "{a=~\"(a?b){300}\"}",
+			"{a=~\"(a|b|c|d|e|f|g|h|i|j|k|l|m|n|o|p|q|r|s|t){45}\"}",
+		};
+		struct rusage ru;
+		long before, after;
+		size_t k;
+
+		getrusage(RUSAGE_SELF, &ru);
+		before = ru.ru_maxrss;
+		for (k = 0; k < sizeof(worst) / sizeof(worst[0]); k++)
+			CHECK(sel(worst[k]) >= 0, "%s should parse", worst[k]);
+		getrusage(RUSAGE_SELF, &ru);
+		after = ru.ru_maxrss;
+		CHECK(after - before < 100 * 1024, "the largest expressions allowed took %ld KB",
+		      after - before);
+	}
 	bad("{a=~\"a++\"}", 5, "right after another");
 	bad("{a=~\"a{2}*\"}", 5, "right after another");
 	bad("{a=~\"x\\\\\"}", 5, "ends with '\\'");
@@ -212,7 +255,9 @@ static void test_errors(void)
 	/* what is allowed stays allowed */
 	CHECK(sel("{a=~\"[]x]\"}") == 0 && sel("{a=~\"x{0,3}y\"}") == 0 &&
 	      sel("{a=~\"([[:alpha:]]+)?\"}") == 1 && sel("{a=~\"a{30}\"}") == 0 &&
-	      sel("{a=~\"(a{50}|b{60}){89}|c+d+e+f+g+h+i+j+k+l+m+n+o+p+\"}") == 0,
+	      sel("{a=~\"(a{5}|b{6}){89}|c+d+e+f+g+h+i+j+k+l+m+n+o+p+\"}") == 0 &&
+	      sel("{a=~\"(release|hotfix)-[0-9]+\\\\.[0-9]+(-rc[0-9]*)?\"}") == 0 &&
+	      sel("{a=~\"(^|x)(a|b?)c?\"}") == 1 && sel("{a=~\"ci-[0-9]{1,4}|build-.*\"}") == 0,
 	      "allowed regular expressions");
 }
 
