@@ -50,7 +50,8 @@ PARSER_SYMBOL_SOURCES = \
 	parser/foldcache.h parser/foldcache.c \
 	parser/preload.h parser/preload.c \
 	parser/unwind.h parser/unwind.c \
-	parser/cfirows.h parser/cfirows.c
+	parser/cfirows.h parser/cfirows.c \
+	parser/vdso.h parser/vdso.c
 PARSER_SYMBOL_LIBS =
 
 parser_libperfhub_parse_a_SOURCES = $(PARSER_CORE_SOURCES) $(PARSER_FEATURE_SOURCES) \

@@ -15,6 +15,7 @@
 #include "strhash.h"
 #include "thread.h"
 #include "unwind.h"
+#include "vdso.h"
 
 
 /* snprintf that truncates silently: paths and messages are capped */
@@ -258,6 +259,18 @@ static int file_exists(const char *p)
 	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The recording was made under the running kernel, and files of this
+ * machine may name its symbols: the rule for /proc/kallsyms below, and
+ * for the vDSO (vdso.h). In pipe mode the release may arrive later. */
+static int running_kernel(pd_symbolizer *s)
+{
+	const pd_header *h = s->file ? pd_get_header(s->file) : NULL;
+	struct utsname u;
+
+	return !s->build_id_only && !(s->symfs && *s->symfs) && h && h->os_release &&
+	       uname(&u) == 0 && !strcmp(h->os_release, u.release);
+}
+
 /* The kernel's symbols: given, the recording's kcore_dir, or the running
  * kernel's when the recording says it is the same release and no symfs
  * root is given. In pipe mode
@@ -266,7 +279,6 @@ static void choose_kallsyms(pd_symbolizer *s)
 {
 	const pd_sym_options *opt = &s->kopt;
 	const pd_header *h = s->file ? pd_get_header(s->file) : NULL;
-	struct utsname u;
 	char buf[4096];
 
 	if (s->kernel_decided)
@@ -291,7 +303,7 @@ static void choose_kallsyms(pd_symbolizer *s)
 		     "kernel frames stay unresolved unless --kallsyms names a file");
 		return;
 	}
-	if (h && h->os_release && uname(&u) == 0 && !strcmp(h->os_release, u.release)) {
+	if (running_kernel(s)) {
 		s->kallsyms = strdup("/proc/kallsyms");
 		return;
 	}
@@ -502,6 +514,7 @@ static int user_mmap(pd_symbolizer *s, const pd_record *r)
 	char name[4096];
 	const uint8_t *bid = NULL;
 	size_t bid_size = 0;
+	const bid_entry *e;
 
 	if (!th)
 		return -1;
@@ -526,13 +539,22 @@ static int user_mmap(pd_symbolizer *s, const pd_record *r)
 		return pd_maps_insert(th->maps, &map);
 	}
 	map.name = name;
+	if (!strcmp(m->filename, "[vdso]") && !m->build_id_size && running_kernel(s) &&
+	    (!(e = find_bid(s, m->filename)) || !e->size)) {
+		/* no image of its own: the running kernel's, as perf script */
+		uint64_t len;
+		const char *own = pd_own_vdso(&len);
+
+		if (own && len == m->len)
+			map.dso = mapped_dso(s, own, NULL, 0);
+		return pd_maps_insert(th->maps, &map);
+	}
 	if (m->filename[0] == '/' || !strcmp(m->filename, "[vdso]")) {
 		if (m->build_id_size) {
 			bid = m->build_id;
 			bid_size = m->build_id_size;
 		} else {
-			const bid_entry *e = find_bid(s, m->filename);
-
+			e = find_bid(s, m->filename);
 			if (e) {
 				bid = e->id;
 				bid_size = e->size;
