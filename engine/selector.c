@@ -332,17 +332,21 @@ typedef struct re_level {
 
 /* The parts the repetition at re[*i] ('{' read there too) makes of a last
  * item of `n` parts: its copies and a branch for each optional one; 0
- * when there is none. */
-static unsigned long re_repeat(const char *re, size_t len, size_t *i, unsigned long n)
+ * when there is none. *optional: it lets the item be left out (?, *, a
+ * least count of 0). */
+static unsigned long re_repeat(const char *re, size_t len, size_t *i, unsigned long n,
+			       int *optional)
 {
 	unsigned long lo = 0, hi = 0;
 	size_t j;
 	int have_lo = 0, have_hi = 0, comma = 0;
 
+	*optional = 0;
 	switch (re[*i]) {
 	case '*':
 	case '?':
 		(*i)++;
+		*optional = 1;
 		return n + 2;
 	case '+':
 		(*i)++;
@@ -356,6 +360,7 @@ static unsigned long re_repeat(const char *re, size_t len, size_t *i, unsigned l
 		lo = lo < 100000 ? lo * 10 + (unsigned long)(re[j] - '0') : lo;
 		have_lo = 1;
 	}
+	*optional = lo == 0 && j < len && (re[j] == ',' || re[j] == '}');
 	if (j < len && re[j] == ',') {
 		comma = 1;
 		for (j++; j < len && re[j] >= '0' && re[j] <= '9'; j++) {
@@ -376,20 +381,6 @@ static unsigned long re_repeat(const char *re, size_t len, size_t *i, unsigned l
 		lo = t;
 	}
 	return n * (hi ? hi : 1) + (hi - lo) + 2;
-}
-
-/* The repetition re[from, to) lets its item be left out: ?, * or a least
- * count of 0. */
-static int re_optional(const char *re, size_t from, size_t to)
-{
-	if (re[from] == '?' || re[from] == '*')
-		return 1;
-	if (re[from] != '{')
-		return 0;
-	from++;
-	while (from < to && re[from] == '0')
-		from++;
-	return from < to && (re[from] == ',' || re[from] == '}');
 }
 
 #define RE_LEVEL_NEW ((re_level){ .empty = 1, .last_null = 1, .seq_null = 1 })
@@ -428,9 +419,8 @@ static int regex_check(parser *p, const char *re, size_t at)
 	while (i < n) {
 		re_level *l = &lv[depth];
 		char c = re[i];
-		size_t at_c = i;
-		unsigned long parts = re_repeat(re, n, &i, l->last), atom = 1;
-		int null = 0;
+		int null = 0, optional;
+		unsigned long parts = re_repeat(re, n, &i, l->last, &optional), atom = 1;
 
 		if (parts) {
 			if (after_repeat) {
@@ -448,7 +438,7 @@ static int regex_check(parser *p, const char *re, size_t at)
 				return -1;
 			}
 			l->last = parts;
-			l->last_null = re_optional(re, at_c, i);
+			l->last_null = optional;
 			if (p->parts + l->done + l->last > PE_SEL_MAX_PARTS)
 				goto too_big;
 			continue;
