@@ -84,6 +84,7 @@ struct pd_symbolizer {
 	uint64_t kernel_start;	/* [kernel.kallsyms] map start, 0 if none */
 	char *kallsyms;		/* NULL: kernel frames stay unresolved */
 	int kernel_decided;	/* kallsyms chosen (pipe mode: once known) */
+	int running_kernel;	/* running_kernel(): -1 until the release is known */
 	pd_sym_options kopt;	/* what choose_kallsyms() needs, copied */
 	char *kopt_kallsyms, *kopt_recording;
 	bid_entry *bids;
@@ -267,8 +268,11 @@ static int running_kernel(pd_symbolizer *s)
 	const pd_header *h = s->file ? pd_get_header(s->file) : NULL;
 	struct utsname u;
 
-	return !s->build_id_only && !(s->symfs && *s->symfs) && h && h->os_release &&
-	       uname(&u) == 0 && !strcmp(h->os_release, u.release);
+	/* asked at every process's [vdso]: the answer is kept once known */
+	if (s->running_kernel < 0 && h && h->os_release)
+		s->running_kernel = !s->build_id_only && !(s->symfs && *s->symfs) &&
+				    uname(&u) == 0 && !strcmp(h->os_release, u.release);
+	return s->running_kernel > 0;
 }
 
 /* The kernel's symbols: given, the recording's kcore_dir, or the running
@@ -325,6 +329,7 @@ pd_symbolizer *pd_symbolizer_new(pd_file *f, pd_symcache *cache,
 	if (!opt)
 		opt = &none;
 	s->file = f;
+	s->running_kernel = -1;
 	s->cache = cache;
 	if (!s->cache) {
 		s->cache = pd_dso_cache_new(0);
@@ -505,6 +510,17 @@ static pd_dso *mapped_dso(pd_symbolizer *s, const char *path, const uint8_t *bid
 	return d;
 }
 
+/* The running kernel's vDSO for a [vdso] map of `len` bytes, as perf
+ * script names one the recording has no image of; NULL when its length
+ * differs (a 32-bit process's) or there is none. */
+static pd_dso *own_vdso(pd_symbolizer *s, uint64_t len)
+{
+	uint64_t own_len;
+	const char *own = pd_own_vdso(&own_len);
+
+	return own && own_len == len ? mapped_dso(s, own, NULL, 0) : NULL;
+}
+
 static int user_mmap(pd_symbolizer *s, const pd_record *r)
 {
 	const pd_mmap *m = &r->u.mmap;
@@ -514,7 +530,6 @@ static int user_mmap(pd_symbolizer *s, const pd_record *r)
 	char name[4096];
 	const uint8_t *bid = NULL;
 	size_t bid_size = 0;
-	const bid_entry *e;
 
 	if (!th)
 		return -1;
@@ -539,22 +554,13 @@ static int user_mmap(pd_symbolizer *s, const pd_record *r)
 		return pd_maps_insert(th->maps, &map);
 	}
 	map.name = name;
-	if (!strcmp(m->filename, "[vdso]") && !m->build_id_size && running_kernel(s) &&
-	    (!(e = find_bid(s, m->filename)) || !e->size)) {
-		/* no image of its own: the running kernel's, as perf script */
-		uint64_t len;
-		const char *own = pd_own_vdso(&len);
-
-		if (own && len == m->len)
-			map.dso = mapped_dso(s, own, NULL, 0);
-		return pd_maps_insert(th->maps, &map);
-	}
 	if (m->filename[0] == '/' || !strcmp(m->filename, "[vdso]")) {
 		if (m->build_id_size) {
 			bid = m->build_id;
 			bid_size = m->build_id_size;
 		} else {
-			e = find_bid(s, m->filename);
+			const bid_entry *e = find_bid(s, m->filename);
+
 			if (e) {
 				bid = e->id;
 				bid_size = e->size;
@@ -566,6 +572,8 @@ static int user_mmap(pd_symbolizer *s, const pd_record *r)
 			bid_size = 0;
 		if ((m->filename[0] == '/' && !s->build_id_only) || bid_size)
 			map.dso = mapped_dso(s, m->filename, bid, bid_size);
+		else if (m->filename[0] != '/' && running_kernel(s))
+			map.dso = own_vdso(s, m->len);	/* a [vdso] with no image of its own */
 	}
 	return pd_maps_insert(th->maps, &map);
 }
