@@ -135,6 +135,7 @@ int pe_annotate(const pe_model *m, const pe_filter *f, const char *function,
 			d = &out->dsos[out->n];
 			memset(d, 0, sizeof(*d));
 			d->dso = pe_str(m, m->frame_dso[fr]);
+			d->build_id = pe_build_id(m, m->frame_dso[fr]);
 			d->kernel = (int)m->frame_kernel[fr];
 			caps[out->n++] = 0;
 		}

@@ -173,6 +173,7 @@ typedef struct pe_addr_count {
  * measure (its other filters do not apply). */
 typedef struct pe_annot_dso {
 	const char *dso;	/* the model's text; NULL = frames without a DSO */
+	const char *build_id;	/* the model's hex, NULL = none known */
 	int kernel;		/* its frames are kernel frames */
 	uint64_t samples, value;
 	pe_addr_count *addrs;	/* by address */

@@ -4,7 +4,8 @@
  * measure (folded, flame graph, time ranges, the combined on+off-CPU
  * view, the timeline spreading it over the buckets it covers), callers and
  * callees of a function (recursion counted once, roots equal to pe_top's
- * total), a function's self samples by address (equal to pe_top's self),
+ * total), a function's self samples by address (equal to pe_top's self)
+ * with its DSO's build-id from the model,
  * the builder's leaf rows made in chunks, and blocks of the first format
  * (no off-CPU column) still decoding. Every answer is worked out by hand.
  */
@@ -18,6 +19,7 @@
 #define EV_SWITCH 1
 #define DYING UINT32_MAX
 #define MAX_LEAVES 64
+#define APP_BUILD_ID "0123456789abcdef0123456789abcdef01234567"
 
 typedef struct views {
 	mem_profile p;
@@ -67,6 +69,8 @@ static pe_model *scenario(views *v)
 	mem_begin(&v->p, 3);
 	pe_builder_event(v->p.b, EV_CLOCK, "cpu-clock:ppp", 1, 0, 0, 4000, 1, 6);
 	pe_builder_event(v->p.b, EV_SWITCH, "sched:sched_switch", 2, 0, 0, 1, 0, 3);
+	/* /bin/app's build-id, as the parse notes it: /annotate names it */
+	pe_builder_mmap(v->p.b, 10, 0x400000, 0x1000, 0, "/bin/app", APP_BUILD_ID, 500);
 	vsample(v, EV_CLOCK, 1000, 10, "main@/bin/app;work@/bin/app;hot@/bin/app", 100, 0, 0x10);
 	vsample(v, EV_CLOCK, 2000, 10, "main@/bin/app;work@/bin/app;hot@/bin/app", 100, 0, 0x14);
 	vsample(v, EV_CLOCK, 3000, 10, "main@/bin/app;other@/bin/app;hot@/bin/app", 50, 0, 0x10);
@@ -257,8 +261,10 @@ static const char *annotated(pe_model *m, const pe_filter *f, const char *fn, vi
 	*rc = pe_annotate(m, f, fn, &src, &a);
 	text_add(t, "%llu/%llu", (unsigned long long)a.samples, (unsigned long long)a.value);
 	for (i = 0; i < a.n; i++) {
-		text_add(t, " %s%s:", a.dsos[i].dso ? a.dsos[i].dso : "-",
-			 a.dsos[i].kernel ? "!" : "");
+		text_add(t, " %s%s%s:", a.dsos[i].dso ? a.dsos[i].dso : "-",
+			 a.dsos[i].kernel ? "!" : "",
+			 !a.dsos[i].build_id ? "" :
+			 strcmp(a.dsos[i].build_id, APP_BUILD_ID) ? "#wrong" : "#bid");
 		for (k = 0; k < a.dsos[i].n; k++)
 			text_add(t, " %llx=%llu/%llu", (unsigned long long)a.dsos[i].addrs[k].addr,
 				 (unsigned long long)a.dsos[i].addrs[k].samples,
@@ -275,9 +281,9 @@ static void test_annotate(pe_model *m, views *v)
 	int rc;
 
 	/* the dying task's sample is not counted: the sums are top's self */
-	CHECK_STR(annotated(m, &f, "hot", v, &t, &rc), "4/260 /bin/app: 10=2/150 14=1/100 18=1/10");
+	CHECK_STR(annotated(m, &f, "hot", v, &t, &rc), "4/260 /bin/app#bid: 10=2/150 14=1/100 18=1/10");
 	CHECK(top_of(m, &f, "hot", 0, 1) == 260 && top_of(m, &f, "hot", 1, 1) == 4, "top's self");
-	CHECK_STR(annotated(m, &f, "work", v, &t, &rc), "1/20 /bin/app: 40=1/20");
+	CHECK_STR(annotated(m, &f, "work", v, &t, &rc), "1/20 /bin/app#bid: 40=1/20");
 	f.measure = PE_MEASURE_OFFCPU;
 	CHECK_STR(annotated(m, &f, "schedule", v, &t, &rc),
 		  "3/600000 [kernel.kallsyms]!: ffff0010=2/500000 ffff0020=1/100000");

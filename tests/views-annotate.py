@@ -121,7 +121,9 @@ def main():
             check(st == 202 and d.wait(up2["id"])["status"] == "ready", "upload 2")
             a2 = get(d, up2["id"], "annotate", function="hot")
             check("source" not in a2 and a2["file"] == os.path.join(other, "loop2.c") and
-                  a2["lines"], "outside the roots: lines, no text")
+                  a2["lines"], "outside the roots: lines, no text: %r" %
+                  ((a2.get("problem"), a2.get("dso"), a2.get("build_id"), a2.get("file"),
+                    a2.get("lines")),))
             # errors
             for query, status in (("function=nosuch", 404), ("", 400),
                                   ("function=hot&comm=loop", 400),

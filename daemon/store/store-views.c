@@ -139,8 +139,12 @@ int st_annotate(st_store *st, int64_t id, const st_fold_filter *f, const char *f
 		a.dsos[i].addrs = NULL;
 		if (a.dsos[i].dso && !(d->dso = strdup(a.dsos[i].dso)))
 			rc = -1;
-		if (d->dso && st->ops->profile_dso_build_id(st->p, id, d->dso, d->build_id,
-							    sizeof(d->build_id)) < 0)
+		/* the model's own (its parse noted them before ready); the
+		 * profile's dso rows are written a moment after ready */
+		if (a.dsos[i].build_id)
+			snprintf(d->build_id, sizeof(d->build_id), "%s", a.dsos[i].build_id);
+		else if (d->dso && st->ops->profile_dso_build_id(st->p, id, d->dso, d->build_id,
+								 sizeof(d->build_id)) < 0)
 			d->build_id[0] = 0;
 	}
 	out->samples = a.samples;
