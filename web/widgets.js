@@ -36,7 +36,9 @@
       this.width = 0;
       if (typeof ResizeObserver !== 'undefined') {
         new ResizeObserver(() => {
-          if (this.tree && canvas.parentElement.clientWidth !== this.width) this.draw();
+          if (!this.tree) return;
+          if (canvas.parentElement.clientWidth !== this.width) this.draw();
+          else this.openAtRoot(canvas.parentElement); /* shown at the width it was drawn at */
         }).observe(canvas.parentElement);
       }
     }
@@ -156,11 +158,13 @@
      * 2,000 px; style.css caps .fg-wrap) scrolls inside the box; a new
      * graph, zoom or layout opens at the root's end, where the widest
      * frames - the most samples - are, not on the empty top of the
-     * deepest tower. Redraws of the same view keep the reader's scroll. */
+     * deepest tower. Redraws of the same view keep the reader's scroll.
+     * A box not laid out (its view hidden while the graph came) cannot
+     * scroll: the draw once it is shown (the resize observer's) opens it. */
     openAtRoot(wrap) {
       const view = [this.tree, this.focus, this.icicle];
       const prev = this.openedView || [];
-      if (view.every((v, i) => v === prev[i])) return;
+      if (view.every((v, i) => v === prev[i]) || !wrap.clientHeight) return;
       this.openedView = view;
       wrap.scrollTop = this.icicle ? 0 : wrap.scrollHeight;
     }

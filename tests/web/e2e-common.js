@@ -235,10 +235,18 @@ const canvasOf = (which) => CANVASES[which] || '#fg';
 
 const hashParams = (page) => page.evaluate(() => Object.fromEntries(new URLSearchParams(location.hash.split('?')[1] || '')));
 
-/* viewport coordinates of a point on a canvas, scrolled into view */
+/* viewport coordinates of a point on a canvas, scrolled into view: in the
+ * box that scrolls it (a flame graph taller than its .fg-wrap), then in
+ * the window, as a reader would */
 function pointOn(page, sel, x, y) {
   return page.evaluate(([s, px, py]) => {
     const c = document.querySelector(s);
+    for (let box = c.parentElement; box && box !== document.body; box = box.parentElement) {
+      const oy = window.getComputedStyle(box).overflowY;
+      if ((oy !== 'auto' && oy !== 'scroll') || box.scrollHeight <= box.clientHeight) continue;
+      const at = c.getBoundingClientRect().top + py - box.getBoundingClientRect().top - box.clientTop;
+      if (at < 20 || at > box.clientHeight - 20) box.scrollTop += at - box.clientHeight / 2;
+    }
     let b = c.getBoundingClientRect();
     if (b.top + py < 40 || b.top + py > window.innerHeight - 40) {
       window.scrollBy(0, b.top + py - window.innerHeight / 2);
