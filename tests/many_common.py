@@ -26,12 +26,18 @@ def regress_prog():
     return os.path.join(builddir(), "tests", "progs", "regress")
 
 
+# rounds of each run: enough that what does not scale with the work (the
+# start and the exit: under ASan its runtime and leak scan, 8% of a 25-round
+# run) keeps to a point or two of the shares a uniform slowdown must keep
+ROUNDS = 60
+
+
 def record_runs(work, runs=RUNS):
     """{name: path} of a perf record -g of each run."""
     out = {}
     for name, args, _ in runs:
         out[name] = perf_record(os.path.join(work, name + ".data"), ["-g"],
-                                [regress_prog()] + args)
+                                [regress_prog()] + args + [str(ROUNDS)])
     return out
 
 
