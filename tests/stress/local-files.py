@@ -106,6 +106,7 @@ def collapsed(d, data=None, pid=None):
     st, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed?kernel=1" % pid)
     check(st == 200, "collapsed: %s" % st)
     out = Collapsed(body.decode())
+    out.pid = pid
     st, fg = d.json("GET", "/api/v1/profiles/%d/flamegraph?kernel=1" % pid)
     check(st == 200, "flamegraph: %s" % st)
     out.kernel = set()
@@ -114,7 +115,8 @@ def collapsed(d, data=None, pid=None):
 
 
 class Collapsed(str):
-    """A profile's folded stacks; .kernel: the names of its kernel frames."""
+    """A profile's folded stacks; .kernel: the names of its kernel frames,
+    .pid: the profile's id."""
 
 
 def kernel_frames(node, names):
@@ -171,12 +173,12 @@ def probe():
     with Daemon() as d:
         for what, data in recs.items():
             found[what] = collapsed(d, data)
-        st, lst = d.json("GET", "/api/v1/profiles")
-        binary_id = [p["id"] for p in lst["profiles"] if p["size"] == os.path.getsize(recs["binary"])]
-        code = annotated(d, binary_id[0])
+        # by its id: the recording of the binary with a build-id can be
+        # the same size, and that one's code is served
+        code = annotated(d, found["binary"].pid)
     with Daemon(args=["--local-uploads"]) as d:
         local = {what: collapsed(d, data) for what, data in recs.items()}
-        local_code = annotated(d, 1)
+        local_code = annotated(d, local["binary"].pid)
     watch = os.path.join(work, "watch")
     os.makedirs(watch)
     with Daemon(args=["--watch", watch]) as d:
