@@ -504,36 +504,6 @@ uint64_t pe_builder_leaf_dropped(const pe_builder *b)
 	return b->leaf_dropped;
 }
 
-/* The key order of the aggregate (a b-tree's natural order). */
-static int cmp_agg_key(const void *x, const void *y)
-{
-	const pe_agg_row *a = x, *b = y;
-
-	if (a->event != b->event)
-		return a->event < b->event ? -1 : 1;
-	if (a->pid != b->pid)
-		return a->pid < b->pid ? -1 : 1;
-	if (a->tid != b->tid)
-		return a->tid < b->tid ? -1 : 1;
-	if (a->comm != b->comm)
-		return a->comm < b->comm ? -1 : 1;
-	if (a->stack != b->stack)
-		return a->stack < b->stack ? -1 : 1;
-	return 0;
-}
-
-const pe_agg_row *pe_builder_agg(pe_builder *b, size_t *n)
-{
-	if (b->agg.n)
-		qsort(b->agg.rows, b->agg.n, sizeof(*b->agg.rows), cmp_agg_key);
-	/* the slots point at the old order: no more lookups */
-	free(b->agg.slots);
-	b->agg.slots = NULL;
-	b->agg.nr_slots = 0;
-	*n = b->agg.n;
-	return b->agg.rows;
-}
-
 uint64_t pe_builder_nr_samples(const pe_builder *b)
 {
 	return b->nr_samples;

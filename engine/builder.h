@@ -117,7 +117,7 @@ typedef int (*pe_builder_flush_fn)(void *ctx, pe_builder *b, int with_block);
 void pe_builder_set_flush(pe_builder *b, pe_builder_flush_fn fn, void *ctx);
 /* The hook once more, after the leaf addresses are made into rows
  * (pe_builder_leaf_rows), with the last block however full: call it before
- * pe_builder_agg. 0, or -1 (no hook, or it failed). */
+ * the last look at the aggregate. 0, or -1 (no hook, or it failed). */
 int pe_builder_flush(pe_builder *b);
 
 /* The rows made since the last pe_builder_rows_done(), in the order they
@@ -147,15 +147,12 @@ int pe_builder_leaf_rows(pe_builder *b, size_t max);
 uint32_t pe_builder_string_find(const pe_builder *b, const char *s);
 
 /* The aggregate rows so far, in the order their keys were first seen
- * (first_seq order); valid until the next sample or pe_builder_agg. */
+ * (first_seq order); valid until the next sample. */
 const pe_agg_row *pe_builder_agg_rows(const pe_builder *b, size_t *n);
 
 /* Samples whose leaf address was not kept (the cap was reached). */
 uint64_t pe_builder_leaf_dropped(const pe_builder *b);
 
-/* The aggregate, sorted into its key order (event, pid, tid, comm,
- * stack); after this the builder takes no more samples. */
-const pe_agg_row *pe_builder_agg(pe_builder *b, size_t *n);
 uint64_t pe_builder_nr_samples(const pe_builder *b);
 
 /* Loads what a model needs from rows (strings, frames, stack nodes,

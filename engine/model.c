@@ -4,8 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/hashmap.h"
 #include "engine/log.h"
 #include "engine/model-int.h"
+#include "engine/query.h"
 
 pe_model *pe_model_new(int64_t id, int64_t gen)
 {
@@ -155,6 +157,62 @@ int pe_model_add_agg(pe_model *m, const pe_agg_row *r)
 	}
 	m->agg[m->nr_agg++] = *r;
 	return 0;
+}
+
+/* Summing the blocks: the running sample number gives first_seq. */
+typedef struct agg_scan {
+	const pe_model *m;
+	pe_aggmap map;
+	uint64_t seq;
+	uint8_t *raw;
+} agg_scan;
+
+static int agg_block(void *ctx, int64_t nr, const void *data, size_t len)
+{
+	agg_scan *c = ctx;
+	pe_block_view v;
+	size_t i;
+
+	if (pe_block_view_of(data, len, nr, c->raw, &v) < 0) {
+		pe_warn("msg=\"corrupt sample block\" profile=%lld", (long long)c->m->id);
+		return -1;
+	}
+	for (i = 0; i < v.n; i++) {
+		pe_agg_row *a = pe_aggmap_get(&c->map, pe_get32(v.event + 4 * i),
+					      pe_get32(v.pid + 4 * i), pe_get32(v.tid + 4 * i),
+					      pe_get32(v.comm + 4 * i), pe_get32(v.stack + 4 * i));
+
+		if (!a)
+			return -1;
+		if (!a->samples++)
+			a->first_seq = c->seq + i + 1;
+		a->period += pe_get64(v.period + 8 * i);
+		a->offcpu += pe_block_offcpu(&v, i);
+	}
+	c->seq += v.n;
+	return 0;
+}
+
+int pe_model_agg_from_blocks(pe_model *m, const pe_blocks *src)
+{
+	agg_scan c = { .m = m };
+	int rc = -1;
+
+	if (!src || !src->read || m->nr_agg || !(c.raw = malloc(PE_BLOCK_RAW_MAX)))
+		goto out;
+	if (src->read(src->src, 0, 0, agg_block, &c) != 0)
+		goto out;
+	/* the rows are in the order their keys were first seen: first_seq's */
+	free(m->agg);
+	m->agg = c.map.rows;
+	m->nr_agg = c.map.n;
+	m->cap_agg = c.map.cap;
+	c.map.rows = NULL;
+	rc = 0;
+out:
+	free(c.raw);
+	pe_aggmap_free(&c.map);
+	return rc;
 }
 
 static int cmp_first_seq(const void *x, const void *y)

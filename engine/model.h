@@ -44,6 +44,13 @@ int pe_model_add_frame(pe_model *m, uint32_t id, uint32_t name, uint32_t dso, in
 int pe_model_add_stack(pe_model *m, uint32_t id, uint32_t parent, uint32_t frame);
 int pe_model_add_event(pe_model *m, uint32_t idx, const char *name);
 int pe_model_add_agg(pe_model *m, const pe_agg_row *r);
+/* The aggregate summed from the profile's sample blocks, every one read
+ * from src in file order: a store keeps no aggregate beside the blocks,
+ * which hold each sample's event, thread, comm, stack and weights. On a
+ * model without aggregate rows. 0, or -1 (a block that is not one, out of
+ * memory, src failed). */
+struct pe_blocks;
+int pe_model_agg_from_blocks(pe_model *m, const struct pe_blocks *src);
 /* The build-id (hex) of the DSO whose path is string `dso` (a mapping
  * of the recording named it); a DSO mapped with several keeps the last. */
 int pe_model_add_build_id(pe_model *m, uint32_t dso, const char *hex);

@@ -197,7 +197,7 @@ int pe_offline_finish(pe_offline *o)
 
 	if (!o->b || pe_builder_flush(o->b) < 0)
 		goto out;
-	agg = pe_builder_agg(o->b, &n);
+	agg = pe_builder_agg_rows(o->b, &n);
 	for (i = 0; i < n; i++)
 		if (pe_model_add_agg(o->m, &agg[i]) < 0)
 			goto out;

@@ -109,7 +109,7 @@ def no_rows_left(d, state):
     db = sqlite3.connect(os.path.join(state, "perfhub.db"))
     try:
         keys = {r[0] for r in db.execute("SELECT data_id FROM profiles WHERE data_id IS NOT NULL")}
-        for table in ("strings", "frames", "stacks", "sample_blocks", "sample_agg", "events"):
+        for table in ("strings", "frames", "stacks", "sample_blocks", "leaf_addrs", "events"):
             left = [r[0] for r in db.execute("SELECT DISTINCT profile_id FROM %s" % table)
                     if r[0] not in keys]
             check(not left, "%s keeps rows of parses no profile serves: %r" % (table, left))

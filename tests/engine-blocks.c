@@ -126,11 +126,84 @@ static void test_builder(void)
 	x.tid = 2;
 	CHECK(pe_builder_sample(b, &x, &hint) == 1, "the block is full");
 	CHECK(hint == 2, "a new row for another thread");
-	agg = pe_builder_agg(b, &n);
+	agg = pe_builder_agg_rows(b, &n);
 	CHECK(n == 2 && agg[0].samples == PE_BLOCK_SAMPLES - 1 && agg[0].first_seq == 1 &&
 	      agg[1].samples == 1 && agg[1].first_seq == PE_BLOCK_SAMPLES &&
 	      pe_builder_nr_samples(b) == PE_BLOCK_SAMPLES, "aggregate");
 	pe_builder_free(b);
+}
+
+/* A store's model sums its aggregate from the stored blocks: the same rows
+ * in the same (first_seq) order as the builder's own, across blocks, with
+ * dying tasks and off-CPU time; a damaged block fails it. */
+static void test_agg_from_blocks(void)
+{
+	static const char *const events[] = { "cpu-clock", "sched:sched_switch" };
+	/* each event's period, and the off-CPU time charged to cpu-clock's */
+	static const struct { int event, measure; } asks[] = {
+		{ 0, PE_MEASURE_PERIOD }, { 1, PE_MEASURE_PERIOD }, { 0, PE_MEASURE_OFFCPU },
+	};
+	mem_profile p;
+	pe_blocks src = { mem_read, &p };
+	const pe_agg_row *agg;
+	const pe_row *rows;
+	pe_model *built, *summed, *bad;
+	pe_filter f = filter_all();
+	uint32_t st[3], comm;
+	size_t n, i, k;
+	text t1, t2;
+
+	mem_begin(&p, 1000);	/* a block every 1000 samples: six of them */
+	pe_builder_event(p.b, 0, events[0], 1, 0, 0, 4000, 1, 0);
+	pe_builder_event(p.b, 1, events[1], 2, 0, 0, 1, 0, 0);
+	st[0] = mem_stack(&p, "main@/bin/app;a@/bin/app");
+	st[1] = mem_stack(&p, "main@/bin/app;b@/bin/app;c@/lib/libc.so.6");
+	st[2] = mem_stack(&p, "main@/bin/app;sys_read@[kernel.kallsyms]!");
+	comm = pe_builder_string(p.b, "app");
+	for (i = 0; i < 5500; i++) {
+		pe_sample x = { .event = (uint32_t)(i / 11) % 2, .time = 1000 + i,
+				.pid = 10 + (uint32_t)i % 2, .tid = 100 + (uint32_t)i % 3,
+				.period = i + 1, .offcpu = i % 5 ? 0 : 77 + i,
+				.stack = st[(i / 7) % 3], .comm = comm };
+
+		if (i % 97 == 0)
+			x.pid = x.tid = DYING;
+		if (pe_builder_sample(p.b, &x, NULL) > 0 || ++p.in_block == p.every)
+			mem_pack(&p);
+	}
+	mem_pack(&p);
+	CHECK(p.nr_blocks == 6, "%zu blocks", p.nr_blocks);
+	built = pe_model_new(1, 1);
+	summed = pe_model_new(1, 1);
+	rows = pe_builder_rows(p.b, &n);
+	CHECK(built && summed && pe_model_load_rows(built, rows, n) == 0 &&
+	      pe_model_load_rows(summed, rows, n) == 0, "model rows");
+	agg = pe_builder_agg_rows(p.b, &n);
+	for (i = 0; i < n; i++)
+		pe_model_add_agg(built, &agg[i]);
+	CHECK(n > 30, "%zu aggregate rows", n);
+	CHECK(pe_model_agg_from_blocks(summed, &src) == 0, "summed from the blocks");
+	CHECK(pe_model_agg_from_blocks(summed, &src) < 0, "only once");
+	pe_model_seal(built);
+	pe_model_seal(summed);
+	/* unsorted folds list the rows in first_seq order */
+	f.with_pid = f.with_tid = f.any_order = 1;
+	for (k = 0; k < sizeof(asks) / sizeof(asks[0]); k++) {
+		f.event = events[asks[k].event];
+		f.measure = asks[k].measure;
+		folded(built, &f, &p, &t1);
+		folded(summed, &f, &p, &t2);
+		CHECK(t1.len > 100 && !strcmp(t1.s, t2.s), "%s, measure %d:\n%s\nvs\n%s", f.event,
+		      f.measure, t1.s, t2.s);
+	}
+	/* a block cut short: no aggregate, an error */
+	p.blocks[3].len -= 5;
+	bad = pe_model_new(1, 1);
+	CHECK(bad && pe_model_agg_from_blocks(bad, &src) < 0, "a damaged block fails the sum");
+	pe_model_free(bad);
+	pe_model_free(built);
+	pe_model_free(summed);
+	mem_free(&p);
 }
 
 /* A damaged model row cannot make it huge; a damaged block fails the
@@ -311,6 +384,7 @@ int main(void)
 {
 	test_codec();
 	test_builder();
+	test_agg_from_blocks();
 	test_damage();
 	test_cache();
 	test_offline();

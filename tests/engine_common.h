@@ -127,12 +127,31 @@ static inline void mem_two_events(mem_profile *p)
 	mem_sample(p, EV_SWITCH, 8000, 20, 20, "cc1 x", "", 1);
 }
 
+static unsigned mem_reads;	/* blocks handed out, to see the range rule at work */
+
+static inline int mem_read(void *src, uint64_t from, uint64_t to, pe_block_cb cb, void *ctx)
+{
+	mem_profile *p = src;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < p->nr_blocks; i++) {
+		const mem_block *k = &p->blocks[i];
+		if ((from && k->max_time < from) || (to && k->min_time >= to))
+			continue;
+		mem_reads++;
+		if ((rc = cb(ctx, k->nr, k->data, k->len)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* Ends the building: the model of profile `id`, generation 1. */
 static inline pe_model *mem_end(mem_profile *p, int64_t id)
 {
-	const pe_agg_row *agg;
+	pe_blocks src = { mem_read, p };
 	const pe_row *rows;
-	size_t n, i;
+	size_t n;
 
 	mem_pack(p);
 	p->m = pe_model_new(id, 1);
@@ -141,9 +160,11 @@ static inline pe_model *mem_end(mem_profile *p, int64_t id)
 		printf("FAIL: model rows\n");
 		exit(1);
 	}
-	agg = pe_builder_agg(p->b, &n);
-	for (i = 0; i < n; i++)
-		pe_model_add_agg(p->m, &agg[i]);
+	/* the aggregate as a store's model has it: summed from the blocks */
+	if (pe_model_agg_from_blocks(p->m, &src) < 0) {
+		printf("FAIL: the aggregate from the blocks\n");
+		exit(1);
+	}
 	pe_model_seal(p->m);
 	pe_builder_free(p->b);
 	p->b = NULL;
@@ -171,25 +192,6 @@ static inline void mem_free(mem_profile *p)
 		free(p->blocks[i].data);
 	pe_model_free(p->m);
 	pe_builder_free(p->b);
-}
-
-static unsigned mem_reads;	/* blocks handed out, to see the range rule at work */
-
-static inline int mem_read(void *src, uint64_t from, uint64_t to, pe_block_cb cb, void *ctx)
-{
-	mem_profile *p = src;
-	size_t i;
-	int rc;
-
-	for (i = 0; i < p->nr_blocks; i++) {
-		const mem_block *k = &p->blocks[i];
-		if ((from && k->max_time < from) || (to && k->min_time >= to))
-			continue;
-		mem_reads++;
-		if ((rc = cb(ctx, k->nr, k->data, k->len)) != 0)
-			return rc;
-	}
-	return 0;
 }
 
 static inline pe_filter filter_all(void)

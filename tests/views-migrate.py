@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """A database of schema v3 (no off-CPU column, no leaf addresses, sample
 blocks of the first format "PHSB", rows keyed by the profile's id) opens
-in this perfhubd: it is migrated to v5 without parsing anything again, its profiles answer as before (time
-ranges decode the old blocks), weight=offcpu says the profile has none and
+in this perfhubd: it is migrated to the latest schema without parsing
+anything again, its profiles answer as before (the aggregate and time
+ranges from the old blocks), weight=offcpu says the profile has none and
 /annotate has no addresses; parsed again (resymbolize) the same profile
 has its off-CPU time and addresses."""
 import os
@@ -55,7 +56,12 @@ def main():
     for bid, blob, nr in db.execute("SELECT id, data, nr FROM sample_blocks").fetchall():
         db.execute("UPDATE sample_blocks SET data = ? WHERE id = ?", (to_v1(blob, nr), bid))
     db.execute("DROP TABLE leaf_addrs")
-    db.execute("ALTER TABLE sample_agg DROP COLUMN offcpu")
+    # v3's aggregate, which schema 7 drops (a model sums the blocks)
+    db.execute("CREATE TABLE sample_agg (profile_id INTEGER NOT NULL, event INTEGER NOT NULL,"
+               " pid INTEGER NOT NULL, tid INTEGER NOT NULL, comm INTEGER NOT NULL,"
+               " stack INTEGER NOT NULL, samples INTEGER NOT NULL, period INTEGER NOT NULL,"
+               " first_seq INTEGER NOT NULL,"
+               " PRIMARY KEY (profile_id, event, pid, tid, comm, stack)) WITHOUT ROWID")
     db.execute("ALTER TABLE profiles DROP COLUMN local")   # schema 6
     # v3 keyed a parse's rows by the profile's id (v5 gives each parse a key)
     for prof, key in db.execute("SELECT id, data_id FROM profiles").fetchall():
@@ -93,9 +99,10 @@ def main():
         check(answers(d, pid) == before, "answers after a new parse")
     db = sqlite3.connect(os.path.join(state, "perfhub.db"))
     version = db.execute("PRAGMA user_version").fetchone()[0]
+    tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     db.close()
-    check(version == 6, "schema v%d" % version)
-    print("ok: v3 database migrated to v5; first-format blocks read; a new parse adds the rest")
+    check(version == 7 and "sample_agg" not in tables, "schema v%d %r" % (version, sorted(tables)))
+    print("ok: v3 database migrated to v7; first-format blocks read; a new parse adds the rest")
     subprocess.run(["rm", "-rf", state])
     return 0
 

@@ -86,13 +86,13 @@ static void run_one(jobs *j, int64_t id, const char *path, const char *kind)
 		log_info("msg=\"parse phases\" id=%lld open_ms=%.0f read_ms=%.0f symbolize_ms=%.0f"
 			 " intern_ms=%.0f sample_ms=%.0f other_ms=%.0f finish_ms=%.0f"
 			 " compress_ms=%.0f queue_ms=%.0f lock_ms=%.0f insert_ms=%.0f commit_ms=%.0f"
-			 " agg_ms=%.0f prepare_ms=%.0f"
+			 " prepare_ms=%.0f"
 			 " blocks=%llu commits=%llu chain_hits=%llu tail_hits=%llu",
 			 (long long)id, res.open_ms, res.read_ms, res.symbolize_ms, res.intern_ms,
 			 res.sample_ms, res.other_ms, res.finish_ms, (double)res.write.compress_ns / 1e6,
 			 (double)res.write.queue_ns / 1e6,
 			 (double)res.write.lock_ns / 1e6, (double)res.write.insert_ns / 1e6,
-			 (double)res.write.commit_ns / 1e6, (double)res.write.agg_ns / 1e6,
+			 (double)res.write.commit_ns / 1e6,
 			 (double)res.write.prepare_ns / 1e6, (unsigned long long)res.write.blocks,
 			 (unsigned long long)res.write.commits, (unsigned long long)res.chain_hits,
 			 (unsigned long long)res.tail_hits);

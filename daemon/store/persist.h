@@ -133,20 +133,19 @@ typedef struct st_persist_ops {
 	 * left. Each writer_write stores the rows (engine/builder.h
 	 * says what each kind holds) and the block, if any, in one short
 	 * transaction: parsing never holds the store's write lock. Nothing is
-	 * visible to readers before writer_finish, which stores the aggregate
-	 * (sorted into its key order) and the summary, marks the profile
-	 * ready with a new parse generation, and frees w - unless the profile
+	 * visible to readers before writer_finish, which stores the summary,
+	 * marks the profile ready with a new parse generation, and frees w -
+	 * unless the profile
 	 * was deleted meanwhile: then its rows go and it stays deleted.
 	 * writer_abort removes what was written and frees w. Each adds the
-	 * time it waited for the lock, inserted, committed (and, in finish,
-	 * spent on the aggregate) to *t; writer_finish sets t->generation to
+	 * time it waited for the lock, inserted and committed to *t;
+	 * writer_finish sets t->generation to
 	 * the generation it made (a backend that leaves it 0 has the model of
 	 * a new parse read back at the first question instead of kept). */
 	st_persist_writer *(*writer_begin)(st_persist *p, int64_t id);
 	int (*writer_write)(st_persist_writer *w, const pe_row *rows, size_t n,
 			    const pe_packed_block *block, st_write_times *t);
-	int (*writer_finish)(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
-			     const st_summary *s, st_write_times *t);
+	int (*writer_finish)(st_persist_writer *w, const st_summary *s, st_write_times *t);
 	void (*writer_abort)(st_persist_writer *w);
 
 	/* ---- reading one ready profile ----
@@ -154,7 +153,8 @@ typedef struct st_persist_ops {
 	 * parse generation, 1 when it is not ready (nothing left open), -1.
 	 * read_model fills m with pe_model_add_* (strings, frames, stack
 	 * nodes, event names, the build-ids of its DSOs as the parse noted
-	 * them (st_profile_dsos_set), aggregate rows). read_blocks hands every stored
+	 * them (st_profile_dsos_set)); the store sums the aggregate from the
+	 * blocks (no backend keeps one). read_blocks hands every stored
 	 * block that may hold samples in [from_ns, to_ns) (0 = open) to cb in
 	 * file order, stopping (and returning cb's value) when cb returns
 	 * non-zero. read_end closes the snapshot. */

@@ -38,9 +38,12 @@ int stq_open(st_store *st, int64_t id, stq_reading *r)
 	if (r->m)
 		atomic_fetch_add(&st->models_memory, 1);
 	if (!r->m) {
-		/* loaded without the cache's lock: other profiles' readers go on */
+		/* loaded without the cache's lock: other profiles' readers go on;
+		 * the aggregate is what the sample blocks sum to */
 		pe_model *m = pe_model_new(id, gen);
-		if (!m || st->ops->read_model(r->rd, m) < 0 || pe_model_seal(m) < 0) {
+		pe_blocks blocks = { stq_read_blocks, r };
+		if (!m || st->ops->read_model(r->rd, m) < 0 ||
+		    pe_model_agg_from_blocks(m, &blocks) < 0 || pe_model_seal(m) < 0) {
 			pe_model_free(m);
 			st->ops->read_end(r->rd);
 			r->rd = NULL;

@@ -3,8 +3,9 @@
  * fills blocks on the parsing thread; a writer thread stores each full
  * block with the rows made since the last one in one short transaction
  * (so parsing and storing overlap on two cores) and fills the profile's
- * model from the same rows; the aggregate goes with the summary at the
- * end, and the model, sealed, into the store's cache: the first question
+ * model from the same rows; the summary goes in the last transaction
+ * (the aggregate is not stored: a model read back sums it from the
+ * blocks), and the model, sealed, into the store's cache: the first question
  * after ready is answered without reading the profile back. Beside that
  * last transaction the prepare hook makes answers from the sealed model,
  * kept the moment the profile is ready; until the model is in the cache a
@@ -487,14 +488,12 @@ static void place(st_writer *w, int64_t gen, pthread_t *finisher)
 
 int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 {
-	const pe_agg_row *agg;
 	pthread_t sealer;
 	int sealing = 0;
-	size_t n;
 	uint64_t t0;
 	int rc = -1;
 
-	/* the leaf addresses, the last block alone, then the aggregate and the
+	/* the leaf addresses, the last block alone, then the summary and the
 	 * status: ready and complete become visible at once */
 	if (pe_builder_flush(w->b) < 0)
 		goto fail;
@@ -518,11 +517,8 @@ int st_writer_finish(st_writer *w, const st_summary *x, st_write_times *times)
 	} else if (w->model) {
 		sealing = 1;
 	}
-	t0 = now_ns();
-	agg = pe_builder_agg(w->b, &n);
-	w->times.agg_ns += now_ns() - t0;
 	w->times.generation = 0;
-	rc = w->st->ops->writer_finish(w->pw, agg, n, x, &w->times);
+	rc = w->st->ops->writer_finish(w->pw, x, &w->times);
 	w->pw = NULL;
 	/* a backend that says which generation it made gets its model cached */
 	place(w, rc == 0 ? w->times.generation : 0, sealing ? &sealer : NULL);

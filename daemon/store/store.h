@@ -444,9 +444,9 @@ typedef struct st_summary {
 /* Where the writer's time went so far (nanoseconds, wall clock): encoding
  * and compressing sample blocks, the parse waiting for the writer thread
  * (its queue full, or its last batches at the end), waiting for the write
- * lock, inserting rows, committing, and the final aggregate. */
+ * lock, inserting rows and committing. */
 typedef struct st_write_times {
-	uint64_t compress_ns, queue_ns, lock_ns, insert_ns, commit_ns, agg_ns;
+	uint64_t compress_ns, queue_ns, lock_ns, insert_ns, commit_ns;
 	uint64_t blocks, commits;
 	int64_t generation;	/* the parse generation the finish made (0: the
 				   backend does not say; its model is not cached) */

@@ -174,8 +174,7 @@ void pg_ids_array_free(void *owned);
 st_persist_writer *pg_writer_begin(st_persist *p, int64_t id);
 int pg_writer_write(st_persist_writer *w, const pe_row *rows, size_t n,
 		    const pe_packed_block *block, st_write_times *t);
-int pg_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
-		     const st_summary *s, st_write_times *t);
+int pg_writer_finish(st_persist_writer *w, const st_summary *s, st_write_times *t);
 void pg_writer_abort(st_persist_writer *w);
 
 /* ---- pgread.c ---- */

@@ -202,28 +202,6 @@ static int load_rows(void *ctx, const PGresult *r)
 	return rc;
 }
 
-static int load_agg(void *ctx, const PGresult *r)
-{
-	load_ctx *x = ctx;
-	int i, rc = 0;
-
-	for (i = 0; i < PQntuples(r) && rc == 0; i++) {
-		pe_agg_row a;
-
-		a.event = (uint32_t)pg_bin_int(r, i, 0);
-		a.pid = (uint32_t)pg_bin_int(r, i, 1);
-		a.tid = (uint32_t)pg_bin_int(r, i, 2);
-		a.comm = (uint32_t)pg_bin_int(r, i, 3);
-		a.stack = (uint32_t)pg_bin_int(r, i, 4);
-		a.samples = (uint64_t)pg_bin_int(r, i, 5);
-		a.period = (uint64_t)pg_bin_int(r, i, 6);
-		a.first_seq = (uint64_t)pg_bin_int(r, i, 7);
-		a.offcpu = (uint64_t)pg_bin_int(r, i, 8);
-		rc = pe_model_add_agg(x->m, &a);
-	}
-	return rc;
-}
-
 int pg_read_model(st_persist_read *rd, pe_model *m)
 {
 	static const struct {
@@ -252,10 +230,6 @@ int pg_read_model(st_persist_read *rd, pe_model *m)
 		x.what = tables[i].what;
 		rc = cursor_rows(rd, "model_rows", tables[i].sql, &pp, PG_FETCH_ROWS, load_rows, &x);
 	}
-	if (rc == 0)
-		rc = cursor_rows(rd, "model_agg", "SELECT event, pid, tid, comm, stack, samples,"
-				 " period, first_seq, offcpu FROM sample_agg WHERE profile_id = $1"
-				 " ORDER BY first_seq", &pp, PG_FETCH_ROWS, load_agg, &x);
 	free(x.text);
 	return rc ? -1 : 0;
 }

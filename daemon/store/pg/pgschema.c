@@ -96,12 +96,15 @@ const char *const pgs_migrations[] = {
 	" total_samples bigint NOT NULL, total_period bigint NOT NULL,"
 	" PRIMARY KEY (kind, key, profile_id, ord));"
 	"CREATE INDEX summary_keys_profile ON summary_keys (profile_id);",
+	/* 6: no stored aggregate, as SQLite's schema 7: a model sums it from
+	 * the sample blocks */
+	"DROP TABLE sample_agg;",
 };
 const int pgs_nr_migrations = (int)(sizeof(pgs_migrations) / sizeof(pgs_migrations[0]));
 
 const char *const pgs_profile_tables[] = {
 	"features", "events", "record_counts", "strings", "frames", "stacks", "comms",
-	"maps", "sample_blocks", "sample_agg", "frame_offsets", "leaf_addrs",
+	"maps", "sample_blocks", "frame_offsets", "leaf_addrs",
 	"summary_state", "summary_events", "summary_keys",
 };
 const int pgs_nr_profile_tables =

@@ -48,11 +48,6 @@ static const copy_spec row_copy[PE_NR_ROW_KINDS] = {
 			       "iiqqqq" },
 };
 
-static const copy_spec agg_copy = {
-	"sample_agg", "event, pid, tid, comm, stack, samples, period, first_seq, offcpu",
-	"iqqiiqqqq"
-};
-
 /* A COPY's binary stream, grown as rows are added. */
 typedef struct copy_buf {
 	unsigned char *p;
@@ -79,7 +74,6 @@ struct st_persist_writer {
 	int failed, fenced;	/* under lock while the sender runs */
 	batch b[2];
 	int fill;		/* the batch the parse fills; the other may be in flight */
-	copy_buf agg;
 	/* the sender thread */
 	pthread_t sender;
 	int sender_running;
@@ -290,7 +284,6 @@ static void writer_free(st_persist_writer *w)
 	}
 	for (i = 0; i < 2; i++)
 		batch_free(&w->b[i]);
-	copy_free(&w->agg);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->cond);
 	pg_put(w->p, w->c);
@@ -458,7 +451,6 @@ st_persist_writer *pg_writer_begin(st_persist *p, int64_t id)
 	}
 	if (!(w->c = pg_get(p)))
 		goto fail;
-	copy_reset(&w->agg);
 	if (writer_txn(w, "starting a parse's writes", begin_body) < 0)
 		goto fail;
 	if (pthread_create(&w->sender, NULL, sender, w) != 0) {
@@ -569,8 +561,6 @@ static int finish_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 	if (rc != 0)
 		return -1;
 	t0 = now_ns();
-	if (copy_send(conn, &agg_copy, &w->agg, err, errlen) < 0)
-		return -1;
 	pgp_init(&pp);
 	pgp_i64(&pp, w->job.id);
 	pgp_i64(&pp, w->job.attempt);
@@ -585,7 +575,7 @@ static int finish_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 	pgp_text(&pp, x->records);
 	pgp_text(&pp, x->samples_per_event);
 	pgp_i64(&pp, (int64_t)x->lost);
-	pgp_i64(&pp, w->bytes + (int64_t)w->agg.len);
+	pgp_i64(&pp, w->bytes);
 	pgp_text(&pp, x->warnings);
 	rc = pg_cmd(conn, "storing the summary", "UPDATE profiles SET error = NULL,"
 		    " error_offset = NULL, hostname = $3, first_ns = $4, last_ns = $5,"
@@ -609,33 +599,13 @@ static int finish_body(PGconn *conn, void *ctx, char *err, size_t errlen)
 	return pgj_generation(conn, &w->job, &w->gen, err, errlen);
 }
 
-int pg_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
-		     const st_summary *s, st_write_times *t)
+int pg_writer_finish(st_persist_writer *w, const st_summary *s, st_write_times *t)
 {
-	uint64_t t0 = now_ns();
-	size_t i;
+	uint64_t t0;
 	int rc = -1;
 
-	copy_reset(&w->agg);
-	for (i = 0; i < nagg; i++) {
-		const pe_agg_row *r = &agg[i];
-
-		put_be(&w->agg, 10, 2);
-		field_int(&w->agg, 'q', w->job.id);
-		field_int(&w->agg, 'i', r->event);
-		field_int(&w->agg, 'q', r->pid);
-		field_int(&w->agg, 'q', r->tid);
-		field_int(&w->agg, 'i', r->comm);
-		field_int(&w->agg, 'i', r->stack);
-		field_int(&w->agg, 'q', (int64_t)r->samples);
-		field_int(&w->agg, 'q', (int64_t)r->period);
-		field_int(&w->agg, 'q', (int64_t)r->first_seq);
-		field_int(&w->agg, 'q', (int64_t)r->offcpu);
-		w->agg.rows++;
-	}
-	t->agg_ns += now_ns() - t0;
 	/* the last batch in before the last transaction */
-	if (sync_sender(w, t) < 0 || w->agg.oom)
+	if (sync_sender(w, t) < 0)
 		goto out;
 	w->sum = s;
 	t0 = now_ns();

@@ -103,13 +103,17 @@ static const char *const migrations[] = {
 	/* 6: recordings of this machine (from a watched directory) may be
 	 * symbolized from its files as perf would; uploads only by build-id */
 	"ALTER TABLE profiles ADD COLUMN local INTEGER NOT NULL DEFAULT 0;",
+	/* 7: no stored aggregate: a model sums it from the sample blocks,
+	 * which hold every sample's key and weights (writing 60,000 rows
+	 * held a system-wide build's profile from ready for 60 ms) */
+	"DROP TABLE sample_agg;",
 };
 #define NR_MIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 
 /* rows a parse writes (tags belong to the upload and stay) */
 static const char *const profile_tables[] = {
 	"features", "events", "record_counts", "strings", "frames",
-	"stacks", "comms", "maps", "sample_blocks", "sample_agg", "frame_offsets", "leaf_addrs",
+	"stacks", "comms", "maps", "sample_blocks", "frame_offsets", "leaf_addrs",
 	"summary_state", "summary_events", "summary_keys",
 };
 #define NR_PROFILE_TABLES (sizeof(profile_tables) / sizeof(profile_tables[0]))

@@ -94,8 +94,7 @@ int sq_summary_read(st_persist *p, const int64_t *ids, size_t n, int kind, const
 st_persist_writer *sq_writer_begin(st_persist *p, int64_t id);
 int sq_writer_write(st_persist_writer *w, const pe_row *rows, size_t n,
 		    const pe_packed_block *block, st_write_times *t);
-int sq_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
-		     const st_summary *s, st_write_times *t);
+int sq_writer_finish(st_persist_writer *w, const st_summary *s, st_write_times *t);
 void sq_writer_abort(st_persist_writer *w);
 
 /* ---- read.c ---- */

@@ -137,9 +137,6 @@ static int load_build_ids(sqlite3 *db, int64_t profile, pe_model *m)
 
 int sq_read_model(st_persist_read *rd, pe_model *m)
 {
-	sqlite3_stmt *s;
-	int r, rc = 0;
-
 	if (load(rd->db, "SELECT id, text FROM strings WHERE profile_id = ?", rd->id, L_STRING,
 		 m) < 0 ||
 	    load(rd->db, "SELECT id, name, kernel, coalesce(dso, 0) FROM frames"
@@ -150,28 +147,7 @@ int sq_read_model(st_persist_read *rd, pe_model *m)
 		 m) < 0 ||
 	    load_build_ids(rd->db, rd->profile, m) < 0)
 		return -1;
-	/* in key order: pe_model_seal puts them in file order, faster than
-	 * SQLite's sorter */
-	s = sq_prep(rd->db, "SELECT event, pid, tid, comm, stack, samples, period, first_seq,"
-			    " offcpu FROM sample_agg WHERE profile_id = ?");
-	if (!s)
-		return -1;
-	sqlite3_bind_int64(s, 1, rd->id);
-	while (rc == 0 && (r = sqlite3_step(s)) == SQLITE_ROW) {
-		pe_agg_row a;
-		a.event = (uint32_t)sqlite3_column_int64(s, 0);
-		a.pid = (uint32_t)sqlite3_column_int64(s, 1);
-		a.tid = (uint32_t)sqlite3_column_int64(s, 2);
-		a.comm = (uint32_t)sqlite3_column_int64(s, 3);
-		a.stack = (uint32_t)sqlite3_column_int64(s, 4);
-		a.samples = (uint64_t)sqlite3_column_int64(s, 5);
-		a.period = (uint64_t)sqlite3_column_int64(s, 6);
-		a.first_seq = (uint64_t)sqlite3_column_int64(s, 7);
-		a.offcpu = (uint64_t)sqlite3_column_int64(s, 8);
-		rc = pe_model_add_agg(m, &a);
-	}
-	sqlite3_finalize(s);
-	return rc;
+	return 0;
 }
 
 /* The end of a loop handing rows to a callback: the callback's stop (rc),

@@ -19,7 +19,7 @@
 #include "log.h"
 #include "store/sqlite/db.h"
 
-enum { W_BLOCK = PE_NR_ROW_KINDS, W_AGG, W_NR_STMTS };
+enum { W_BLOCK = PE_NR_ROW_KINDS, W_NR_STMTS };
 
 static const char *const writer_sql[W_NR_STMTS] = {
 	[PE_ROW_STRING] = "INSERT INTO strings (profile_id, id, text) VALUES (?, ?, ?)",
@@ -41,8 +41,6 @@ static const char *const writer_sql[W_NR_STMTS] = {
 			     " period, offcpu) VALUES (?, ?, ?, ?, ?, ?, ?)",
 	[W_BLOCK] = "INSERT INTO sample_blocks (profile_id, seq, nr, min_time, max_time, data)"
 		    " VALUES (?, ?, ?, ?, ?, ?)",
-	[W_AGG] = "INSERT INTO sample_agg (profile_id, event, pid, tid, comm, stack, samples,"
-		  " period, first_seq, offcpu) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 };
 
 struct st_persist_writer {
@@ -267,30 +265,6 @@ fail:
 	return -1;
 }
 
-/* The aggregate, in its key order: rows are appended to the table's b-tree. */
-static int agg_write(st_persist_writer *w, const pe_agg_row *agg, size_t n)
-{
-	sqlite3_stmt *s = w->stmt[W_AGG];
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		const pe_agg_row *r = &agg[i];
-		sqlite3_bind_int64(s, 1, w->key);
-		sqlite3_bind_int64(s, 2, r->event);
-		sqlite3_bind_int64(s, 3, r->pid);
-		sqlite3_bind_int64(s, 4, r->tid);
-		sqlite3_bind_int64(s, 5, r->comm);
-		sqlite3_bind_int64(s, 6, r->stack);
-		sqlite3_bind_int64(s, 7, (sqlite3_int64)r->samples);
-		sqlite3_bind_int64(s, 8, (sqlite3_int64)r->period);
-		sqlite3_bind_int64(s, 9, (sqlite3_int64)r->first_seq);
-		sqlite3_bind_int64(s, 10, (sqlite3_int64)r->offcpu);
-		if (w_step(w, W_AGG) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 /* The key of the rows served until now (0: none). */
 static int served_key(st_persist_writer *w, int64_t *key)
 {
@@ -322,22 +296,16 @@ static int64_t new_generation(st_persist_writer *w)
 	return gen;
 }
 
-int sq_writer_finish(st_persist_writer *w, const pe_agg_row *agg, size_t nagg,
-		     const st_summary *x, st_write_times *t)
+int sq_writer_finish(st_persist_writer *w, const st_summary *x, st_write_times *t)
 {
 	sqlite3_stmt *s;
 	int64_t old = 0;
 	int rc = -1;
-	uint64_t t0;
 
-	/* the aggregate and the status in one transaction: ready and
-	 * complete become visible at once */
+	/* the summary and the status in one transaction: ready and complete
+	 * become visible at once */
 	if (w->failed || w_begin(w, t) < 0)
 		goto out;
-	t0 = now_ns();
-	if (agg_write(w, agg, nagg) < 0)
-		goto out;
-	t->agg_ns += now_ns() - t0;
 	if (served_key(w, &old) < 0)
 		goto out;
 	/* a new generation: caches of an earlier parse of this profile go
