@@ -58,6 +58,16 @@ typedef struct fc_comm {	/* a thread -> its folded comm field */
 	uint8_t used;
 } fc_comm;
 
+/* A frame the frame cache missed: where its address lies, asked before
+ * the slots are read so that the lookups of one chain overlap. */
+typedef struct fc_miss {
+	uint64_t ip, off, serial;
+	fc_frame *e;
+	fc_dso *d;		/* NULL: no symbol table */
+	uint32_t k;		/* its place in ids */
+	uint8_t cpumode, unmapped;
+} fc_miss;
+
 struct pd_foldcache {
 	pd_symbolizer *sym;
 	pd_fold *fold;
@@ -66,6 +76,7 @@ struct pd_foldcache {
 	fc_dso *dsos;
 	fc_comm *comms;
 	uint32_t ids[FC_MAX_REAL + 1];	/* the stack being folded */
+	fc_miss *miss;		/* FC_MAX_REAL: its frames the frame cache missed */
 	/* the folded name of an address no map covers, per cpumode (user,
 	 * kernel), + 1; 0 until asked: a callchain through code built
 	 * without frame pointers holds many such words */
@@ -87,7 +98,8 @@ pd_foldcache *pd_foldcache_new(pd_symbolizer *sym, pd_fold *fold)
 	c->frames = calloc(FC_FRAME_SLOTS, sizeof(*c->frames));
 	c->dsos = calloc(FC_DSO_SLOTS, sizeof(*c->dsos));
 	c->comms = calloc(FC_COMM_SLOTS, sizeof(*c->comms));
-	if (!c->chains || !c->frames || !c->dsos || !c->comms) {
+	c->miss = malloc(FC_MAX_REAL * sizeof(*c->miss));
+	if (!c->chains || !c->frames || !c->dsos || !c->comms || !c->miss) {
 		pd_foldcache_free(c);
 		return NULL;
 	}
@@ -102,6 +114,7 @@ void pd_foldcache_free(pd_foldcache *c)
 	free(c->frames);
 	free(c->dsos);
 	free(c->comms);
+	free(c->miss);
 	free(c);
 }
 
@@ -173,46 +186,69 @@ static fc_frame *frame_slot(pd_foldcache *c, uint32_t pid, uint64_t ip, int cpum
 	return &c->frames[mix((uint64_t)key << 8 | (uint64_t)cpumode, ip) & (FC_FRAME_SLOTS - 1)];
 }
 
-static int frame_id(pd_foldcache *c, uint32_t pid, uint32_t tid, uint64_t ip, int cpumode,
-		    uint64_t stamp, uint32_t *id)
+/* Phase one: the frame's id from the frame cache, else 1 and *m filled
+ * (the DSO slot it will read prefetched). */
+static int frame_lookup(pd_foldcache *c, uint32_t pid, uint32_t tid, uint64_t ip, int cpumode,
+			uint64_t stamp, uint32_t k, fc_miss *m)
 {
 	uint32_t key = cpumode == PD_MISC_KERNEL ? FC_KERNEL_PID : pid;
 	fc_frame *e = frame_slot(c, pid, ip, cpumode);
-	uint64_t off = 0, serial;
-	fc_dso *d = NULL;
-	pd_frame fr;
 	int unmapped;
 
 	if (e->used && e->ip == ip && e->pid == key && e->cpumode == cpumode && e->gen >= stamp) {
-		*id = e->id;
+		c->ids[k] = e->id;
 		return 0;
 	}
-	serial = pd_symbolize_where(c->sym, pid, tid, ip, cpumode, &off, &unmapped);
-	if (unmapped && c->unmapped_id[cpumode == PD_MISC_KERNEL]) {
+	m->ip = ip;
+	m->e = e;
+	m->k = k;
+	m->cpumode = (uint8_t)cpumode;
+	m->off = 0;
+	m->serial = pd_symbolize_where(c->sym, pid, tid, ip, cpumode, &m->off, &unmapped);
+	m->unmapped = (uint8_t)!!unmapped;
+	m->d = NULL;
+	if (m->serial) {
+		m->d = &c->dsos[mix(m->serial << 8 | (uint64_t)cpumode, m->off) & (FC_DSO_SLOTS - 1)];
+		__builtin_prefetch(m->d);
+	}
+	return 1;
+}
+
+/* Phase two: a missed frame's id by the offset in its symbol table (the
+ * same library in every process; a table never changes), else symbolized
+ * now; the frame cache remembers it by the address in this process
+ * (valid while its maps stay). */
+static int frame_resolve(pd_foldcache *c, uint32_t pid, uint32_t tid, const fc_miss *m)
+{
+	int kernel = m->cpumode == PD_MISC_KERNEL;
+	uint32_t *id = &c->ids[m->k];
+	fc_dso *d = m->d;
+	pd_frame fr;
+
+	if (m->unmapped && c->unmapped_id[kernel]) {
 		/* stored like any address: such a word in a caller's frame
 		 * comes back with each new leaf under it (half of them on the
 		 * system-wide build), and a map found later changes the stamp */
-		*id = c->unmapped_id[cpumode == PD_MISC_KERNEL] - 1;
+		*id = c->unmapped_id[kernel] - 1;
 		goto out;
 	}
-	if (serial) {
-		d = &c->dsos[mix(serial << 8 | (uint64_t)cpumode, off) & (FC_DSO_SLOTS - 1)];
-		if (d->serial == serial && d->off == off && d->cpumode == cpumode) {
-			*id = d->id;
-			goto out;
-		}
+	if (d && d->serial == m->serial && d->off == m->off && d->cpumode == m->cpumode) {
+		*id = d->id;
+		goto out;
 	}
-	if (pd_symbolize_ip(c->sym, pid, tid, ip, cpumode, &fr) < 0 ||
+	if (pd_symbolize_ip(c->sym, pid, tid, m->ip, m->cpumode, &fr) < 0 ||
 	    pd_fold_frame_id(c->fold, &fr, id) < 0)
 		return -1;
-	if (unmapped && *id < UINT32_MAX)
-		c->unmapped_id[cpumode == PD_MISC_KERNEL] = *id + 1;
+	if (m->unmapped && *id < UINT32_MAX)
+		c->unmapped_id[kernel] = *id + 1;
 	/* a name that depends on the offset is not a function of the symbol */
 	if (d && !(fr.sym && strstr(fr.sym, " (")) && !(fr.dso && strpbrk(fr.dso, " \t")))
-		*d = (fc_dso){ .serial = serial, .off = off, .id = *id, .cpumode = (uint8_t)cpumode };
+		*d = (fc_dso){ .serial = m->serial, .off = m->off, .id = *id,
+			       .cpumode = m->cpumode };
 out:
-	*e = (fc_frame){ .ip = ip, .gen = pd_symbolizer_generation(c->sym), .pid = key,
-			 .id = *id, .cpumode = (uint8_t)cpumode, .used = 1 };
+	*m->e = (fc_frame){ .ip = m->ip, .gen = pd_symbolizer_generation(c->sym),
+			    .pid = kernel ? FC_KERNEL_PID : pid, .id = *id,
+			    .cpumode = m->cpumode, .used = 1 };
 	return 0;
 }
 
@@ -250,7 +286,7 @@ int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight)
 	uint16_t misc = r->misc & PD_MISC_CPUMODE_MASK;
 	uint64_t h, check = 0, stamp;
 	fc_chain *e;
-	size_t n = 1, i, k;
+	size_t n = 1, i, k, nm;
 	int cpumode = PD_MISC_USER;
 
 	/* dwarf samples carry their user stack beside the callchain: those are
@@ -286,16 +322,20 @@ int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight)
 		return -1;
 	for (i = 0; i < s->nr_callchain; i++)
 		n += s->callchain[i] < PD_CONTEXT_MAX;
-	for (i = 0, k = n; i < s->nr_callchain; i++) {
+	for (i = 0, k = n, nm = 0; i < s->nr_callchain; i++) {
 		uint64_t ip = s->callchain[i];
 
 		if (ip == PD_CONTEXT_KERNEL)
 			cpumode = PD_MISC_KERNEL;
 		else if (ip == PD_CONTEXT_USER)
 			cpumode = PD_MISC_USER;
-		else if (frame_id(c, s->pid, s->tid, ip, cpumode, stamp, &c->ids[--k]) < 0)
-			return -1;
+		else
+			nm += frame_lookup(c, s->pid, s->tid, ip, cpumode, stamp, (uint32_t)--k,
+					   &c->miss[nm]);
 	}
+	for (i = 0; i < nm; i++)
+		if (frame_resolve(c, s->pid, s->tid, &c->miss[i]) < 0)
+			return -1;
 	if (pd_fold_add_ids(c->fold, c->ids, n, weight) < 0)
 		return -2;
 	chain_store(e, s, misc, h, check, pd_symbolizer_generation(c->sym), pd_fold_last_id(c->fold));
