@@ -30,6 +30,8 @@
     fg: null,
     data: null,      /* {series, metric} of the last answer */
     geom: null,      /* what the chart shows (the test hook) */
+    width: 0,        /* the chart's, as last drawn */
+    loading: false,  /* the series of the state shown is being asked for */
     seq: 0,
     mergedKey: null,
     tree: null,
@@ -47,6 +49,15 @@
       });
       /* the names offered follow the kind */
       $('#tr-form').elements.kind.addEventListener('change', () => this.fillNames());
+      /* the chart's width can change without a window resize: a
+       * scrollbar that appears once the merged graph below makes the
+       * page taller (Firefox, classic scrollbars) */
+      if (typeof ResizeObserver !== 'undefined') {
+        const box = $('#tr-chart').parentElement;
+        new ResizeObserver(() => {
+          if (this.data && box.clientWidth && box.clientWidth !== this.width) this.drawChart();
+        }).observe(box);
+      }
     },
 
     show(s) {
@@ -70,8 +81,12 @@
       const metric = p.metric || 'self_share';
       const info = $('#tr-info');
       const seq = ++this.seq;
+      /* until this state's answer is drawn the chart is not its (a
+       * redraw meanwhile shows the last answer, or none) */
+      this.loading = true;
       if (!key.name && isShare(metric)) {
         this.data = null;
+        this.loading = false;
         this.drawChart();
         info.textContent = 'Pick a function, a DSO or a comm: type its name above or click a frame below.';
         return;
@@ -83,6 +98,7 @@
         if (seq !== this.seq) return;
         const bad = U.markSelector($('#tr-form').elements.sel, e, 'q');
         this.data = null;
+        this.loading = false;
         this.drawChart();
         showMessage((bad ? 'Bad selector: ' : 'Could not get the series: ') + e.message);
         return;
@@ -91,6 +107,7 @@
       U.markSelector($('#tr-form').elements.sel, null, 'q');
       const series = Array.isArray(j.series) ? j.series : [{ label: '', points: firstArray(j, ['points']) }];
       this.data = { series: series, metric: metric, key: key };
+      this.loading = false;
       const n = series.reduce((a, s) => a + s.points.length, 0);
       info.textContent = (key.name ? key.kind + ' ' + key.name + ': ' : 'every recording: ') + metric.replace('_', ' ') + ' in ' + n +
         ' recording' + (n === 1 ? '' : 's') + (j.capped ? ' (the newest of ' + j.matched + ')' : '') +
@@ -116,7 +133,10 @@
       svg.setAttribute('width', width);
       svg.setAttribute('height', d ? CHART_H : 0);
       svg.setAttribute('viewBox', '0 0 ' + width + ' ' + (d ? CHART_H : 0));
-      if (!d) { svg.dataset.hash = location.hash; return; }
+      if (!d) {
+        if (!this.loading) svg.dataset.hash = location.hash;
+        return;
+      }
       const g = F.trendLayout(d.series, width, CHART_H);
       const pl = g.plot;
       for (const t of g.ticks) {
@@ -150,7 +170,7 @@
       });
       this.geom = { metric: d.metric, series: g.series.map((s) => ({ label: s.label,
         points: s.points.map((p) => ({ id: String(p.id), name: p.name, value: p.value, x: p.x, y: p.y })) })) };
-      svg.dataset.hash = location.hash;
+      if (!this.loading) svg.dataset.hash = location.hash;
     },
 
     describe(p, label) {

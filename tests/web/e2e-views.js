@@ -23,6 +23,17 @@ const drawn = (page, sel) => until(page, (s) => {
   const c = document.querySelector(s);
   return c && c.dataset.hash === location.hash && !c.closest('[hidden]');
 }, sel, sel + ' drawn for the URL');
+/* the trend chart once the merged graph below it is drawn (the page's
+ * height, so its scrollbar, settled) and the chart fills its box */
+const settledTrend = async (page) => {
+  await drawn(page, '#tr-chart');
+  await until(page, () => window.PerfhubPage.frames('trend').length > 0, null, 'the merged graph drawn');
+  return until(page, () => {
+    const svg = document.querySelector('#tr-chart');
+    const g = window.PerfhubPage.trend();
+    return g && Number(svg.getAttribute('width')) === svg.parentElement.clientWidth ? g : null;
+  }, null, 'the chart at its box\'s width');
+};
 const untilParam = (page, k, want) => until(page, ([key, w]) => (new URLSearchParams(location.hash.split('?')[1] || '').get(key) || '') === w,
   [k, want], 'URL has ' + k + '=' + want);
 const untilHash = (page, re) => until(page, (s) => new RegExp(s).test(location.hash), re.source, 'URL matches ' + re);
@@ -268,8 +279,8 @@ async function freshUrls(newPage, base, hashes) {
     const pg = await newPage();
     await pg.goto(base + '/' + hash);
     if (which === 'trend') {
-      await drawn(pg, '#tr-chart');
-      ok(JSON.stringify(await pg.evaluate(() => window.PerfhubPage.trend())) === JSON.stringify(want), 'URL ' + hash + ' draws the same chart');
+      const got = JSON.stringify(await settledTrend(pg));
+      ok(got === JSON.stringify(want), 'URL ' + hash + ' draws the same chart' + (got === JSON.stringify(want) ? '' : ':\n  got  ' + got + '\n  want ' + JSON.stringify(want)));
     } else {
       await drawn(pg, '#sw-callers');
       await drawn(pg, '#sw-callees');
@@ -284,8 +295,18 @@ async function run(ctx) {
   const page = await newPage();
   const trendHash = await listAndTrend(page, srv, ids, shot);
   await nav(page, trendHash);
-  await drawn(page, '#tr-chart');
-  const trend = await page.evaluate(() => window.PerfhubPage.trend());
+  const trend = await settledTrend(page);
+  /* its box narrower without a window resize (as a scrollbar makes it):
+   * the chart follows, then comes back */
+  const w0 = await page.evaluate(() => document.querySelector('#tr-chart').parentElement.clientWidth);
+  await page.evaluate(() => { document.body.style.paddingRight = '37px'; });
+  ok(await until(page, (w) => {
+    const svg = document.querySelector('#tr-chart');
+    const n = Number(svg.getAttribute('width'));
+    return n < w && n === svg.parentElement.clientWidth;
+  }, w0, 'the chart redrawn narrower', 5000), 'the chart follows its box\'s width (' + w0 + ' px, then narrower)');
+  await page.evaluate(() => { document.body.style.paddingRight = ''; });
+  ok(JSON.stringify(await settledTrend(page)) === JSON.stringify(trend), 'and draws the same chart at its width again');
   await compareSelectors(page, srv);
   await shot(page, 'compare-selectors');
   const nap = await offcpu(page, srv, ids.nap);
