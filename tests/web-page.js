@@ -292,9 +292,19 @@ async function main() {
     nav('#/?status=ready');
     await until(() => !$('#message').hidden && /token/i.test($('#message').textContent), 'a 401 asks for a token');
     ok(d.activeElement === $('#token') && $('#token').classList.contains('wanted'), 'the token box takes focus');
+    /* an answer a newer one overtook changes nothing: the list asked
+     * again without the token is answered (401) only after the token
+     * loaded it */
+    server.state.holdNext = true;
+    nav('#/');
+    await until(() => server.state.held.length === 1, 'the list asked again, its answer held');
     $('#token').value = 'page-token';
     $('#token').dispatchEvent(new w.Event('change'));
     await until(() => $('#message').hidden && d.querySelectorAll('#profiles tbody tr[data-id]').length > 0, 'the list loads with the token');
+    server.state.held.splice(0).forEach((answer) => answer());
+    await H.sleep(500);
+    ok($('#message').hidden && d.querySelectorAll('#profiles tbody tr[data-id]').length > 0 && !$('#token').classList.contains('wanted'),
+      'the late 401 of the earlier question leaves the list and the token box as they are: ' + ($('#message').hidden ? '' : $('#message').textContent));
     ok(w.localStorage.getItem('perfhub.token') === 'page-token', 'the token is kept for the next visit');
     server.state.token = null;
 

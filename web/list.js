@@ -13,6 +13,7 @@
   const PAGE = 50;
   const listView = {
     cmp: { base: '', target: '' },
+    seq: 0,          /* the latest load */
 
     leave() { stopListPoll(); },
 
@@ -49,17 +50,22 @@
 
     async load(params) {
       stopListPoll();
+      /* an answer a newer load overtook is dropped (a 401 asked without
+       * the token given since, a filter changed meanwhile) */
+      const seq = ++this.seq;
       const offset = Math.max(0, parseInt(params.offset || '0', 10) || 0);
       let j;
       try {
         j = await api('profiles' + qs({ q: params.sel, limit: PAGE, offset: offset, status: params.status,
           hostname: params.hostname, tag: params.tag, since: params.since, until: params.until }));
       } catch (e) {
+        if (seq !== this.seq) return;
         const bad = U.markSelector($('#list-filter').elements.sel, e, 'q');
         if (bad) $('#profiles tbody').textContent = '';
         showMessage((bad ? 'Bad selector: ' : 'Could not list profiles: ') + e.message);
         return;
       }
+      if (seq !== this.seq) return;
       U.markSelector($('#list-filter').elements.sel, null, 'q');
       if (U.state.view !== 'list') return;
       const all = firstArray(j, ['profiles']);

@@ -73,6 +73,7 @@
    * again, up to three times. */
   async function api(path, opts) {
     const url = path.startsWith('/') || path.startsWith('healthz') ? path : API + path;
+    const asked = token();
     let r;
     for (let attempt = 0; ; attempt++) {
       r = await fetch(url, Object.assign({ headers: headers() }, opts || {}));
@@ -84,7 +85,8 @@
     const type = r.headers.get('Content-Type') || '';
     const body = type.includes('json') ? await r.json().catch(() => null) : await r.text();
     if (!r.ok) {
-      if (r.status === 401) askForToken();
+      /* not for a question asked before the token now given */
+      if (r.status === 401 && token() === asked) askForToken();
       const msg = r.status === 401 ? 'this server wants a token: enter it in the Token box above'
         : body && body.error ? body.error : 'HTTP ' + r.status;
       const err = new Error(msg);

@@ -74,8 +74,10 @@ function createState() {
   profiles[2].error = 'bad magic at offset 0: not a perf.data file';
   profiles[3].tags.build = 'base';
   /* token: API requests need "Authorization: Bearer TOKEN" (null: open);
-   * busy: that many API requests get 503 with Retry-After first */
-  return { profiles, nextId: 5, requests: [], uploads: [], token: null, busy: 0 };
+   * busy: that many API requests get 503 with Retry-After first;
+   * holdNext: the next API request waits in held (call each to answer
+   * it, as the state is then) */
+  return { profiles, nextId: 5, requests: [], uploads: [], token: null, busy: 0, holdNext: false, held: [] };
 }
 
 /* The public view of a profile, as GET /api/v1/profiles/{id} gives it. */
@@ -192,9 +194,14 @@ function json(res, status, body) {
 const helpers = { tree, top, merge, weightOf, filterSamples, frameName, DSOS, json };
 
 function handler(state, webRoot) {
-  return (req, res) => {
+  const handle = (req, res) => {
     const u = new URL(req.url, 'http://stub');
     const q = u.searchParams;
+    if (state.holdNext && u.pathname.startsWith('/api/')) {
+      state.holdNext = false;
+      state.held.push(() => handle(req, res));
+      return;
+    }
     state.requests.push(req.method + ' ' + u.pathname + u.search);
     const m = u.pathname.match(/^\/api\/v1\/profiles\/([^/]+)(?:\/([a-z]+))?$/);
     const find = (id) => state.profiles.find((p) => p.id === id);
@@ -311,6 +318,7 @@ function handler(state, webRoot) {
       res.end(data);
     });
   };
+  return handle;
 }
 
 /* Starts a stub on 127.0.0.1 (port 0: any free one); resolves to
