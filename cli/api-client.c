@@ -13,6 +13,7 @@
 #include <curl/curl.h>
 
 #include "api-client.h"
+#include "dynlib.h"
 
 #define AC_MAX_RESPONSE (256u << 20)	/* bytes of an answer kept */
 #define AC_CONNECT_TIMEOUT_S 30L
@@ -24,6 +25,35 @@ struct ac_client {
 	char *auth;		/* "Authorization: Bearer TOKEN", or NULL */
 	int curl_ready;		/* curl_global_init succeeded */
 };
+
+/* libcurl, opened by the first client (dynlib.h): the commands that never
+ * talk to a server do not pay for loading it and what it links */
+#define AC_CURL_FUNCS(X) \
+	X(global_init, curl_global_init) \
+	X(global_cleanup, curl_global_cleanup) \
+	X(easy_init, curl_easy_init) \
+	X(easy_cleanup, curl_easy_cleanup) \
+	X(easy_setopt, curl_easy_setopt) \
+	X(easy_getinfo, curl_easy_getinfo) \
+	X(easy_perform, curl_easy_perform) \
+	X(easy_strerror, curl_easy_strerror) \
+	X(easy_escape, curl_easy_escape) \
+	X(free, curl_free) \
+	X(slist_append, curl_slist_append) \
+	X(slist_free_all, curl_slist_free_all)
+
+DYNLIB_TABLE(cu, AC_CURL_FUNCS)
+
+static dynlib curl_lib = DYNLIB_INIT(CURL_SONAME, "libcurl4", cu_bind);
+
+/* 0 with cu filled, else -1 and a line on stderr */
+static int curl_loaded(void)
+{
+	if (dynlib_ready(&curl_lib) == 0)
+		return 0;
+	fprintf(stderr, "perfhub: %s\n", dynlib_error(&curl_lib));
+	return -1;
+}
 
 /* What a request's answer goes to: r, or `sink` once the status is 200. */
 typedef struct ac_answer {
@@ -41,7 +71,7 @@ static size_t on_body(char *data, size_t size, size_t nmemb, void *ctx)
 	char *p;
 
 	if (ans->sink) {
-		curl_easy_getinfo(ans->h, CURLINFO_RESPONSE_CODE, &status);
+		cu.easy_getinfo(ans->h, CURLINFO_RESPONSE_CODE, &status);
 		if (status == 200)
 			return fwrite(data, 1, n, ans->sink);
 	}
@@ -167,7 +197,7 @@ ac_client *ac_open(const args_server *opt)
 		free(token);
 		token = NULL;
 	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+	if (curl_loaded() < 0 || cu.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
 		goto fail;
 	c->curl_ready = 1;
 	return c;
@@ -188,7 +218,7 @@ void ac_close(ac_client *c)
 	free(c->auth);
 	free(c->server);
 	if (c->curl_ready)
-		curl_global_cleanup();
+		cu.global_cleanup();
 	free(c);
 }
 
@@ -216,7 +246,7 @@ static int request(ac_client *c, const char *method, const char *path, const ac_
 		   ac_response *r, FILE *sink)
 {
 	size_t ulen = strlen(c->server) + strlen(path) + 1;
-	CURL *h = curl_easy_init();
+	CURL *h = cu.easy_init();
 	struct curl_slist *hdr = NULL;
 	char *url = malloc(ulen), ct[256];
 	ac_answer ans = { r, sink, h };
@@ -224,50 +254,50 @@ static int request(ac_client *c, const char *method, const char *path, const ac_
 
 	memset(r, 0, sizeof(*r));
 	if (!h || !url) {
-		curl_easy_cleanup(h);
+		cu.easy_cleanup(h);
 		free(url);
 		return -1;
 	}
 	snprintf(url, ulen, "%s%s", c->server, path);
 	if (c->auth)
-		hdr = curl_slist_append(hdr, c->auth);
-	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &ans);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, AC_CONNECT_TIMEOUT_S);
+		hdr = cu.slist_append(hdr, c->auth);
+	cu.easy_setopt(h, CURLOPT_URL, url);
+	cu.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+	cu.easy_setopt(h, CURLOPT_WRITEDATA, &ans);
+	cu.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+	cu.easy_setopt(h, CURLOPT_CONNECTTIMEOUT, AC_CONNECT_TIMEOUT_S);
 	if (body) {
 		snprintf(ct, sizeof(ct), "Content-Type: %s", body->type);
-		hdr = curl_slist_append(hdr, ct);
-		curl_easy_setopt(h, CURLOPT_POST, 1L);
+		hdr = cu.slist_append(hdr, ct);
+		cu.easy_setopt(h, CURLOPT_POST, 1L);
 		if (strcmp(method, "POST"))	/* PUT: the same body, another verb */
-			curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+			cu.easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
 		if (body->read) {
 			/* a stream: chunked, and the server may refuse (401, 413)
 			 * before the first byte goes out */
-			hdr = curl_slist_append(hdr, "Transfer-Encoding: chunked");
-			hdr = curl_slist_append(hdr, "Expect: 100-continue");
-			curl_easy_setopt(h, CURLOPT_READFUNCTION, on_read);
-			curl_easy_setopt(h, CURLOPT_READDATA, body);
+			hdr = cu.slist_append(hdr, "Transfer-Encoding: chunked");
+			hdr = cu.slist_append(hdr, "Expect: 100-continue");
+			cu.easy_setopt(h, CURLOPT_READFUNCTION, on_read);
+			cu.easy_setopt(h, CURLOPT_READDATA, body);
 		} else {
 			/* no "Expect: 100-continue" round trip */
-			hdr = curl_slist_append(hdr, "Expect:");
-			curl_easy_setopt(h, CURLOPT_READDATA, body->fp);
-			curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body->size);
+			hdr = cu.slist_append(hdr, "Expect:");
+			cu.easy_setopt(h, CURLOPT_READDATA, body->fp);
+			cu.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body->size);
 			if (isatty(STDERR_FILENO) && body->size > AC_PROGRESS_FROM)
-				curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
+				cu.easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 		}
 	} else if (strcmp(method, "GET")) {
-		curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
+		cu.easy_setopt(h, CURLOPT_CUSTOMREQUEST, method);
 	}
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
-	rc = curl_easy_perform(h);
+	cu.easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+	rc = cu.easy_perform(h);
 	if (rc == CURLE_OK)
-		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
+		cu.easy_getinfo(h, CURLINFO_RESPONSE_CODE, &r->status);
 	else if (rc != CURLE_ABORTED_BY_CALLBACK)	/* the callback's owner says why */
-		fprintf(stderr, "perfhub: %s %s: %s\n", method, url, curl_easy_strerror(rc));
-	curl_slist_free_all(hdr);
-	curl_easy_cleanup(h);
+		fprintf(stderr, "perfhub: %s %s: %s\n", method, url, cu.easy_strerror(rc));
+	cu.slist_free_all(hdr);
+	cu.easy_cleanup(h);
 	free(url);
 	if (rc != CURLE_OK) {
 		ac_response_free(r);
@@ -312,14 +342,14 @@ json_t *ac_get_json(ac_client *c, const char *path, const char *what)
 
 int ac_query_add(char *q, size_t len, const char *key, const char *value)
 {
-	char *e = curl_easy_escape(NULL, value, 0);
 	size_t n = strlen(q);
+	char *e;
 	int w;
 
-	if (!e)
+	if (curl_loaded() < 0 || !(e = cu.easy_escape(NULL, value, 0)))
 		return -1;
 	w = snprintf(q + n, len - n, "%c%s=%s", n ? '&' : '?', key, e);
-	curl_free(e);
+	cu.free(e);
 	if (w < 0 || (size_t)w >= len - n) {
 		q[n] = 0;
 		return -1;

@@ -331,7 +331,7 @@ static int open_body(const char *path, const struct stat *st, ac_body *body)
 		if (!body->fp || dirpack_write(path, tar_to_file, body->fp) < 0 ||
 		    fflush(body->fp) || fseeko(body->fp, 0, SEEK_END) < 0) {
 			fprintf(stderr, "perfhub upload: %s: cannot pack the directory: %s\n", path,
-				strerror(errno));
+				errno == ELIBACC ? dirpack_lib_error() : strerror(errno));
 			return -1;
 		}
 		body->size = (int64_t)ftello(body->fp);

@@ -22,10 +22,24 @@
 #include <elfutils/libdw.h>
 
 #include "annotate.h"
+#include "dynlib.h"
 
 #define AN_MAX_SEGS 64
 #define AN_MAX_FUNC_SYMS (16u << 20)	/* function symbols looked at in one table */
 #define AN_INSN_MAX_BYTES 16		/* the longest instruction of any machine here */
+
+/* capstone, opened on first use (dynlib.h) */
+#define AN_CS_FUNCS(X) \
+	X(open, cs_open) \
+	X(option, cs_option) \
+	X(disasm_iter, cs_disasm_iter) \
+	X(malloc, cs_malloc) \
+	X(free, cs_free) \
+	X(close, cs_close)
+
+DYNLIB_TABLE(cs_api, AN_CS_FUNCS)
+
+static dynlib capstone_lib = DYNLIB_INIT(CAPSTONE_SONAME, "libcapstone4", cs_api_bind);
 
 typedef struct elf_in {
 	int fd;
@@ -237,11 +251,11 @@ static int open_capstone(const GElf_Ehdr *eh, csh *cs, const char **name)
 	}
 	if (big && arch != CS_ARCH_SYSZ)
 		mode |= CS_MODE_BIG_ENDIAN;
-	if (cs_open(arch, mode, cs) != CS_ERR_OK)
+	if (cs_api.open(arch, mode, cs) != CS_ERR_OK)
 		return -1;
 	/* perf annotate prints objdump's AT&T syntax on x86 */
 	if (arch == CS_ARCH_X86)
-		cs_option(*cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
+		cs_api.option(*cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_ATT);
 	return 0;
 }
 
@@ -286,7 +300,7 @@ static void disasm(job *j, csh cs, cs_insn *ci, uint64_t addr, size_t len, size_
 		return;
 	}
 	while (k++ < max && j->out->nr_insns < AN_MAX_INSNS &&
-	       cs_disasm_iter(cs, &code, &got, &at, ci)) {
+	       cs_api.disasm_iter(cs, &code, &got, &at, ci)) {
 		char text[256];
 
 		snprintf(text, sizeof(text), "%s%s%s", ci->mnemonic, ci->op_str[0] ? " " : "",
@@ -317,13 +331,17 @@ static void disassemble(job *j, const uint64_t *sorted, size_t n)
 		problem(j->out, "no binary with the code was found");
 		return;
 	}
+	if (dynlib_ready(&capstone_lib) < 0) {
+		problem(j->out, dynlib_error(&capstone_lib));
+		return;
+	}
 	if (open_capstone(&j->code.eh, &cs, &j->out->disassembler) < 0) {
 		problem(j->out, "no disassembler for this machine");
 		return;
 	}
-	if (!(ci = cs_malloc(cs))) {
+	if (!(ci = cs_api.malloc(cs))) {
 		j->oom = 1;
-		cs_close(&cs);
+		cs_api.close(&cs);
 		return;
 	}
 	for (i = 0; i < n && !j->oom; i++) {
@@ -344,8 +362,8 @@ static void disassemble(job *j, const uint64_t *sorted, size_t n)
 				disasm(j, cs, ci, sorted[i], AN_INSN_MAX_BYTES, 1);
 		}
 	}
-	cs_free(ci, 1);
-	cs_close(&cs);
+	cs_api.free(ci, 1);
+	cs_api.close(&cs);
 }
 
 static int cmp_insn(const void *a, const void *b)

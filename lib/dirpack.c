@@ -15,8 +15,45 @@
 #include <archive_entry.h>
 
 #include "dirpack.h"
+#include "dynlib.h"
 
 #define DIRPACK_BUF (64 * 1024)
+
+/* libarchive, opened on first use (dynlib.h) */
+#define DP_ARCHIVE_FUNCS(X) \
+	X(set_error, archive_set_error) \
+	X(last_errno, archive_errno) \
+	X(error_string, archive_error_string) \
+	X(entry_new, archive_entry_new) \
+	X(entry_free, archive_entry_free) \
+	X(entry_set_pathname, archive_entry_set_pathname) \
+	X(entry_set_filetype, archive_entry_set_filetype) \
+	X(entry_set_perm, archive_entry_set_perm) \
+	X(entry_set_size, archive_entry_set_size) \
+	X(entry_set_mtime, archive_entry_set_mtime) \
+	X(entry_size, archive_entry_size) \
+	X(entry_filetype, archive_entry_filetype) \
+	X(entry_pathname, archive_entry_pathname) \
+	X(entry_hardlink, archive_entry_hardlink) \
+	X(write_new, archive_write_new) \
+	X(write_set_format_pax_restricted, archive_write_set_format_pax_restricted) \
+	X(write_set_bytes_in_last_block, archive_write_set_bytes_in_last_block) \
+	X(write_open, archive_write_open) \
+	X(write_header, archive_write_header) \
+	X(write_data, archive_write_data) \
+	X(write_close, archive_write_close) \
+	X(write_free, archive_write_free) \
+	X(read_new, archive_read_new) \
+	X(read_support_format_tar, archive_read_support_format_tar) \
+	X(read_open_filename, archive_read_open_filename) \
+	X(read_next_header, archive_read_next_header) \
+	X(read_header_position, archive_read_header_position) \
+	X(read_data, archive_read_data) \
+	X(read_free, archive_read_free)
+
+DYNLIB_TABLE(la, DP_ARCHIVE_FUNCS)
+
+static dynlib archive_lib = DYNLIB_INIT(LIBARCHIVE_SONAME, "libarchive13", la_bind);
 
 /* ---- packing ------------------------------------------------------------- */
 
@@ -30,7 +67,7 @@ static la_ssize_t to_sink(struct archive *a, void *data, const void *buf, size_t
 	sink_ctx *s = data;
 
 	if (s->sink(s->ctx, buf, len)) {
-		archive_set_error(a, errno ? errno : EIO, "the sink refused the bytes");
+		la.set_error(a, errno ? errno : EIO, "the sink refused the bytes");
 		return -1;
 	}
 	return (la_ssize_t)len;
@@ -40,20 +77,20 @@ static la_ssize_t to_sink(struct archive *a, void *data, const void *buf, size_t
  * names, sizes and contents. */
 static int put_header(struct archive *a, const char *name, int type, int64_t size)
 {
-	struct archive_entry *e = archive_entry_new();
+	struct archive_entry *e = la.entry_new();
 	int rc;
 
 	if (!e) {
 		errno = ENOMEM;
 		return -1;
 	}
-	archive_entry_set_pathname(e, name);
-	archive_entry_set_filetype(e, (unsigned)type);
-	archive_entry_set_perm(e, type == AE_IFDIR ? 0755 : 0644);
-	archive_entry_set_size(e, type == AE_IFDIR ? 0 : size);
-	archive_entry_set_mtime(e, 0, 0);
-	rc = archive_write_header(a, e);
-	archive_entry_free(e);
+	la.entry_set_pathname(e, name);
+	la.entry_set_filetype(e, (unsigned)type);
+	la.entry_set_perm(e, type == AE_IFDIR ? 0755 : 0644);
+	la.entry_set_size(e, type == AE_IFDIR ? 0 : size);
+	la.entry_set_mtime(e, 0, 0);
+	rc = la.write_header(a, e);
+	la.entry_free(e);
 	return rc == ARCHIVE_OK ? 0 : -1;
 }
 
@@ -76,7 +113,7 @@ static int put_file(struct archive *a, const char *path, const char *name)
 			errno = n ? errno : EIO;	/* the file shrank while read */
 			goto fail;
 		}
-		if (archive_write_data(a, buf, (size_t)n) != n)
+		if (la.write_data(a, buf, (size_t)n) != n)
 			goto fail;
 		left -= (uint64_t)n;
 	}
@@ -161,26 +198,35 @@ static int put_tree(struct archive *a, const char *dir, const char *prefix, int 
 int dirpack_write(const char *dir, dirpack_sink sink, void *ctx)
 {
 	sink_ctx s = { sink, ctx };
-	struct archive *a = archive_write_new();
+	struct archive *a;
 	int rc = -1, saved;
 
-	if (!a) {
+	if (dynlib_ready(&archive_lib) < 0) {
+		errno = ELIBACC;	/* dynlib_error(&archive_lib) has the rest */
+		return -1;
+	}
+	if (!(a = la.write_new())) {
 		errno = ENOMEM;
 		return -1;
 	}
 	/* ustar headers (pax ones only for names ustar cannot hold); no
 	 * padding of the last block: the stream ends after its end blocks */
-	if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
-	    archive_write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
-	    archive_write_open(a, &s, NULL, to_sink, NULL) != ARCHIVE_OK)
+	if (la.write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+	    la.write_set_bytes_in_last_block(a, 1) != ARCHIVE_OK ||
+	    la.write_open(a, &s, NULL, to_sink, NULL) != ARCHIVE_OK)
 		goto out;
-	if (put_tree(a, dir, "", 0) == 0 && archive_write_close(a) == ARCHIVE_OK)
+	if (put_tree(a, dir, "", 0) == 0 && la.write_close(a) == ARCHIVE_OK)
 		rc = 0;
 out:
-	saved = errno ? errno : archive_errno(a);
-	archive_write_free(a);
+	saved = errno ? errno : la.last_errno(a);
+	la.write_free(a);
 	errno = saved;
 	return rc;
+}
+
+const char *dirpack_lib_error(void)
+{
+	return dynlib_error(&archive_lib);
 }
 
 /* ---- unpacking ------------------------------------------------------------ */
@@ -231,7 +277,7 @@ typedef struct unpack {
 static int fail_at(unpack *u, struct archive *a, const char *what)
 {
 	snprintf(u->err, u->errlen, "tar entry %u (offset %lld): %s", u->entries,
-		 (long long)archive_read_header_position(a), what);
+		 (long long)la.read_header_position(a), what);
 	return -1;
 }
 
@@ -245,7 +291,7 @@ static int copy_data(unpack *u, struct archive *a, const char *path, int64_t siz
 		snprintf(u->err, u->errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	while ((n = archive_read_data(a, u->buf, DIRPACK_BUF)) > 0) {
+	while ((n = la.read_data(a, u->buf, DIRPACK_BUF)) > 0) {
 		done += n;
 		if (done > size || write(fd, u->buf, (size_t)n) != n) {
 			close(fd);
@@ -257,7 +303,7 @@ static int copy_data(unpack *u, struct archive *a, const char *path, int64_t siz
 	}
 	close(fd);
 	if (n < 0)
-		return fail_at(u, a, archive_error_string(a) ? archive_error_string(a) :
+		return fail_at(u, a, la.error_string(a) ? la.error_string(a) :
 							       "unreadable content");
 	return 0;
 }
@@ -299,8 +345,8 @@ static int under_link(const unpack *u, const char *name)
 static int entry(unpack *u, struct archive *a, struct archive_entry *e)
 {
 	char name[PATH_MAX], path[PATH_MAX];
-	int64_t size = archive_entry_size(e);
-	unsigned type = archive_entry_filetype(e);
+	int64_t size = la.entry_size(e);
+	unsigned type = la.entry_filetype(e);
 	int is_dir = type == AE_IFDIR, is_file = type == AE_IFREG;
 	const char *rel;
 	size_t seg, sl;
@@ -310,7 +356,7 @@ static int entry(unpack *u, struct archive *a, struct archive_entry *e)
 		snprintf(what, sizeof(what), "more than %d entries", DIRPACK_MAX_ENTRIES);
 		return fail_at(u, a, what);
 	}
-	if (clean_name(archive_entry_pathname(e), name, sizeof(name)) < 0)
+	if (clean_name(la.entry_pathname(e), name, sizeof(name)) < 0)
 		return fail_at(u, a, "unsafe entry name");
 	if (size < 0 || (uint64_t)size > u->max_bytes)
 		return fail_at(u, a, "bad or too large entry size");
@@ -318,7 +364,7 @@ static int entry(unpack *u, struct archive *a, struct archive_entry *e)
 	 * below its name is refused rather than written as a directory */
 	if (under_link(u, name))
 		return fail_at(u, a, "unsafe entry name (below a link)");
-	if (archive_entry_hardlink(e) || type == AE_IFLNK) {
+	if (la.entry_hardlink(e) || type == AE_IFLNK) {
 		char *copy = strdup(name);
 		if (!copy) {
 			snprintf(u->err, u->errlen, "out of memory");
@@ -375,7 +421,7 @@ static int entry(unpack *u, struct archive *a, struct archive_entry *e)
 /* A pass over the archive. */
 static int walk(unpack *u)
 {
-	struct archive *a = archive_read_new();
+	struct archive *a = la.read_new();
 	struct archive_entry *e;
 	int rc = 0, r;
 
@@ -386,21 +432,21 @@ static int walk(unpack *u)
 		return -1;
 	}
 	/* tar only, uncompressed (the spool has decoded the upload) */
-	archive_read_support_format_tar(a);
-	if (archive_read_open_filename(a, u->path, DIRPACK_BUF) != ARCHIVE_OK) {
-		snprintf(u->err, u->errlen, "%s: %s", u->path, archive_error_string(a));
-		archive_read_free(a);
+	la.read_support_format_tar(a);
+	if (la.read_open_filename(a, u->path, DIRPACK_BUF) != ARCHIVE_OK) {
+		snprintf(u->err, u->errlen, "%s: %s", u->path, la.error_string(a));
+		la.read_free(a);
 		return -1;
 	}
-	while (rc == 0 && (r = archive_read_next_header(a, &e)) != ARCHIVE_EOF) {
+	while (rc == 0 && (r = la.read_next_header(a, &e)) != ARCHIVE_EOF) {
 		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
-			rc = fail_at(u, a, archive_error_string(a) ? archive_error_string(a) :
+			rc = fail_at(u, a, la.error_string(a) ? la.error_string(a) :
 								       "not a tar archive");
 			break;
 		}
 		rc = entry(u, a, e);
 	}
-	archive_read_free(a);
+	la.read_free(a);
 	while (u->nr_links)
 		free(u->links[--u->nr_links]);
 	return rc;
@@ -412,6 +458,10 @@ int dirpack_extract(const char *tar_path, const char *dest, uint64_t max_bytes, 
 	unpack u;
 	int rc;
 
+	if (dynlib_ready(&archive_lib) < 0) {
+		snprintf(err, errlen, "%s", dynlib_error(&archive_lib));
+		return -1;
+	}
 	memset(&u, 0, sizeof(u));
 	u.path = tar_path;
 	u.max_bytes = max_bytes;

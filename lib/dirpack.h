@@ -24,8 +24,10 @@ typedef int (*dirpack_sink)(void *ctx, const void *data, size_t len);
 /* Writes directory `dir` (its regular files and one level of
  * subdirectories, names sorted and times, owners and modes fixed, so the
  * same directory always makes the same bytes) as a tar stream. 0, or -1
- * with errno / the sink's failure. */
+ * with errno / the sink's failure; ELIBACC: libarchive could not be
+ * loaded, dirpack_lib_error says why. */
 int dirpack_write(const char *dir, dirpack_sink sink, void *ctx);
+const char *dirpack_lib_error(void);
 
 /* Unpacks `tar_path` into `dest` (created). If the archive holds one top
  * directory, its content is what ends up in dest. 0, or -1 with a message
