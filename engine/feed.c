@@ -10,6 +10,7 @@
 #include "engine/offcpu.h"
 #include "fold.h"
 #include "report.h"
+#include "table.h"
 
 #define PD_FOLD_NAME_LEN 4096	/* as fold.c builds names */
 #define FEED_CHECK_STOP 4096	/* records between looks at the stop flag */
@@ -728,10 +729,10 @@ pe_feed *pe_feed_new(pd_file *f, pd_symbolizer *sym, pe_builder *b)
 	in->sym = sym;
 	in->b = b;
 	/* each NULL: that cache is not used */
-	in->chains = calloc(FEED_CHAIN_SLOTS, sizeof(*in->chains));
-	in->tails = calloc(FEED_TAIL_SLOTS, sizeof(*in->tails));
-	in->frames = calloc(FEED_FRAME_SLOTS, sizeof(*in->frames));
-	in->foffs = calloc(FEED_FOFF_SLOTS, sizeof(*in->foffs));
+	in->chains = pd_table_new(FEED_CHAIN_SLOTS, sizeof(*in->chains));
+	in->tails = pd_table_new(FEED_TAIL_SLOTS, sizeof(*in->tails));
+	in->frames = pd_table_new(FEED_FRAME_SLOTS, sizeof(*in->frames));
+	in->foffs = pd_table_new(FEED_FOFF_SLOTS, sizeof(*in->foffs));
 	for (i = 0; h && i < h->nr_build_ids; i++)
 		note_build_id(in, h->build_ids[i].filename, h->build_ids[i].build_id,
 			      h->build_ids[i].size);

@@ -10,6 +10,7 @@
 
 #include "fold.h"
 #include "strhash.h"
+#include "table.h"
 
 #include <stdio.h>
 #include <sys/types.h>
@@ -96,11 +97,11 @@ pd_fold *pd_fold_new(unsigned flags)
 		return NULL;
 	f->flags = flags;
 	f->cap = 1024;
-	f->slots = calloc(f->cap, sizeof(*f->slots));
+	f->slots = pd_table_new(f->cap, sizeof(*f->slots));
 	f->ents_cap = f->cap / 2;
 	f->ents = malloc(f->ents_cap * sizeof(*f->ents));
 	f->name_cap = 1024;
-	f->name_slots = calloc(f->name_cap, sizeof(*f->name_slots));
+	f->name_slots = pd_table_new(f->name_cap, sizeof(*f->name_slots));
 	if (!f->slots || !f->ents || !f->name_slots) {
 		pd_fold_free(f);
 		return NULL;
@@ -163,7 +164,7 @@ int pd_fold_frame_id(pd_fold *f, const pd_frame *fr, uint32_t *id)
 
 	if (!fr->dso_serial || !fr->sym)
 		return frame_id_slow(f, fr, id);
-	if (!f->syms && !(f->syms = calloc(SYM_MEMO_SLOTS, sizeof(*f->syms))))
+	if (!f->syms && !(f->syms = pd_table_new(SYM_MEMO_SLOTS, sizeof(*f->syms))))
 		return -1;
 	m = &f->syms[((fr->dso_serial * 0x9e3779b97f4a7c15ULL) ^
 		      ((uint64_t)(uintptr_t)fr->sym * 0xc2b2ae3d27d4eb4fULL)) >> 48];
@@ -191,7 +192,7 @@ static int frame_id_slow(pd_fold *f, const pd_frame *fr, uint32_t *id)
 	memo_entry *e;
 
 	if (!f->memo) {
-		f->memo = calloc(MEMO_CAP, sizeof(*f->memo));
+		f->memo = pd_table_new(MEMO_CAP, sizeof(*f->memo));
 		if (!f->memo)
 			return -1;
 	}
@@ -365,7 +366,7 @@ static uint64_t hash_bytes(const char *s, size_t n)
 static int names_grow(pd_fold *f)
 {
 	size_t cap = f->name_cap * 2, i;
-	uint32_t *slots = calloc(cap, sizeof(*slots));
+	uint32_t *slots = pd_table_new(cap, sizeof(*slots));
 
 	if (!slots)
 		return -1;
@@ -488,7 +489,7 @@ static uint64_t hash_ids(const uint32_t *ids, size_t n, uint64_t *check)
 /* Twice the slots (the entries stay where they are), rehashed. */
 static int grow(pd_fold *f)
 {
-	uint32_t *slots = calloc(f->cap * 2, sizeof(*slots));
+	uint32_t *slots = pd_table_new(f->cap * 2, sizeof(*slots));
 	size_t cap = f->cap * 2, i;
 
 	if (!slots)

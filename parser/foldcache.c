@@ -12,6 +12,7 @@
  */
 #include "foldcache.h"
 #include "strhash.h"
+#include "table.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -95,9 +96,9 @@ pd_foldcache *pd_foldcache_new(pd_symbolizer *sym, pd_fold *fold)
 	c->chains = aligned_alloc(64, FC_CHAIN_SLOTS * sizeof(*c->chains));
 	if (c->chains)
 		memset(c->chains, 0, FC_CHAIN_SLOTS * sizeof(*c->chains));
-	c->frames = calloc(FC_FRAME_SLOTS, sizeof(*c->frames));
-	c->dsos = calloc(FC_DSO_SLOTS, sizeof(*c->dsos));
-	c->comms = calloc(FC_COMM_SLOTS, sizeof(*c->comms));
+	c->frames = pd_table_new(FC_FRAME_SLOTS, sizeof(*c->frames));
+	c->dsos = pd_table_new(FC_DSO_SLOTS, sizeof(*c->dsos));
+	c->comms = pd_table_new(FC_COMM_SLOTS, sizeof(*c->comms));
 	c->miss = malloc(FC_MAX_REAL * sizeof(*c->miss));
 	if (!c->chains || !c->frames || !c->dsos || !c->comms || !c->miss) {
 		pd_foldcache_free(c);

@@ -9,6 +9,7 @@ PARSER_CORE_SOURCES = \
 	parser/error.c \
 	parser/perr.h \
 	parser/strhash.h \
+	parser/table.h \
 	parser/cursor.h \
 	parser/input.h \
 	parser/input.c \

@@ -13,6 +13,7 @@
 #include "dso.h"
 #include "maps.h"
 #include "strhash.h"
+#include "table.h"
 #include "thread.h"
 #include "unwind.h"
 #include "vdso.h"
@@ -350,7 +351,7 @@ pd_symbolizer *pd_symbolizer_new(pd_file *f, pd_symcache *cache,
 		goto fail;
 	s->threads = pd_threads_new(s->cache);
 	s->kmaps = pd_maps_new(s->cache);
-	s->syms = calloc(SYM_SLOTS, sizeof(*s->syms));	/* NULL: no memo */
+	s->syms = pd_table_new(SYM_SLOTS, sizeof(*s->syms));	/* NULL: no memo */
 	if (!s->threads || !s->kmaps || !s->jit_dir)
 		goto fail;
 	h = f ? pd_get_header(f) : NULL;
@@ -483,7 +484,7 @@ static pd_dso *mapped_dso(pd_symbolizer *s, const char *path, const uint8_t *bid
 		bid_size = sizeof(e->id);
 	h = pd_fnv_bytes(pd_fnv_str(PD_FNV_BASIS, path), bid, bid_size);
 	h = (h ^ bid_size) | 1;
-	if (!s->dsos && !(s->dsos = calloc(DSO_MEMO_SLOTS, sizeof(*s->dsos))))
+	if (!s->dsos && !(s->dsos = pd_table_new(DSO_MEMO_SLOTS, sizeof(*s->dsos))))
 		return pd_dso_get(s->cache, PD_DSO_ELF, path, bid, bid_size, &s->paths);
 	e = &s->dsos[(h ^ h >> 29) & (DSO_MEMO_SLOTS - 1)];
 	if (e->hash == h && e->size == bid_size && !strcmp(e->path, path) &&
@@ -878,7 +879,7 @@ static size_t inl_lookup(pd_symbolizer *s, pd_dso *d, uint64_t off, const char *
 	size_t n;
 
 	if (!s->inls)
-		s->inls = calloc(INL_SLOTS, sizeof(*s->inls));
+		s->inls = pd_table_new(INL_SLOTS, sizeof(*s->inls));
 	if (!s->inls || max < INL_SLOT_NAMES)
 		return pd_dso_inlines(d, off, names, max);
 	h = (off ^ serial * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;

@@ -2,6 +2,7 @@
  * thread.c - threads by tid in an open-addressing hash table.
  */
 #include "thread.h"
+#include "table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +31,7 @@ pd_threads *pd_threads_new(pd_dso_cache *cache)
 		return NULL;
 	t->cache = cache;
 	t->cap = 1024;
-	t->slots = calloc(t->cap, sizeof(*t->slots));
+	t->slots = pd_table_new(t->cap, sizeof(*t->slots));
 	if (!t->slots) {
 		free(t);
 		return NULL;
@@ -72,7 +73,7 @@ static int grow(pd_threads *t)
 	pd_thread **old = t->slots;
 	size_t ocap = t->cap, i;
 
-	t->slots = calloc(ocap * 2, sizeof(*t->slots));
+	t->slots = pd_table_new(ocap * 2, sizeof(*t->slots));
 	if (!t->slots) {
 		t->slots = old;
 		return -1;
