@@ -12,7 +12,9 @@
  * (those of its processes; dwarf samples by blocks of COLLAPSE_BLOCK in
  * turn); symbol tables and DWARF indexes are shared (pd_symcache), the
  * folds are merged at the end. With a second CPU, the tables the header
- * says the samples hit are loaded ahead meanwhile (preload.h).
+ * says the samples hit are loaded ahead meanwhile (preload.h), the
+ * kernel's first, and the first thread folds on without waiting for it
+ * (foldcache.h, pd_foldcache_defer_kernel).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -109,7 +111,10 @@ static int restart_fold(shard *sh, pd_foldcache **fc)
 	pd_fold_free(sh->fold);
 	*fc = NULL;
 	sh->fold = pd_fold_new(sh->flags);
-	return sh->fold && (*fc = pd_foldcache_new(sh->sym, sh->fold)) ? 0 : -1;
+	if (!sh->fold || !(*fc = pd_foldcache_new(sh->sym, sh->fold)))
+		return -1;
+	pd_foldcache_defer_kernel(*fc, sh->loader != NULL);
+	return 0;
 }
 
 /* Whether any event of the recording answers to `want`. */
@@ -156,6 +161,16 @@ static int shard_keeps(void *ctx, const pd_sample *s)
 	return shard_of_pid(sh, s->pid);
 }
 
+/* A fold cache's failure (-1 out of memory, -2 too many distinct stacks)
+ * as the shard's status: 1 if rc is one, else 0. */
+static int fold_failed(shard *sh, int rc)
+{
+	if (rc >= 0)
+		return 0;
+	sh->status = rc == -1 ? SHARD_NOMEM : SHARD_TOO_MANY;
+	return 1;
+}
+
 /* Read the whole recording; fold this shard's blocks of samples. */
 static void *shard_run(void *arg)
 {
@@ -186,12 +201,17 @@ static void *shard_run(void *arg)
 		sh->status = SHARD_NOMEM;
 		goto out;
 	}
+	/* the loader takes the kernel's table first (35-45 ms of reading
+	 * /proc/kallsyms): this thread folds on without it meanwhile */
+	pd_foldcache_defer_kernel(fc, sh->loader != NULL);
 	while ((rc = pd_next(sh->file, &r, &sh->err)) > 0) {
 		const pd_sample *s = &r.u.sample;
 		uint64_t w;
 
 		if (r.type != PD_RECORD_SAMPLE) {
-			pd_symbolizer_record(sh->sym, &r);
+			/* fails only folding the samples kept for the kernel */
+			if (fold_failed(sh, pd_foldcache_record(fc, &r)))
+				goto out;
 			continue;
 		}
 		if (!s->event)
@@ -230,17 +250,13 @@ static void *shard_run(void *arg)
 		}
 		/* stackcollapse-perf.pl: the period perf script prints, 1 without */
 		w = sh->by_samples || !(s->fields & PD_SAMPLE_PERIOD) || !s->period ? 1 : s->period;
-		switch (pd_foldcache_add(fc, &r, w)) {
-		case -1:
-			sh->status = SHARD_NOMEM;
+		if (fold_failed(sh, pd_foldcache_add(fc, &r, w)))
 			goto out;
-		case -2:
-			sh->status = SHARD_TOO_MANY;
-			goto out;
-		}
 	}
 	if (rc < 0)
 		sh->status = SHARD_PARSE;
+	else
+		fold_failed(sh, pd_foldcache_finish(fc));
 out:
 	sh->chosen = chosen != NULL;
 	free(sh->event_seen);

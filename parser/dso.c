@@ -484,6 +484,11 @@ size_t pd_dso_nr_symbols(pd_dso *d)
 	return d->tab ? pd_symtab_count(d->tab) : 0;
 }
 
+int pd_dso_loaded(const pd_dso *d)
+{
+	return __atomic_load_n(&d->loaded, __ATOMIC_ACQUIRE);
+}
+
 void pd_dso_prepare(pd_dso *d)
 {
 	load(d);

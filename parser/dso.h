@@ -76,6 +76,10 @@ size_t pd_dso_nr_symbols(pd_dso *d);
 /* Load the table and do now what its first lookups would (for loading
  * ahead, preload.h). */
 void pd_dso_prepare(pd_dso *d);
+
+/* Whether the table is loaded (lookups will not wait for it). Never
+ * loads. */
+int pd_dso_loaded(const pd_dso *d);
 /* Open the DWARF that names its inlined frames, as the first
  * pd_dso_inlines would: opening decompresses its debug sections (a
  * distribution's libc: ~70 ms). */

@@ -24,6 +24,7 @@
 #define FC_MAX_REAL	127	/* perf script's frames per stack */
 #define FC_MAX_CHAIN	512	/* callchain entries, markers included */
 #define FC_KERNEL_PID	UINT32_MAX	/* kernel frames are the same in every process */
+#define FC_WAIT_MAX	(64u << 20)	/* bytes of samples waiting for the kernel's table */
 
 /* A chain is known by two 64-bit hashes of its words, computed apart
  * (different seeds, multipliers and mixing), not by a copy of its words:
@@ -67,6 +68,7 @@ typedef struct fc_miss {
 	fc_dso *d;		/* NULL: no symbol table */
 	uint32_t k;		/* its place in ids */
 	uint8_t cpumode, unmapped;
+	uint8_t waiting;	/* a kernel frame left for later */
 } fc_miss;
 
 struct pd_foldcache {
@@ -82,6 +84,14 @@ struct pd_foldcache {
 	 * kernel), + 1; 0 until asked: a callchain through code built
 	 * without frame pointers holds many such words */
 	uint32_t unmapped_id[2];
+	/* Samples whose kernel frames wait for the kernel's table while
+	 * another thread loads it (pd_foldcache_defer_kernel): words of
+	 * [weight][n | nk << 32][n ids, two a word][nk x (k, ip)], folded
+	 * once the table is there, or before a record renames kernel
+	 * addresses. Their user frames and comm are named when they come. */
+	int defer_kernel, draining;
+	uint64_t *wait;
+	size_t wait_n, wait_cap;
 	pd_foldcache_stats stats;
 };
 
@@ -116,7 +126,13 @@ void pd_foldcache_free(pd_foldcache *c)
 	free(c->dsos);
 	free(c->comms);
 	free(c->miss);
+	free(c->wait);
 	free(c);
+}
+
+void pd_foldcache_defer_kernel(pd_foldcache *c, int on)
+{
+	c->defer_kernel = on;
 }
 
 void pd_foldcache_get_stats(const pd_foldcache *c, pd_foldcache_stats *out)
@@ -218,7 +234,8 @@ static int frame_lookup(pd_foldcache *c, uint32_t pid, uint32_t tid, uint64_t ip
 /* Phase two: a missed frame's id by the offset in its symbol table (the
  * same library in every process; a table never changes), else symbolized
  * now; the frame cache remembers it by the address in this process
- * (valid while its maps stay). */
+ * (valid while its maps stay). 0, 1 when it is a kernel frame left for
+ * later (the table is still loading), -1 out of memory. */
 static int frame_resolve(pd_foldcache *c, uint32_t pid, uint32_t tid, const fc_miss *m)
 {
 	int kernel = m->cpumode == PD_MISC_KERNEL;
@@ -237,6 +254,10 @@ static int frame_resolve(pd_foldcache *c, uint32_t pid, uint32_t tid, const fc_m
 		*id = d->id;
 		goto out;
 	}
+	/* named later, rather than waiting here for the loading thread */
+	if (kernel && m->serial && c->defer_kernel && !c->draining &&
+	    pd_symbolizer_kernel_waits(c->sym))
+		return 1;
 	if (pd_symbolize_ip(c->sym, pid, tid, m->ip, m->cpumode, &fr) < 0 ||
 	    pd_fold_frame_id(c->fold, &fr, id) < 0)
 		return -1;
@@ -281,6 +302,110 @@ static int fold_whole(pd_foldcache *c, const pd_record *r, uint64_t weight)
 	return pd_fold_add(c->fold, &st, weight) < 0 ? -2 : 0;
 }
 
+/* Fold the samples that wait for the kernel's table, which this thread
+ * loads itself if it is not there yet. 0, -1 out of memory, -2 too many
+ * stacks. */
+static int drain(pd_foldcache *c)
+{
+	size_t w = 0;
+	int rc = 0;
+
+	c->draining = 1;
+	while (w < c->wait_n && !rc) {
+		uint64_t weight = c->wait[w], nn = c->wait[w + 1];
+		size_t n = (uint32_t)nn, nk = nn >> 32, i;
+
+		w += 2;
+		memcpy(c->ids, &c->wait[w], n * sizeof(uint32_t));
+		w += (n + 1) / 2;
+		for (i = 0; i < nk && !rc; i++, w += 2) {
+			fc_miss m = { .ip = c->wait[w + 1], .k = (uint32_t)c->wait[w],
+				      .cpumode = PD_MISC_KERNEL };
+			int unmapped;
+
+			/* the kernel's maps are as they were: a record that
+			 * changes them drains first (pd_foldcache_record) */
+			m.e = frame_slot(c, 0, m.ip, PD_MISC_KERNEL);
+			m.serial = pd_symbolize_where(c->sym, 0, 0, m.ip, PD_MISC_KERNEL, &m.off,
+						      &unmapped);
+			m.unmapped = (uint8_t)!!unmapped;
+			if (m.serial)
+				m.d = &c->dsos[mix(m.serial << 8 | PD_MISC_KERNEL, m.off) &
+					       (FC_DSO_SLOTS - 1)];
+			rc = frame_resolve(c, 0, 0, &m) < 0 ? -1 : 0;
+		}
+		if (!rc && pd_fold_add_ids(c->fold, c->ids, n, weight) < 0)
+			rc = -2;
+	}
+	c->wait_n = 0;
+	c->draining = 0;
+	return rc;
+}
+
+/* Keep the sample in c->ids (n ids, nk of its nm missed frames left out)
+ * until the kernel's table is loaded. 0, or drain's answer. */
+static int wait_for_kernel(pd_foldcache *c, size_t n, size_t nm, int nk, uint64_t weight)
+{
+	size_t need = 2 + (n + 1) / 2 + 2 * (size_t)nk, i;
+	uint64_t *v = c->wait;
+
+	c->stats.kernel_waits++;
+	if (c->wait_n + need > c->wait_cap) {
+		size_t cap = c->wait_cap ? c->wait_cap * 2 : 4096;
+
+		while (cap < c->wait_n + need)
+			cap *= 2;
+		/* past the cap, or out of memory: wait for the table after all */
+		if (cap * sizeof(*v) > FC_WAIT_MAX || !(v = realloc(c->wait, cap * sizeof(*v)))) {
+			uint32_t ids[FC_MAX_REAL + 1];
+			int rc;
+
+			memcpy(ids, c->ids, n * sizeof(*ids));	/* drain folds through c->ids */
+			rc = drain(c);
+			memcpy(c->ids, ids, n * sizeof(*ids));
+			c->draining = 1;
+			for (i = 0; i < nm && !rc; i++)
+				if (c->miss[i].waiting && frame_resolve(c, 0, 0, &c->miss[i]) < 0)
+					rc = -1;
+			c->draining = 0;
+			if (!rc && pd_fold_add_ids(c->fold, c->ids, n, weight) < 0)
+				rc = -2;
+			return rc;
+		}
+		c->wait = v;
+		c->wait_cap = cap;
+	}
+	v = c->wait + c->wait_n;
+	v[0] = weight;
+	v[1] = n | (uint64_t)nk << 32;
+	if (n % 2)
+		v[2 + n / 2] = 0;	/* the last word's unused half */
+	memcpy(v + 2, c->ids, n * sizeof(uint32_t));
+	v += 2 + (n + 1) / 2;
+	for (i = 0; i < nm; i++)
+		if (c->miss[i].waiting) {
+			*v++ = c->miss[i].k;
+			*v++ = c->miss[i].ip;
+		}
+	c->wait_n += need;
+	return 0;
+}
+
+int pd_foldcache_record(pd_foldcache *c, const pd_record *r)
+{
+	int rc;
+
+	if (c->wait_n && pd_symbolizer_renames_kernel(r) && (rc = drain(c)) < 0)
+		return rc;
+	pd_symbolizer_record(c->sym, r);
+	return 0;
+}
+
+int pd_foldcache_finish(pd_foldcache *c)
+{
+	return c->wait_n ? drain(c) : 0;
+}
+
 int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight)
 {
 	const pd_sample *s = &r->u.sample;
@@ -290,6 +415,10 @@ int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight)
 	size_t n = 1, i, k, nm;
 	int cpumode = PD_MISC_USER;
 
+	int rc, nk = 0;
+
+	if (c->wait_n && !pd_symbolizer_kernel_waits(c->sym) && (rc = drain(c)) < 0)
+		return rc;
 	/* dwarf samples carry their user stack beside the callchain: those are
 	 * unwound, never cached */
 	if (pd_event_unwinds(s->event))
@@ -334,9 +463,14 @@ int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight)
 			nm += frame_lookup(c, s->pid, s->tid, ip, cpumode, stamp, (uint32_t)--k,
 					   &c->miss[nm]);
 	}
-	for (i = 0; i < nm; i++)
-		if (frame_resolve(c, s->pid, s->tid, &c->miss[i]) < 0)
+	for (i = 0; i < nm; i++) {
+		if ((rc = frame_resolve(c, s->pid, s->tid, &c->miss[i])) < 0)
 			return -1;
+		c->miss[i].waiting = (uint8_t)rc;
+		nk += rc;
+	}
+	if (nk)
+		return wait_for_kernel(c, n, nm, nk, weight);
 	if (pd_fold_add_ids(c->fold, c->ids, n, weight) < 0)
 		return -2;
 	chain_store(e, s, misc, h, check, pd_symbolizer_generation(c->sym), pd_fold_last_id(c->fold));

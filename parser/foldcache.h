@@ -30,10 +30,28 @@ void pd_foldcache_free(pd_foldcache *c);
  * with this weight. 0, -1 out of memory, -2 too many distinct stacks. */
 int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight);
 
+/* While another thread loads the kernel's symbol table (preload.h), keep
+ * a sample whose kernel frames would wait for it, its comm and user
+ * frames named, and fold it once the table is there (up to 64 MB of them;
+ * past that, wait). Nearly every sample of a system-wide recording has
+ * kernel frames; reading /proc/kallsyms takes 35-45 ms. Then every record
+ * that is not a sample goes through pd_foldcache_record, and
+ * pd_foldcache_finish ends the fold. */
+void pd_foldcache_defer_kernel(pd_foldcache *c, int on);
+
+/* Give a record that is not a sample to the symbolizer; the samples kept
+ * for the kernel's table are folded first if it may change how kernel
+ * addresses are named. 0, or pd_foldcache_add's failures. */
+int pd_foldcache_record(pd_foldcache *c, const pd_record *r);
+
+/* Fold what is still kept (loading the kernel's table here if it must).
+ * 0, or pd_foldcache_add's failures. */
+int pd_foldcache_finish(pd_foldcache *c);
+
 /* How samples were folded (for benchmarks): whole callchain found, folded
- * address by address, or symbolized whole. */
+ * address by address, symbolized whole; kept for the kernel's table. */
 typedef struct pd_foldcache_stats {
-	uint64_t chain_hits, frame_folds, misses;
+	uint64_t chain_hits, frame_folds, misses, kernel_waits;
 } pd_foldcache_stats;
 void pd_foldcache_get_stats(const pd_foldcache *c, pd_foldcache_stats *out);
 

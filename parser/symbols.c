@@ -111,6 +111,7 @@ struct pd_symbolizer {
 	/* generations of the last change that reaches every thread's stacks:
 	 * kernel maps, and everything else (build-ids) */
 	uint64_t kernel_stamp, global_stamp;
+	pd_dso *kernel_dso;	/* kallsyms' table, for pd_symbolizer_kernel_waits */
 	int no_unwind;
 	unwinder *unwinder;	/* made at the first dwarf sample */
 	int unwind_failed;
@@ -231,6 +232,12 @@ size_t pd_symbolizer_header_dsos(pd_symbolizer *s, pd_dso **out, size_t max)
 	for (i = 0; i < s->nr_bids; i++)
 		kernel |= !strncmp(s->bids[i].path, "[kernel.kallsyms]", 17);
 	find_bid(s, "");	/* sorts them: one entry per path is the one used */
+	/* the kernel's first: nearly every sample of a system-wide recording
+	 * has kernel frames, and the folding thread goes on without them
+	 * only until it is loaded (foldcache.h) */
+	if (kernel && s->kallsyms && n < max &&
+	    (out[n] = pd_dso_get(s->cache, PD_DSO_KALLSYMS, s->kallsyms, NULL, 0, NULL)))
+		n++;
 	for (i = 0; i < s->nr_bids && n < max; i++) {
 		const bid_entry *e = &s->bids[i];
 
@@ -241,9 +248,6 @@ size_t pd_symbolizer_header_dsos(pd_symbolizer *s, pd_dso **out, size_t max)
 		if ((out[n] = pd_dso_get(s->cache, PD_DSO_ELF, e->path, e->id, e->size, &s->paths)))
 			n++;
 	}
-	if (kernel && s->kallsyms && n < max &&
-	    (out[n] = pd_dso_get(s->cache, PD_DSO_KALLSYMS, s->kallsyms, NULL, 0, NULL)))
-		n++;
 	return n;
 }
 
@@ -394,6 +398,7 @@ void pd_symbolizer_free(pd_symbolizer *s)
 		}
 	free(s->dsos);
 	free(s->ips);
+	pd_dso_put(s->cache, s->kernel_dso);
 	unwind_free(s->unwinder);
 	free(s->kallsyms);
 	free(s->kopt_kallsyms);
@@ -612,6 +617,31 @@ uint64_t pd_symbolizer_stamp(pd_symbolizer *s, uint32_t pid, uint32_t tid)
 		return s->generation;	/* not seen yet: as if changed now */
 	return max_u64(max_u64(th->stamp, pd_maps_stamp(th->maps)),
 		       max_u64(s->kernel_stamp, s->global_stamp));
+}
+
+int pd_symbolizer_kernel_waits(pd_symbolizer *s)
+{
+	if (!s->kallsyms)
+		return 0;
+	if (!s->kernel_dso &&
+	    !(s->kernel_dso = pd_dso_get(s->cache, PD_DSO_KALLSYMS, s->kallsyms, NULL, 0, NULL)))
+		return 0;
+	return !pd_dso_loaded(s->kernel_dso);
+}
+
+int pd_symbolizer_renames_kernel(const pd_record *r)
+{
+	switch (r->type) {
+	case PD_RECORD_MMAP:
+	case PD_RECORD_MMAP2:
+		return r->u.mmap.pid == (uint32_t)-1 ||
+		       (r->misc & PD_MISC_CPUMODE_MASK) == PD_MISC_KERNEL;
+	case PD_RECORD_KSYMBOL:
+	case PD_RECORD_HEADER_BUILD_ID:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* Stamp what a record just changed with the current generation. */
@@ -855,7 +885,9 @@ uint64_t pd_symbolize_where(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64
 int pd_symbolize_ip(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip, int cpumode,
 		    pd_frame *out)
 {
-	pd_thread *th = frame_thread(s, pid, tid);
+	/* a kernel address names the same in every thread: none is looked
+	 * up (nor made) for it */
+	pd_thread *th = cpumode == PD_MISC_USER ? frame_thread(s, pid, tid) : NULL;
 
 	if (!th && cpumode == PD_MISC_USER)
 		return -1;

@@ -60,9 +60,9 @@ typedef struct pd_sym_options {
 /*
  * The symbol tables the recording's header says its samples hit (perf
  * record writes the build-ids of the DSOs with samples), keyed as the
- * symbolizer will ask the cache for them, the kernel's last (the reading
- * thread needs it at its first kernel frame: loading it there rather than
- * waiting for it idle lets the others be loaded meanwhile): up to max
+ * symbolizer will ask the cache for them, the kernel's first (nearly
+ * every sample of a system-wide recording has kernel frames; a fold cache
+ * that defers them goes on without it meanwhile, foldcache.h): up to max
  * references into out, which the caller returns with pd_dso_put(). For
  * loading them ahead (preload.h); none for a pipe or a file without the
  * list.
@@ -128,6 +128,15 @@ typedef struct pd_stack {
  * memory.
  */
 int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out);
+
+/* Whether naming a kernel address now would wait for the kernel's symbol
+ * table (another thread, preload.h, is loading it): 1, else 0 (loaded, or
+ * none chosen yet). Never loads. */
+int pd_symbolizer_kernel_waits(pd_symbolizer *s);
+
+/* Whether record r, given to pd_symbolizer_record, can change how a
+ * kernel address is named (the kernel's maps, build-ids). */
+int pd_symbolizer_renames_kernel(const pd_record *r);
 
 /* One address of thread pid/tid (cpumode PD_MISC_USER or PD_MISC_KERNEL)
  * as pd_symbolize would name it as a frame of a callchain. Returns 0, or

@@ -22,11 +22,18 @@ TESTS += tests/symbols/test-symtab
 # the fold caches against symbolizing every sample, across comm, map and
 # fork changes (a synthesized recording over binaries of the build)
 check_PROGRAMS += tests/symbols/test-foldcache
-tests_symbols_test_foldcache_SOURCES = tests/symbols/test-foldcache.c tests/pdwrite.c tests/pdwrite.h
+tests_symbols_test_foldcache_SOURCES = tests/symbols/test-foldcache.c tests/symbols/fold-lines.h \
+	tests/pdwrite.c tests/pdwrite.h
 tests_symbols_test_foldcache_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(JANSSON_CFLAGS) -I$(srcdir)/tests -I$(srcdir)/lib
 tests_symbols_test_foldcache_LDADD = $(PARSER_LIBS) lib/libperfhub-common.a
 tests_symbols_test_foldcache_DEPENDENCIES = tests/progs/calls tests/progs/cxx parser/libperfhub-parse.a
 TESTS += tests/symbols/test-foldcache
+check_PROGRAMS += tests/symbols/test-kernelwait
+tests_symbols_test_kernelwait_SOURCES = tests/symbols/test-kernelwait.c tests/symbols/fold-lines.h \
+	tests/pdwrite.c tests/pdwrite.h tests/check.h
+tests_symbols_test_kernelwait_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(JANSSON_CFLAGS) -I$(srcdir)/tests
+tests_symbols_test_kernelwait_LDADD = $(PARSER_LIBS) lib/libperfhub-common.a
+TESTS += tests/symbols/test-kernelwait
 
 # time-ordered delivery through the queue's blocks, rounds held back and merged, the cap
 check_PROGRAMS += tests/symbols/test-ordered

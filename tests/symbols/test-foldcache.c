@@ -25,6 +25,7 @@
 #include "dso.h"
 #include "elfid.h"
 #include "fold.h"
+#include "fold-lines.h"
 #include "foldcache.h"
 #include "pdwrite.h"
 #include "preload.h"
@@ -175,19 +176,6 @@ static uint8_t *build(const char *bin1, const char *bin2, size_t *len)
 		buf = NULL;
 	pdw_free(w);
 	return buf;
-}
-
-static int collect(void *ctx, const char *stack, uint64_t count)
-{
-	char **out = ctx;
-	size_t o = *out ? strlen(*out) : 0, n = strlen(stack) + 32;
-	char *p = realloc(*out, o + n);
-
-	if (!p)
-		return 1;
-	snprintf(p + o, n, "%s %llu\n", stack, (unsigned long long)count);
-	*out = p;
-	return 0;
 }
 
 /* Fold through the caches with the header's tables loaded ahead into a
