@@ -113,7 +113,7 @@ static int restart_fold(shard *sh, pd_foldcache **fc)
 	sh->fold = pd_fold_new(sh->flags);
 	if (!sh->fold || !(*fc = pd_foldcache_new(sh->sym, sh->fold)))
 		return -1;
-	pd_foldcache_defer_kernel(*fc, sh->loader != NULL);
+	pd_foldcache_defer_kernel(*fc, sh->loader ? PD_FOLDCACHE_WAIT_MAX : 0);
 	return 0;
 }
 
@@ -203,7 +203,7 @@ static void *shard_run(void *arg)
 	}
 	/* the loader takes the kernel's table first (35-45 ms of reading
 	 * /proc/kallsyms): this thread folds on without it meanwhile */
-	pd_foldcache_defer_kernel(fc, sh->loader != NULL);
+	pd_foldcache_defer_kernel(fc, sh->loader ? PD_FOLDCACHE_WAIT_MAX : 0);
 	while ((rc = pd_next(sh->file, &r, &sh->err)) > 0) {
 		const pd_sample *s = &r.u.sample;
 		uint64_t w;

@@ -24,7 +24,6 @@
 #define FC_MAX_REAL	127	/* perf script's frames per stack */
 #define FC_MAX_CHAIN	512	/* callchain entries, markers included */
 #define FC_KERNEL_PID	UINT32_MAX	/* kernel frames are the same in every process */
-#define FC_WAIT_MAX	(64u << 20)	/* bytes of samples waiting for the kernel's table */
 
 /* A chain is known by two 64-bit hashes of its words, computed apart
  * (different seeds, multipliers and mixing), not by a copy of its words:
@@ -89,7 +88,8 @@ struct pd_foldcache {
 	 * [weight][n | nk << 32][n ids, two a word][nk x (k, ip)], folded
 	 * once the table is there, or before a record renames kernel
 	 * addresses. Their user frames and comm are named when they come. */
-	int defer_kernel, draining;
+	size_t wait_max;	/* bytes; 0: not deferred */
+	int draining;
 	uint64_t *wait;
 	size_t wait_n, wait_cap;
 	pd_foldcache_stats stats;
@@ -130,9 +130,9 @@ void pd_foldcache_free(pd_foldcache *c)
 	free(c);
 }
 
-void pd_foldcache_defer_kernel(pd_foldcache *c, int on)
+void pd_foldcache_defer_kernel(pd_foldcache *c, size_t max_bytes)
 {
-	c->defer_kernel = on;
+	c->wait_max = max_bytes;
 }
 
 void pd_foldcache_get_stats(const pd_foldcache *c, pd_foldcache_stats *out)
@@ -255,7 +255,7 @@ static int frame_resolve(pd_foldcache *c, uint32_t pid, uint32_t tid, const fc_m
 		goto out;
 	}
 	/* named later, rather than waiting here for the loading thread */
-	if (kernel && m->serial && c->defer_kernel && !c->draining &&
+	if (kernel && m->serial && c->wait_max && !c->draining &&
 	    pd_symbolizer_kernel_waits(c->sym))
 		return 1;
 	if (pd_symbolize_ip(c->sym, pid, tid, m->ip, m->cpumode, &fr) < 0 ||
@@ -349,14 +349,13 @@ static int wait_for_kernel(pd_foldcache *c, size_t n, size_t nm, int nk, uint64_
 	size_t need = 2 + (n + 1) / 2 + 2 * (size_t)nk, i;
 	uint64_t *v = c->wait;
 
-	c->stats.kernel_waits++;
 	if (c->wait_n + need > c->wait_cap) {
-		size_t cap = c->wait_cap ? c->wait_cap * 2 : 4096;
+		size_t cap = c->wait_cap ? c->wait_cap * 2 : 64;
 
 		while (cap < c->wait_n + need)
 			cap *= 2;
 		/* past the cap, or out of memory: wait for the table after all */
-		if (cap * sizeof(*v) > FC_WAIT_MAX || !(v = realloc(c->wait, cap * sizeof(*v)))) {
+		if (cap * sizeof(*v) > c->wait_max || !(v = realloc(c->wait, cap * sizeof(*v)))) {
 			uint32_t ids[FC_MAX_REAL + 1];
 			int rc;
 
@@ -375,6 +374,7 @@ static int wait_for_kernel(pd_foldcache *c, size_t n, size_t nm, int nk, uint64_
 		c->wait = v;
 		c->wait_cap = cap;
 	}
+	c->stats.kernel_waits++;
 	v = c->wait + c->wait_n;
 	v[0] = weight;
 	v[1] = n | (uint64_t)nk << 32;

@@ -14,6 +14,7 @@
 #ifndef PERFHUB_FOLDCACHE_H
 #define PERFHUB_FOLDCACHE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "fold.h"
@@ -32,12 +33,14 @@ int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight);
 
 /* While another thread loads the kernel's symbol table (preload.h), keep
  * a sample whose kernel frames would wait for it, its comm and user
- * frames named, and fold it once the table is there (up to 64 MB of them;
- * past that, wait). Nearly every sample of a system-wide recording has
- * kernel frames; reading /proc/kallsyms takes 35-45 ms. Then every record
- * that is not a sample goes through pd_foldcache_record, and
- * pd_foldcache_finish ends the fold. */
-void pd_foldcache_defer_kernel(pd_foldcache *c, int on);
+ * frames named, and fold it once the table is there: up to max_bytes of
+ * them (past that, wait for it; 0, the default: always wait). Nearly
+ * every sample of a system-wide recording has kernel frames; reading
+ * /proc/kallsyms takes 35-45 ms. Then every record that is not a sample
+ * goes through pd_foldcache_record, and pd_foldcache_finish ends the
+ * fold. */
+#define PD_FOLDCACHE_WAIT_MAX (64u << 20)
+void pd_foldcache_defer_kernel(pd_foldcache *c, size_t max_bytes);
 
 /* Give a record that is not a sample to the symbolizer; the samples kept
  * for the kernel's table are folded first if it may change how kernel

@@ -5,7 +5,8 @@
  * own) and a process, samples kernel-and-user callchains, then registers
  * a BPF program (PERF_RECORD_KSYMBOL) over an address the kernel's table
  * named until then and samples that address again: a sample kept past
- * that record would take the program's name. A second recording has no
+ * that record would take the program's name. Two processes sample in
+ * turn. A second recording has no
  * such record, so every kernel sample is kept to the end. Nothing loads
  * the table ahead here, so every sample with a kernel frame the caches
  * do not know is kept until the fold cache itself must name it.
@@ -40,17 +41,20 @@ static void sample(pdw *w, uint32_t pid, uint64_t t, const uint64_t *ch, unsigne
 	pdw_sample(w, 0, ch[0] == PD_CONTEXT_KERNEL ? PD_MISC_KERNEL : PD_MISC_USER, &s);
 }
 
-/* Kernel and user frames, user only, the kernel's three functions. */
+/* Kernel and user frames, user only, the kernel's three functions; two
+ * processes in turn, so that samples kept one after the other fold to
+ * different stacks. */
 static void samples(pdw *w, uint64_t *t, uint64_t kleaf)
 {
 	for (unsigned i = 0; i < 24; i++) {
 		uint64_t ch[6] = { PD_CONTEXT_KERNEL, kleaf + i % 5, KBASE + 0x1010 + i % 3,
 				   PD_CONTEXT_USER, UBASE + 0x100 + i % 4, UBASE + 0x200 };
+		uint32_t pid = i % 2 ? 200 : 100;
 
 		if (i % 4 == 3)
-			sample(w, 100, (*t)++, ch + 3, 3);	/* user only */
+			sample(w, pid, (*t)++, ch + 3, 3);	/* user only */
 		else
-			sample(w, 100, (*t)++, ch, 6);
+			sample(w, pid, (*t)++, ch, 6);
 	}
 }
 
@@ -68,6 +72,9 @@ static uint8_t *build(int with_ksymbol, size_t *len)
 	pdw_comm(w, 0, &(pd_comm){ .pid = 100, .tid = 100, .comm = "prog" }, &sid);
 	pdw_mmap2(w, 0, PD_MISC_USER, &(pd_mmap){ .pid = 100, .tid = 100, .start = UBASE,
 		  .len = 0x1000, .prot = 5, .flags = 2, .filename = "/nonexistent/prog" }, &sid);
+	pdw_comm(w, 0, &(pd_comm){ .pid = 200, .tid = 200, .comm = "other" }, &sid);
+	pdw_mmap2(w, 0, PD_MISC_USER, &(pd_mmap){ .pid = 200, .tid = 200, .start = UBASE,
+		  .len = 0x1000, .prot = 5, .flags = 2, .filename = "/nonexistent/other" }, &sid);
 	samples(w, &t, KBASE + 0x2010);
 	if (with_ksymbol) {
 		/* a BPF program over kfunc_b's first bytes */
@@ -86,9 +93,10 @@ static uint8_t *build(int with_ksymbol, size_t *len)
 	return buf;
 }
 
-/* The recording folded through a fold cache, kernel frames deferred or
- * not; the lines, and how many samples were kept. */
-static char *fold(const uint8_t *buf, size_t len, const char *ksyms, int defer,
+/* The recording folded through a fold cache, up to `defer` bytes of
+ * samples kept for the kernel's table (0: none); the lines, and how many
+ * samples were kept. */
+static char *fold(const uint8_t *buf, size_t len, const char *ksyms, size_t defer,
 		  uint64_t *kept)
 {
 	pd_error err;
@@ -141,14 +149,23 @@ int main(void)
 	for (int with_ksymbol = 0; with_ksymbol <= 1; with_ksymbol++) {
 		size_t len;
 		uint8_t *buf = build(with_ksymbol, &len);
-		uint64_t kept_waiting = 0, kept_deferred = 0;
+		uint64_t kept_waiting = 0, kept_deferred = 0, kept_capped = 0;
 		char *waited = buf ? fold(buf, len, ksyms, 0, &kept_waiting) : NULL;
-		char *deferred = buf ? fold(buf, len, ksyms, 1, &kept_deferred) : NULL;
+		char *deferred = buf ? fold(buf, len, ksyms, PD_FOLDCACHE_WAIT_MAX, &kept_deferred)
+				     : NULL;
+		/* 512 bytes keep 7 of them (9 words each): the 8th folds those
+		 * and itself, loading the table here, and none is kept after */
+		char *capped = buf ? fold(buf, len, ksyms, 512, &kept_capped) : NULL;
 
 		CHECK(buf, "cannot write the recording");
 		CHECK(waited && deferred && !strcmp(waited, deferred),
 		      "ksymbol %d: the folds differ:\n--- waited\n%s--- deferred\n%s", with_ksymbol,
 		      waited ? waited : "", deferred ? deferred : "");
+		CHECK(waited && capped && !strcmp(waited, capped),
+		      "ksymbol %d: the folds differ:\n--- waited\n%s--- 512 bytes kept\n%s", with_ksymbol,
+		      waited ? waited : "", capped ? capped : "");
+		CHECK(kept_capped == 7, "ksymbol %d: %llu samples kept in 512 bytes, not 7",
+		      with_ksymbol, (unsigned long long)kept_capped);
 		CHECK(kept_waiting == 0, "%llu samples kept without deferring",
 		      (unsigned long long)kept_waiting);
 		/* 18 samples with kernel frames before the KSYMBOL record */
@@ -161,6 +178,7 @@ int main(void)
 			      "the program's samples are not named by it:\n%s", waited ? waited : "");
 		free(waited);
 		free(deferred);
+		free(capped);
 		free(buf);
 	}
 	unlink(ksyms);
