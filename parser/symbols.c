@@ -629,13 +629,18 @@ int pd_symbolizer_kernel_waits(pd_symbolizer *s)
 	return !pd_dso_loaded(s->kernel_dso);
 }
 
+/* An MMAP/MMAP2 record of the kernel's (its text, a module). */
+static int kernel_map(const pd_record *r)
+{
+	return r->u.mmap.pid == (uint32_t)-1 || (r->misc & PD_MISC_CPUMODE_MASK) == PD_MISC_KERNEL;
+}
+
 int pd_symbolizer_renames_kernel(const pd_record *r)
 {
 	switch (r->type) {
 	case PD_RECORD_MMAP:
 	case PD_RECORD_MMAP2:
-		return r->u.mmap.pid == (uint32_t)-1 ||
-		       (r->misc & PD_MISC_CPUMODE_MASK) == PD_MISC_KERNEL;
+		return kernel_map(r);
 	case PD_RECORD_KSYMBOL:
 	case PD_RECORD_HEADER_BUILD_ID:
 		return 1;
@@ -665,8 +670,7 @@ static void stamp_change(pd_symbolizer *s, const pd_record *r)
 		break;	/* the thread keeps its comm and maps */
 	case PD_RECORD_MMAP:
 	case PD_RECORD_MMAP2:
-		if (r->u.mmap.pid == (uint32_t)-1 ||
-		    (r->misc & PD_MISC_CPUMODE_MASK) == PD_MISC_KERNEL) {
+		if (kernel_map(r)) {
 			s->kernel_stamp = s->generation;
 			break;
 		}
@@ -717,8 +721,7 @@ int pd_symbolizer_record(pd_symbolizer *s, const pd_record *r)
 	case PD_RECORD_MMAP2:
 		if (!r->u.mmap.filename)
 			break;
-		if (r->u.mmap.pid == (uint32_t)-1 ||
-		    (r->misc & PD_MISC_CPUMODE_MASK) == PD_MISC_KERNEL)
+		if (kernel_map(r))
 			rc = kernel_mmap(s, &r->u.mmap);
 		else if ((r->misc & PD_MISC_CPUMODE_MASK) != PD_MISC_GUEST_KERNEL &&
 			 (r->misc & PD_MISC_CPUMODE_MASK) != PD_MISC_GUEST_USER)
