@@ -52,7 +52,8 @@ PARSER_SYMBOL_SOURCES = \
 	parser/preload.h parser/preload.c \
 	parser/unwind.h parser/unwind.c \
 	parser/cfirows.h parser/cfirows.c \
-	parser/vdso.h parser/vdso.c
+	parser/vdso.h parser/vdso.c \
+	parser/ksaved.h parser/ksaved.c
 PARSER_SYMBOL_LIBS =
 
 parser_libperfhub_parse_a_SOURCES = $(PARSER_CORE_SOURCES) $(PARSER_FEATURE_SOURCES) \

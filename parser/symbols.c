@@ -17,6 +17,7 @@
 #include "thread.h"
 #include "unwind.h"
 #include "vdso.h"
+#include "ksaved.h"
 
 
 /* snprintf that truncates silently: paths and messages are capped */
@@ -313,7 +314,12 @@ static void choose_kallsyms(pd_symbolizer *s)
 		return;
 	}
 	if (running_kernel(s)) {
-		s->kallsyms = strdup("/proc/kallsyms");
+		const bid_entry *k = find_bid(s, "[kernel.kallsyms]");
+
+		/* perf's saved copy when it is still the running kernel's
+		 * table: the same names, without /proc/kallsyms' cost */
+		if (!k || !(s->kallsyms = pd_ksaved_copy(s->buildid_dir, k->id, k->size)))
+			s->kallsyms = strdup("/proc/kallsyms");
 		return;
 	}
 	warn(s, h && h->os_release ?

@@ -34,6 +34,12 @@ tests_symbols_test_kernelwait_SOURCES = tests/symbols/test-kernelwait.c tests/sy
 tests_symbols_test_kernelwait_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(JANSSON_CFLAGS) -I$(srcdir)/tests
 tests_symbols_test_kernelwait_LDADD = $(PARSER_LIBS) lib/libperfhub-common.a
 TESTS += tests/symbols/test-kernelwait
+# perf's saved kallsyms, taken for /proc/kallsyms only while it still is that
+check_PROGRAMS += tests/symbols/test-ksaved
+tests_symbols_test_ksaved_SOURCES = tests/symbols/test-ksaved.c tests/check.h
+tests_symbols_test_ksaved_CFLAGS = $(AM_CFLAGS) -I$(srcdir)/tests
+tests_symbols_test_ksaved_LDADD = $(PARSER_LIBS)
+TESTS += tests/symbols/test-ksaved
 
 # time-ordered delivery through the queue's blocks, rounds held back and merged, the cap
 check_PROGRAMS += tests/symbols/test-ordered

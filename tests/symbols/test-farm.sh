@@ -79,6 +79,18 @@ done
 if record "$T/build.data" -a -g -- make -s -j2 -C "$T/proj" CC="$CC"; then
 	compare build "$T/build.data" 99 -- -- --
 	compare build-kernel "$T/build.data" 99 --kernel -- -- --kernel
+	# perf record saved the kernel's table in its build-id cache: taken
+	# while it is still the running kernel's, it names what
+	# /proc/kallsyms names
+	if "$PERFHUB" collapse --kernel --kallsyms /proc/kallsyms "$T/build.data" \
+		>"$T/build-proc.ours" 2>/dev/null; then
+		cmp -s "$T/build-proc.ours" "$T/build-kernel.ours" ||
+			{ echo "FAIL build: kernel names differ from /proc/kallsyms'"; fail=1; }
+		ls "${HOME:-/root}"/.debug/'[kernel.kallsyms]'/*/kallsyms >/dev/null 2>&1 &&
+			echo "build: the same kernel names from perf's saved kallsyms"
+	else
+		echo "FAIL build: perfhub collapse --kallsyms /proc/kallsyms failed"; fail=1
+	fi
 	expect build "$T/build.perf" '^cc1;' "perf saw no compiler process (not a build?)"
 	same_with_threads build "$T/build.data"
 else
