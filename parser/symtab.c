@@ -9,11 +9,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libiberty/demangle.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "symtree.h"
 
@@ -24,6 +27,7 @@
 #define SYMTAB_PAGE		4096
 #define SYMTAB_MAX_LINE		8192	/* kallsyms and perf-PID.map lines */
 #define SYMTAB_READ_BUF		65536	/* stdio buffer for those files */
+#define SYMTAB_MAX_TEXT		(UINT32_MAX - 1)	/* names are 32-bit offsets */
 
 typedef struct st_sym {
 	uint64_t start, end;
@@ -32,8 +36,11 @@ typedef struct st_sym {
 	uint8_t bind;		/* STB_* (kallsyms: GLOBAL for upper case) */
 	uint8_t type;		/* STT_* */
 	uint8_t sized;		/* has a size (while finishing) */
-	uint8_t mangled;	/* the name is demangled on lookup */
+	uint8_t flags;		/* ST_MANGLED, ST_MODULE */
 } st_sym;
+
+#define ST_MANGLED 1		/* the name is demangled on lookup */
+#define ST_MODULE 2		/* kallsyms: a module's symbol */
 
 #define ST_CLUSTER 2		/* st_sym.sized of a piece standing for a
 				   cluster of overlapping symbols: its name
@@ -175,6 +182,20 @@ size_t pd_symtab_bytes(const pd_symtab *t)
 
 /* ---- adding ----------------------------------------------------------- */
 
+/* Room for need bytes of names. */
+static int reserve_names(pd_symtab *t, size_t need)
+{
+	char *p;
+
+	if (need <= t->names_cap)
+		return 0;
+	if (need > SYMTAB_MAX_TEXT || !(p = realloc(t->names, need)))
+		return -1;
+	t->names = p;
+	t->names_cap = need;
+	return 0;
+}
+
 static int add_name(pd_symtab *t, const char *s, uint32_t *out)
 {
 	size_t n = strnlen(s, SYMTAB_MAX_NAME);
@@ -200,6 +221,28 @@ static int add_name(pd_symtab *t, const char *s, uint32_t *out)
 	return 0;
 }
 
+/* An unsized function whose name is already in t->names at name. */
+static int add_sym_at(pd_symtab *t, uint64_t start, int bind, uint32_t name, uint8_t flags)
+{
+	st_sym *s;
+
+	if (t->n >= SYMTAB_MAX_SYMBOLS)
+		return -1;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 4096;
+		st_sym *p = realloc(t->s, cap * sizeof(*p));
+
+		if (!p)
+			return -1;
+		t->s = p;
+		t->cap = cap;
+	}
+	s = &t->s[t->n++];
+	*s = (st_sym){ .start = start, .end = start, .sym_start = start, .name = name,
+		       .bind = (uint8_t)bind, .type = STT_FUNC, .flags = flags };
+	return 0;
+}
+
 static int add_sym(pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
 		   const char *name, int demangle)
 {
@@ -222,7 +265,7 @@ static int add_sym(pd_symtab *t, uint64_t start, uint64_t size, int bind, int ty
 	s->bind = (uint8_t)bind;
 	s->type = (uint8_t)type;
 	s->sized = size != 0;
-	s->mangled = demangle && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R');
+	s->flags = demangle && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R') ? ST_MANGLED : 0;
 	if (add_name(t, name, &s->name) < 0)
 		return -1;
 	t->n++;
@@ -425,20 +468,84 @@ static uint64_t parse_hex(const char *s, const char **end)
 	return v;
 }
 
-/* "ffffffff81000000 T _text" or "... t name\t[module]" */
-static int kallsyms_line(pd_symtab *t, char *line)
+/* Read the whole file onto the end of t->names (NUL-terminated): its
+ * *len bytes start at *base. The size of /proc files is not known ahead:
+ * the buffer doubles. -1 with errno set. */
+static int slurp_names(pd_symtab *t, const char *path, size_t *base, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t start = t->names_len, n = 0;
+	struct stat st;
+	int err = 0;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SYMTAB_MAX_TEXT)
+		n = (size_t)st.st_size;	/* a first guess: read on to the end */
+	/* + 2: the NUL, and room for the read that finds the end */
+	if (reserve_names(t, start + (n ? n + 2 : SYMTAB_READ_BUF)) < 0) {
+		err = ENOMEM;
+		goto out;
+	}
+	n = 0;
+	for (;;) {
+		ssize_t r;
+
+		if (start + n + 1 >= t->names_cap &&
+		    reserve_names(t, t->names_cap * 2) < 0) {
+			err = ENOMEM;
+			break;
+		}
+		r = read(fd, t->names + start + n, t->names_cap - start - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (start + n >= SYMTAB_MAX_TEXT) {
+			err = EFBIG;
+			break;
+		}
+	}
+out:
+	close(fd);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	t->names[start + n] = '\0';
+	*base = start;
+	*len = n;
+	return 0;
+}
+
+/* "ffffffff81000000 T _text" or "... t name\t[module]", [line, nl) with
+ * *nl == '\0', inside t->names: the name stays where it is, cut at the
+ * tab. */
+static int kallsyms_line(pd_symtab *t, char *line, char *nl)
 {
 	const char *end;
 	uint64_t addr = parse_hex(line, &end);
+	char *name, *tab;
 	int type;
 
 	if (end == line || *end != ' ' || !end[1] || end[2] != ' ')
 		return 0;
 	type = toupper((unsigned char)end[1]);
-	if ((type != 'T' && type != 'W') || !end[3] || addr == 0)
+	name = (char *)end + 3;
+	if ((type != 'T' && type != 'W') || !*name || addr == 0)
 		return 0;
-	return add_sym(t, addr, 0, isupper((unsigned char)end[1]) ? STB_GLOBAL : STB_LOCAL,
-		       STT_FUNC, end + 3, 0);
+	tab = memchr(name, '\t', (size_t)(nl - name));
+	if (tab)
+		*tab = '\0';
+	if (strnlen(name, SYMTAB_MAX_NAME) == SYMTAB_MAX_NAME)
+		name[SYMTAB_MAX_NAME - 1] = '\0';
+	return add_sym_at(t, addr, isupper((unsigned char)end[1]) ? STB_GLOBAL : STB_LOCAL,
+			  (uint32_t)(name - t->names), tab ? ST_MODULE : 0);
 }
 
 /* "START SIZE name", hex without 0x (perf's JIT map format) */
@@ -457,9 +564,27 @@ static int perfmap_line(pd_symtab *t, char *line)
 	return add_sym(t, start, size, STB_GLOBAL, STT_FUNC, e + 1, 1);
 }
 
+/* The file is read whole into the names, and each name left in place:
+ * copying 120,000 names one by one was most of reading the table. */
 int pd_symtab_add_kallsyms(pd_symtab *t, const char *path)
 {
-	return read_lines(t, path, kallsyms_line);
+	size_t base, len;
+	char *p, *end;
+
+	if (slurp_names(t, path, &base, &len) < 0)
+		return -1;
+	t->names_len = base + len + 1;
+	for (p = t->names + base, end = p + len; p < end; ) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		if (!nl)
+			nl = end;
+		*nl = '\0';
+		if (kallsyms_line(t, p, nl) < 0)
+			break;	/* out of memory, too many: the ones so far */
+		p = nl + 1;
+	}
+	return 0;
 }
 
 int pd_symtab_add_perfmap(pd_symtab *t, const char *path)
@@ -499,7 +624,7 @@ static const char *display_name(pd_symtab *t, const st_sym *s)
 	const char *out = raw;
 	size_t h;
 
-	if (!s->mangled)
+	if (!(s->flags & ST_MANGLED))
 		return raw;
 	pthread_mutex_lock(&t->lock);
 	if (t->dm_cap) {
@@ -619,8 +744,7 @@ static size_t fix_ends_and_aliases(pd_symtab *t, st_key *v, size_t n, int kallsy
 			continue;
 		if (!c)
 			p->end = page_end(p->start);
-		else if (kallsyms && (!strchr(t->names + p->name, '[')) !=
-				     (!strchr(t->names + c->name, '[')))
+		else if (kallsyms && (p->flags & ST_MODULE) != (c->flags & ST_MODULE))
 			p->end = page_end(p->end);
 		else
 			p->end = c->start;
@@ -655,11 +779,18 @@ static size_t fix_ends_and_aliases(pd_symtab *t, st_key *v, size_t n, int kallsy
  * fifth of loading its table. */
 static void sort_keys(st_key *v, size_t n)
 {
-	st_key *tmp = n > 64 ? malloc(n * sizeof(*tmp)) : NULL, *src = v, *dst = tmp, *t;
+	st_key *tmp, *src = v, *dst, *t;
 	uint64_t all_or = 0, all_and = UINT64_MAX;
 	size_t i, count[256];
 	unsigned shift;
 
+	/* kallsyms and many symbol tables come in address order already */
+	for (i = 1; i < n && v[i - 1].start <= v[i].start; i++)
+		;
+	if (i >= n)
+		return;	/* equal starts are in index order: keys are filled so */
+	tmp = n > 64 ? malloc(n * sizeof(*tmp)) : NULL;
+	dst = tmp;
 	if (!tmp) {	/* small, or out of memory */
 		qsort(v, n, sizeof(*v), key_cmp);
 		return;
@@ -793,13 +924,6 @@ void pd_symtab_finish(pd_symtab *t, int kallsyms)
 	if (keep(t, v, n) < 0)
 		t->n = 0;
 	free(v);
-	/* kallsyms' "\t[module]" suffix is not part of the name */
-	for (i = 0; kallsyms && i < t->n; i++) {
-		char *tab = strchr(t->names + t->s[i].name, '\t');
-
-		if (tab)
-			*tab = '\0';
-	}
 	shrink(t);
 	build_index(t);
 }

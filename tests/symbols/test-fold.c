@@ -351,7 +351,8 @@ int main(void)
 					    " ffffffff81000500 T leading_blank\n"
 					    "0xffffffff81000500 T hex_prefix\n"
 					    "ffffffff81000600 T after_fn\n"
-					    "ffffffffc0001000 t mod_fn\t[mymod]\n") == 0;
+					    "ffffffffc0001000 t mod_fn\t[mymod]\n"
+					    "ffffffffc0001800 t last_fn\t[mymod]") == 0;
 
 		CHECK(ok);
 		if (ok) {
@@ -369,6 +370,14 @@ int main(void)
 			CHECK(s && !strcmp(s, "after_fn"));
 			s = pd_dso_lookup(d, 0xffffffffc0001010ULL, NULL);
 			CHECK(s && !strcmp(s, "mod_fn"));
+			/* the kernel's last symbol before a module's ends a
+			 * page on, not at the module */
+			s = pd_dso_lookup(d, 0xffffffff81001fffULL, NULL);
+			CHECK(s && !strcmp(s, "after_fn"));
+			CHECK(pd_dso_lookup(d, 0xffffffff81002000ULL, NULL) == NULL);
+			/* a last line without its newline */
+			s = pd_dso_lookup(d, 0xffffffffc0001810ULL, NULL);
+			CHECK(s && !strcmp(s, "last_fn"));
 			pd_dso_put(c, d);
 			unlink(path);
 		}
