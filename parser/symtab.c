@@ -5,6 +5,7 @@
  * overlapping symbols"). Names are kept mangled and demangled on first
  * lookup: most symbols of a large C++ binary are never looked up.
  */
+#define _GNU_SOURCE	/* memrchr */
 #include "symtab.h"
 
 #include <ctype.h>
@@ -28,6 +29,7 @@
 #define SYMTAB_MAX_LINE		8192	/* kallsyms and perf-PID.map lines */
 #define SYMTAB_READ_BUF		65536	/* stdio buffer for those files */
 #define SYMTAB_MAX_TEXT		(UINT32_MAX - 1)	/* names are 32-bit offsets */
+#define SYMTAB_AHEAD		16	/* symbols whose names are asked for ahead */
 
 typedef struct st_sym {
 	uint64_t start, end;
@@ -221,30 +223,9 @@ static int add_name(pd_symtab *t, const char *s, uint32_t *out)
 	return 0;
 }
 
-/* An unsized function whose name is already in t->names at name. */
-static int add_sym_at(pd_symtab *t, uint64_t start, int bind, uint32_t name, uint8_t flags)
-{
-	st_sym *s;
-
-	if (t->n >= SYMTAB_MAX_SYMBOLS)
-		return -1;
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 4096;
-		st_sym *p = realloc(t->s, cap * sizeof(*p));
-
-		if (!p)
-			return -1;
-		t->s = p;
-		t->cap = cap;
-	}
-	s = &t->s[t->n++];
-	*s = (st_sym){ .start = start, .end = start, .sym_start = start, .name = name,
-		       .bind = (uint8_t)bind, .type = STT_FUNC, .flags = flags };
-	return 0;
-}
-
-static int add_sym(pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
-		   const char *name, int demangle)
+/* A symbol whose name is already in t->names at offset name. */
+static int add_sym_in(pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
+		      uint32_t name, uint8_t flags)
 {
 	st_sym *s;
 
@@ -259,32 +240,102 @@ static int add_sym(pd_symtab *t, uint64_t start, uint64_t size, int bind, int ty
 		t->s = p;
 		t->cap = cap;
 	}
-	s = &t->s[t->n];
-	s->start = s->sym_start = start;
-	s->end = start + size;
-	s->bind = (uint8_t)bind;
-	s->type = (uint8_t)type;
-	s->sized = size != 0;
-	s->flags = demangle && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R') ? ST_MANGLED : 0;
-	if (add_name(t, name, &s->name) < 0)
-		return -1;
-	t->n++;
+	s = &t->s[t->n++];
+	*s = (st_sym){ .start = start, .end = start + size, .sym_start = start, .name = name,
+		       .bind = (uint8_t)bind, .type = (uint8_t)type, .sized = size != 0,
+		       .flags = flags };
 	return 0;
+}
+
+/* An ELF symbol named in place: demangled on lookup when mangled. */
+static int add_sym_named(pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
+			 uint32_t name)
+{
+	const char *nm = t->names + name;
+
+	return add_sym_in(t, start, size, bind, type, name,
+			  nm[0] == '_' && (nm[1] == 'Z' || nm[1] == 'R') ? ST_MANGLED : 0);
+}
+
+static int add_sym(pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
+		   const char *name, int demangle)
+{
+	uint32_t off;
+
+	if (t->n >= SYMTAB_MAX_SYMBOLS || add_name(t, name, &off) < 0)
+		return -1;
+	return add_sym_in(t, start, size, bind, type, off,
+			  demangle && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R') ?
+			  ST_MANGLED : 0);
+}
+
+/* Whether buf holds a name of SYMTAB_MAX_NAME bytes or more: each window
+ * of that size from just after a NUL must hold another NUL. */
+static int has_long_name(const char *buf, size_t size)
+{
+	const char *p = buf, *end = buf + size;
+
+	while ((size_t)(end - p) > SYMTAB_MAX_NAME) {
+		const char *q = memrchr(p, '\0', SYMTAB_MAX_NAME);
+
+		if (!q)
+			return 1;
+		p = q + 1;
+	}
+	return 0;
+}
+
+/* The string table of section `link` copied whole onto the end of the
+ * names (one memcpy), so that a symbol's name is where its st_name says:
+ * copying name by name was a third of loading a large C++ library's
+ * table, and most of that was touching the names in the file one by one.
+ * 0 when it cannot be (compressed, a name too long to keep whole, out of
+ * memory): the caller copies names one by one. */
+static int copy_strtab(pd_symtab *t, Elf *e, size_t link, size_t *base, size_t *size)
+{
+	Elf_Scn *scn = elf_getscn(e, link);
+	Elf_Data *d;
+	GElf_Shdr sh;
+
+	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type != SHT_STRTAB ||
+	    (sh.sh_flags & SHF_COMPRESSED) || !(d = elf_getdata(scn, NULL)) || !d->d_buf ||
+	    !d->d_size || d->d_size >= SYMTAB_MAX_TEXT - t->names_len - 1 ||
+	    has_long_name(d->d_buf, d->d_size) ||
+	    reserve_names(t, t->names_len + d->d_size + 1) < 0)
+		return 0;
+	memcpy(t->names + t->names_len, d->d_buf, d->d_size);
+	t->names[t->names_len + d->d_size] = '\0';	/* the last name ends */
+	*base = t->names_len;
+	*size = d->d_size;
+	t->names_len += d->d_size + 1;
+	return 1;
 }
 
 int pd_symtab_add_elf(pd_symtab *t, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, n, shstrndx;
+	size_t i, n, shstrndx, base = 0, strsize = 0;
+	const Elf64_Sym *ahead;
+	int whole;
 
 	if (!data || !sh->sh_entsize || elf_getshdrstrndx(e, &shstrndx) < 0)
 		return 0;
+	whole = copy_strtab(t, e, sh->sh_link, &base, &strsize);
 	n = sh->sh_size / sh->sh_entsize;
+	/* the names lie in hash order: ask for a later one's line while
+	 * this one is read (a 64-bit table of this machine's byte order,
+	 * as libelf hands it over, is read directly for that) */
+	if (!whole || gelf_getclass(e) != ELFCLASS64 || data->d_size / sizeof(Elf64_Sym) < n)
+		ahead = NULL;
+	else
+		ahead = data->d_buf;
 	for (i = 0; i < n; i++) {
 		GElf_Sym s;
 		const char *name;
 		int type;
 
+		if (ahead && i + SYMTAB_AHEAD < n && ahead[i + SYMTAB_AHEAD].st_name < strsize)
+			__builtin_prefetch(t->names + base + ahead[i + SYMTAB_AHEAD].st_name);
 		if (!gelf_getsym(data, (int)i, &s))
 			break;
 		type = GELF_ST_TYPE(s.st_info);
@@ -303,6 +354,14 @@ int pd_symtab_add_elf(pd_symtab *t, Elf *e, Elf_Scn *scn, const GElf_Shdr *sh)
 			if (!sn || (!strstr(sn, "text") && !strstr(sn, "data")))
 				continue;
 		} else if (type != STT_FUNC && type != STT_GNU_IFUNC && type != STT_OBJECT) {
+			continue;
+		}
+		if (whole) {
+			if (s.st_name >= strsize || !t->names[base + s.st_name])
+				continue;
+			if (add_sym_named(t, s.st_value, s.st_size, GELF_ST_BIND(s.st_info), type,
+					  (uint32_t)(base + s.st_name)) < 0)
+				return -1;
 			continue;
 		}
 		name = elf_strptr(e, sh->sh_link, s.st_name);
@@ -544,8 +603,8 @@ static int kallsyms_line(pd_symtab *t, char *line, char *nl)
 		*tab = '\0';
 	if (strnlen(name, SYMTAB_MAX_NAME) == SYMTAB_MAX_NAME)
 		name[SYMTAB_MAX_NAME - 1] = '\0';
-	return add_sym_at(t, addr, isupper((unsigned char)end[1]) ? STB_GLOBAL : STB_LOCAL,
-			  (uint32_t)(name - t->names), tab ? ST_MODULE : 0);
+	return add_sym_in(t, addr, 0, isupper((unsigned char)end[1]) ? STB_GLOBAL : STB_LOCAL,
+			  STT_FUNC, (uint32_t)(name - t->names), tab ? ST_MODULE : 0);
 }
 
 /* "START SIZE name", hex without 0x (perf's JIT map format) */
