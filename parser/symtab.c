@@ -954,9 +954,22 @@ static void shrink(pd_symtab *t)
 /* Replace the symbols by the ones v names, in v's order, as pieces. */
 static int keep(pd_symtab *t, const st_key *v, size_t n)
 {
-	st_sym *out = malloc((n ? n : 1) * sizeof(*out));
+	st_sym *out;
 	size_t i;
 
+	/* symbols that came in address order keep their order: moved down
+	 * in place (v[i].idx >= i), not into a new array the size of the
+	 * table (4 MB for kallsyms, every page of it a fault) */
+	for (i = 1; i < n && v[i - 1].idx < v[i].idx; i++)
+		;
+	if (i >= n) {
+		for (i = 0; i < n; i++)
+			if (v[i].idx != i)
+				t->s[i] = t->s[v[i].idx];
+		t->n = n;
+		return 0;
+	}
+	out = malloc((n ? n : 1) * sizeof(*out));
 	if (!out)
 		return -1;
 	for (i = 0; i < n; i++)
