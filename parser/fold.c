@@ -670,9 +670,47 @@ uint64_t pd_fold_total(const pd_fold *f)
  * and from there are walked a byte at a time, a name's end read as the
  * ';' or the end of line that follows it. Nearly always the names differ
  * in their first bytes: no line is built or scanned from its start. */
+typedef struct sort_ctx {
+	const pd_fold *f;
+	/* per name, the first 8 bytes of its line from there on, big-endian:
+	 * [2 id] followed by ';', [2 id + 1] ending the line; NULL when a
+	 * name holds a ';' (then a name and what follows it are not
+	 * ordered by the name alone) */
+	uint64_t *head;
+} sort_ctx;
+
+/* The first 8 bytes of s[0..len) then `end`, zeros after. */
+static uint64_t head8(const char *s, size_t len, unsigned char end)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	for (i = 0; i < 8; i++)
+		v = v << 8 | (i < len ? (unsigned char)s[i] : i == len ? end : 0);
+	return v;
+}
+
+/* Heads for every name, unless one holds a ';'. */
+static uint64_t *make_heads(const pd_fold *f)
+{
+	uint64_t *h;
+	size_t i;
+
+	for (i = 0; i < f->nnames; i++)
+		if (memchr(f->names[i], ';', f->name_len[i]))
+			return NULL;
+	h = malloc((f->nnames ? f->nnames : 1) * 2 * sizeof(*h));
+	for (i = 0; h && i < f->nnames; i++) {
+		h[2 * i] = head8(f->names[i], f->name_len[i], ';');
+		h[2 * i + 1] = head8(f->names[i], f->name_len[i], '\0');
+	}
+	return h;
+}
+
 static int stack_cmp(const void *pa, const void *pb, void *ctx)
 {
-	const pd_fold *f = ctx;
+	const sort_ctx *c = ctx;
+	const pd_fold *f = c->f;
 	const fold_entry *a = &f->ents[*(const uint32_t *)pa], *b = &f->ents[*(const uint32_t *)pb];
 	const uint32_t *ia = f->ids + a->off, *ib = f->ids + b->off;
 	size_t m = a->len < b->len ? a->len : b->len, ka = 0, kb;
@@ -682,6 +720,15 @@ static int stack_cmp(const void *pa, const void *pb, void *ctx)
 		ka++;
 	if (ka == m)	/* one is the other's start: the shorter ends first */
 		return a->len < b->len ? -1 : a->len > b->len;
+	/* where neither name holds a ';', two lines differing here are
+	 * ordered by what follows this point; its first 8 bytes mostly tell */
+	if (c->head) {
+		uint64_t ha = c->head[2 * ia[ka] + (ka + 1 >= a->len)];
+		uint64_t hb = c->head[2 * ib[ka] + (ka + 1 >= b->len)];
+
+		if (ha != hb)
+			return ha < hb ? -1 : 1;
+	}
 	kb = ka;
 	sa = f->names[ia[ka]];
 	sb = f->names[ib[kb]];
@@ -715,19 +762,22 @@ int pd_fold_foreach(const pd_fold *f, pd_fold_fn cb, void *ctx)
 	uint32_t *order = malloc((f->n ? f->n : 1) * sizeof(*order));
 	char *line = NULL;
 	size_t cap = 0, i, j, k;
+	sort_ctx sctx;
 	int rc = 0;
 
 	if (!order)
 		return -1;
 	for (i = 0; i < f->n; i++)
 		order[i] = (uint32_t)i;
-	qsort_r(order, f->n, sizeof(*order), stack_cmp, (void *)f);
+	sctx.f = f;
+	sctx.head = make_heads(f);	/* NULL: compared byte by byte */
+	qsort_r(order, f->n, sizeof(*order), stack_cmp, &sctx);
 	for (i = 0; i < f->n && !rc; i = k) {
 		const fold_entry *e = &f->ents[order[i]];
 		uint64_t count = e->count;
 		size_t need = 1, o = 0;
 
-		for (k = i + 1; k < f->n && !stack_cmp(&order[i], &order[k], (void *)f); k++)
+		for (k = i + 1; k < f->n && !stack_cmp(&order[i], &order[k], &sctx); k++)
 			count += f->ents[order[k]].count;
 		for (j = 0; j < e->len; j++)
 			need += f->name_len[f->ids[e->off + j]] + 1;
@@ -753,6 +803,7 @@ int pd_fold_foreach(const pd_fold *f, pd_fold_fn cb, void *ctx)
 		rc = cb(ctx, line, count);
 	}
 	free(order);
+	free(sctx.head);
 	free(line);
 	return rc;
 }

@@ -102,6 +102,36 @@ static void test_line_order(void)
 	pd_fold_foreach(f, check_order, &c);
 	CHECK(c.sorted && c.total == total && c.lines > 500);
 	pd_fold_free(f);
+	/* no name holds a ';': lines are ordered by the first 8 bytes after
+	 * the ids they share, then byte by byte; names alike in those 8
+	 * bytes, and bytes below and above the ';' and the line's end */
+	{
+		static const char *syms2[] = { "abcdefgh", "abcdefgh.cold", "abcdefgh1", "abcdefg",
+					       "abcdefg!", "a", "a.b", "ab", "zz",
+					       "b" };
+		static const char *comms2[] = { "x", "a", "a b", "abcdefgh" };
+		pd_fold *h = pd_fold_new(0);
+		order_check e = { .sorted = 1 };
+		uint64_t sum = 0;
+
+		for (i = 0; i < 3000 && h; i++) {
+			pd_frame fr[5];
+			pd_stack st = { .pid = 1, .tid = 1, .frames = fr };
+
+			seed = seed * 1103515245 + 12345;
+			st.comm = comms2[(seed >> 8) % 4];
+			st.nr = 1 + (seed >> 12) % 5;
+			for (k = 0; k < st.nr; k++) {
+				seed = seed * 1103515245 + 12345;
+				fr[k] = (pd_frame){ .sym = syms2[(seed >> 8) % 10], .dso = "/bin/x" };
+			}
+			CHECK(pd_fold_add(h, &st, 1) == 0);
+			sum++;
+		}
+		pd_fold_foreach(h, check_order, &e);
+		CHECK(e.sorted && e.total == sum && e.lines > 500);
+		pd_fold_free(h);
+	}
 }
 
 int known_function_for_lookup(int x);
