@@ -30,6 +30,8 @@
 #define SYMTAB_READ_BUF		65536	/* stdio buffer for those files */
 #define SYMTAB_MAX_TEXT		(UINT32_MAX - 1)	/* names are 32-bit offsets */
 #define SYMTAB_AHEAD		16	/* symbols whose names are asked for ahead */
+#define SYMTAB_MAX_FILE		((size_t)128 << 20)	/* a kallsyms read whole: a real
+							   one is 5-30 MB */
 
 typedef struct st_sym {
 	uint64_t start, end;
@@ -539,8 +541,13 @@ static int slurp_names(pd_symtab *t, const char *path, size_t *base, size_t *len
 
 	if (fd < 0)
 		return -1;
-	if (fstat(fd, &st) == 0 && st.st_size > 0 && (uint64_t)st.st_size < SYMTAB_MAX_TEXT)
+	if (fstat(fd, &st) == 0 && st.st_size > 0) {
+		if ((uint64_t)st.st_size > SYMTAB_MAX_FILE) {
+			err = EFBIG;	/* an upload, say: not read into memory */
+			goto out;
+		}
 		n = (size_t)st.st_size;	/* a first guess: read on to the end */
+	}
 	/* + 2: the NUL, and room for the read that finds the end */
 	if (reserve_names(t, start + (n ? n + 2 : SYMTAB_READ_BUF)) < 0) {
 		err = ENOMEM;
@@ -565,7 +572,7 @@ static int slurp_names(pd_symtab *t, const char *path, size_t *base, size_t *len
 		if (r == 0)
 			break;
 		n += (size_t)r;
-		if (start + n >= SYMTAB_MAX_TEXT) {
+		if (n > SYMTAB_MAX_FILE) {
 			err = EFBIG;
 			break;
 		}

@@ -413,6 +413,29 @@ int main(void)
 		}
 		pd_dso_cache_free(c);
 	}
+	/* a kallsyms over 128 MB (an upload, say) is not read into memory */
+	{
+		char path[] = "/tmp/perfhub-test-bigkallsyms-XXXXXX";
+		pd_dso_cache *c = pd_dso_cache_new(0);
+		int fd = mkstemp(path);
+		pd_dso *d;
+		const char *p;
+		int ok = fd >= 0 && write(fd, "ffffffff81000000 T _text\n", 25) == 25 &&
+			 ftruncate(fd, (off_t)129 << 20) == 0;
+
+		CHECK(ok);
+		if (fd >= 0)
+			close(fd);
+		if (ok) {
+			d = pd_dso_get(c, PD_DSO_KALLSYMS, path, NULL, 0, NULL);
+			CHECK(pd_dso_lookup(d, 0xffffffff81000010ULL, NULL) == NULL);
+			p = pd_dso_problem(d);
+			CHECK(p && strstr(p, "too large"));
+			pd_dso_put(c, d);
+		}
+		unlink(path);
+		pd_dso_cache_free(c);
+	}
 	/* a JIT map: "START SIZE name" */
 	{
 		char path[] = "/tmp/perfhub-test-perfmap-XXXXXX";
