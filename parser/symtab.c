@@ -249,14 +249,17 @@ static int add_sym_in(pd_symtab *t, uint64_t start, uint64_t size, int bind, int
 	return 0;
 }
 
-/* An ELF symbol named in place: demangled on lookup when mangled. */
+/* ST_MANGLED for a C++ or Rust name: demangled on lookup. */
+static uint8_t mangled_flag(const char *name)
+{
+	return name[0] == '_' && (name[1] == 'Z' || name[1] == 'R') ? ST_MANGLED : 0;
+}
+
+/* An ELF symbol named in place. */
 static int add_sym_named(pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
 			 uint32_t name)
 {
-	const char *nm = t->names + name;
-
-	return add_sym_in(t, start, size, bind, type, name,
-			  nm[0] == '_' && (nm[1] == 'Z' || nm[1] == 'R') ? ST_MANGLED : 0);
+	return add_sym_in(t, start, size, bind, type, name, mangled_flag(t->names + name));
 }
 
 static int add_sym(pd_symtab *t, uint64_t start, uint64_t size, int bind, int type,
@@ -266,9 +269,7 @@ static int add_sym(pd_symtab *t, uint64_t start, uint64_t size, int bind, int ty
 
 	if (t->n >= SYMTAB_MAX_SYMBOLS || add_name(t, name, &off) < 0)
 		return -1;
-	return add_sym_in(t, start, size, bind, type, off,
-			  demangle && name[0] == '_' && (name[1] == 'Z' || name[1] == 'R') ?
-			  ST_MANGLED : 0);
+	return add_sym_in(t, start, size, bind, type, off, demangle ? mangled_flag(name) : 0);
 }
 
 /* Whether buf holds a name of SYMTAB_MAX_NAME bytes or more: each window

@@ -59,6 +59,32 @@ static int check_order(void *ctx, const char *stack, uint64_t count)
 	return 0;
 }
 
+/* n stacks of 1-5 frames drawn from syms (nsyms) under comms (4),
+ * weighing 1 + i % 3 (weighted) or 1: their total weight. */
+static uint64_t fold_random(pd_fold *f, const char *const *comms, const char *const *syms,
+			    unsigned nsyms, int weighted, unsigned *seed)
+{
+	uint64_t total = 0;
+	unsigned i, k;
+
+	for (i = 0; i < 3000 && f; i++) {
+		pd_frame fr[5];
+		pd_stack st = { .pid = 1, .tid = 1, .frames = fr };
+		uint64_t w = weighted ? 1 + i % 3 : 1;
+
+		*seed = *seed * 1103515245 + 12345;
+		st.comm = comms[(*seed >> 8) % 4];
+		st.nr = 1 + (*seed >> 12) % 5;
+		for (k = 0; k < st.nr; k++) {
+			*seed = *seed * 1103515245 + 12345;
+			fr[k] = (pd_frame){ .sym = syms[(*seed >> 8) % nsyms], .dso = "/bin/x" };
+		}
+		CHECK(pd_fold_add(f, &st, w) == 0);
+		total += w;
+	}
+	return total;
+}
+
 /* Stacks of names one of which starts another ("a", "a b", "a<b", "ab":
  * bytes below and above the ';' that follows a name), comms with a ';'
  * and without: the lines come out in strcmp's order, and the two stacks
@@ -68,24 +94,10 @@ static void test_line_order(void)
 	static const char *syms[] = { "a", "a b", "a<b", "ab", "b", "y", "f", "a:" };
 	static const char *comms[] = { "x", "x;y", "a", "a b" };
 	pd_fold *f = pd_fold_new(0);
-	unsigned seed = 7, i, k;
-	uint64_t total = 0;
+	unsigned seed = 7;
+	uint64_t total = fold_random(f, comms, syms, 8, 1, &seed);
 	order_check c = { .sorted = 1 };
 
-	for (i = 0; i < 3000 && f; i++) {
-		pd_frame fr[5];
-		pd_stack st = { .pid = 1, .tid = 1, .frames = fr };
-
-		seed = seed * 1103515245 + 12345;
-		st.comm = comms[(seed >> 8) % 4];
-		st.nr = 1 + (seed >> 12) % 5;
-		for (k = 0; k < st.nr; k++) {
-			seed = seed * 1103515245 + 12345;
-			fr[k] = (pd_frame){ .sym = syms[(seed >> 8) % 8], .dso = "/bin/x" };
-		}
-		CHECK(pd_fold_add(f, &st, 1 + i % 3) == 0);
-		total += 1 + i % 3;
-	}
 	{
 		pd_frame xy[2] = { { .sym = "f", .dso = "/bin/x" }, { .sym = "y", .dso = "/bin/x" } };
 		pd_stack one = { .comm = "x;y", .pid = 1, .tid = 1, .nr = 1, .frames = xy };
@@ -112,22 +124,8 @@ static void test_line_order(void)
 		static const char *comms2[] = { "x", "a", "a b", "abcdefgh" };
 		pd_fold *h = pd_fold_new(0);
 		order_check e = { .sorted = 1 };
-		uint64_t sum = 0;
+		uint64_t sum = fold_random(h, comms2, syms2, 10, 0, &seed);
 
-		for (i = 0; i < 3000 && h; i++) {
-			pd_frame fr[5];
-			pd_stack st = { .pid = 1, .tid = 1, .frames = fr };
-
-			seed = seed * 1103515245 + 12345;
-			st.comm = comms2[(seed >> 8) % 4];
-			st.nr = 1 + (seed >> 12) % 5;
-			for (k = 0; k < st.nr; k++) {
-				seed = seed * 1103515245 + 12345;
-				fr[k] = (pd_frame){ .sym = syms2[(seed >> 8) % 10], .dso = "/bin/x" };
-			}
-			CHECK(pd_fold_add(h, &st, 1) == 0);
-			sum++;
-		}
 		pd_fold_foreach(h, check_order, &e);
 		CHECK(e.sorted && e.total == sum && e.lines > 500);
 		pd_fold_free(h);
