@@ -25,21 +25,23 @@
 #define FC_MAX_CHAIN	512	/* callchain entries, markers included */
 #define FC_KERNEL_PID	UINT32_MAX	/* kernel frames are the same in every process */
 
-/* A chain is known by two 64-bit hashes of its words, computed apart
- * (different seeds, multipliers and mixing), not by a copy of its words:
- * comparing the copy cost a cache miss or more on every hit, storing it a
- * copy on every miss. Two chains of a thread that agree in both hashes
- * and in length but differ would be folded alike; for chains that are not
- * built to collide that is a chance of about 2^-128 per lookup. */
+/* A chain is known by two 64-bit hashes of its words and of what else
+ * names its stack (thread, event, cpumode, length), computed apart
+ * (different seeds, multipliers and mixing), not by a copy: comparing the
+ * copy cost a cache miss or more on every hit, storing it a copy on every
+ * miss. Two chains that agree in both hashes but differ would be folded
+ * alike; for chains not built to collide that is a chance of about
+ * 2^-128 per lookup. Entries are half a cache line: the table is read at
+ * a random place for every sample, and at 1 MB (64-byte entries, the
+ * thread and event kept beside the hashes) it missed the second-level
+ * cache on most of them. */
 typedef struct fc_chain {	/* a thread's whole callchain -> its stack */
-	uint64_t hash, check, gen;	/* gen: the symbolizer's when stored */
-	const pd_event *event;
-	size_t id;
-	uint32_t pid, tid;
-	uint16_t misc, nr;	/* nr <= FC_MAX_CHAIN; 0: free */
-} __attribute__((aligned(64))) fc_chain;	/* one cache line each */
+	uint64_t hash, check;	/* hash 0: free */
+	uint64_t gen;		/* the symbolizer's when stored */
+	uint32_t id;
+} __attribute__((aligned(32))) fc_chain;
 
-_Static_assert(sizeof(fc_chain) == 64, "a chain entry fills one cache line");
+_Static_assert(sizeof(fc_chain) == 32, "two chain entries to a cache line");
 
 typedef struct fc_frame {	/* an address of a process -> its folded name */
 	uint64_t ip, gen;
@@ -103,7 +105,7 @@ pd_foldcache *pd_foldcache_new(pd_symbolizer *sym, pd_fold *fold)
 		return NULL;
 	c->sym = sym;
 	c->fold = fold;
-	c->chains = aligned_alloc(64, FC_CHAIN_SLOTS * sizeof(*c->chains));
+	c->chains = aligned_alloc(sizeof(*c->chains), FC_CHAIN_SLOTS * sizeof(*c->chains));
 	if (c->chains)
 		memset(c->chains, 0, FC_CHAIN_SLOTS * sizeof(*c->chains));
 	c->frames = pd_table_new(FC_FRAME_SLOTS, sizeof(*c->frames));
@@ -147,19 +149,20 @@ static uint64_t mix(uint64_t h, uint64_t v)
 }
 
 /* The chain's hash, or 0 when the caches do not take it; its second
- * hash goes to *check. */
+ * hash goes to *check. Both start from the thread, event and cpumode. */
 static uint64_t chain_hash(const pd_sample *s, uint16_t misc, uint64_t *check)
 {
 	const uint64_t *ch = s->callchain;
+	uint64_t who = (uint64_t)s->pid << 32 | s->tid;
+	uint64_t what = (uint64_t)misc << 48 ^ (uint64_t)(uintptr_t)s->event;
 	uint64_t h, k;
 	size_t i, real = 0;
 
 	if (!(s->fields & PD_SAMPLE_CALLCHAIN) || !ch || !s->nr_callchain ||
 	    s->nr_callchain > FC_MAX_CHAIN)
 		return 0;
-	h = mix(0x9e3779b97f4a7c15ULL ^ ((uint64_t)s->pid << 32 | s->tid),
-		(uint64_t)misc ^ (uint64_t)(uintptr_t)s->event);
-	k = PD_HASH2_SEED;
+	h = mix(0x9e3779b97f4a7c15ULL ^ who, what);
+	k = pd_hash2_step(pd_hash2_step(PD_HASH2_SEED, what), who);
 	for (i = 0; i < s->nr_callchain; i++) {
 		uint64_t ip = ch[i];
 
@@ -176,20 +179,9 @@ static uint64_t chain_hash(const pd_sample *s, uint16_t misc, uint64_t *check)
 	return h | 1;
 }
 
-static int chain_match(const fc_chain *e, const pd_sample *s, uint16_t misc, uint64_t h,
-		       uint64_t check, uint64_t stamp)
+static int chain_match(const fc_chain *e, uint64_t h, uint64_t check, uint64_t stamp)
 {
-	return e->hash == h && e->check == check && e->gen >= stamp && e->pid == s->pid &&
-	       e->tid == s->tid && e->misc == misc && e->event == s->event &&
-	       e->nr == s->nr_callchain;
-}
-
-static void chain_store(fc_chain *e, const pd_sample *s, uint16_t misc, uint64_t h,
-			uint64_t check, uint64_t gen, size_t id)
-{
-	*e = (fc_chain){ .hash = h, .check = check, .gen = gen, .event = s->event, .id = id,
-			 .pid = s->pid, .tid = s->tid, .misc = misc,
-			 .nr = (uint16_t)s->nr_callchain };
+	return e->hash == h && e->check == check && e->gen >= stamp;
 }
 
 /* The folded name of address ip of thread pid/tid: by the address in this
@@ -430,7 +422,7 @@ int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight)
 	e = &c->chains[h & (FC_CHAIN_SLOTS - 1)];
 	__builtin_prefetch(e);
 	stamp = pd_symbolizer_stamp(c->sym, s->pid, s->tid);
-	if (chain_match(e, s, misc, h, check, stamp)) {
+	if (chain_match(e, h, check, stamp)) {
 		c->stats.chain_hits++;
 		return pd_fold_add_id(c->fold, e->id, weight) < 0 ? -1 : 0;
 	}
@@ -473,6 +465,9 @@ int pd_foldcache_add(pd_foldcache *c, const pd_record *r, uint64_t weight)
 		return wait_for_kernel(c, n, nm, nk, weight);
 	if (pd_fold_add_ids(c->fold, c->ids, n, weight) < 0)
 		return -2;
-	chain_store(e, s, misc, h, check, pd_symbolizer_generation(c->sym), pd_fold_last_id(c->fold));
+	/* an id past 32 bits (the fold keeps fewer stacks) is not cached */
+	if (pd_fold_last_id(c->fold) < UINT32_MAX)
+		*e = (fc_chain){ .hash = h, .check = check, .gen = pd_symbolizer_generation(c->sym),
+				 .id = (uint32_t)pd_fold_last_id(c->fold) };
 	return 0;
 }
