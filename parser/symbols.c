@@ -803,9 +803,11 @@ static const pd_map *frame_map(pd_symbolizer *s, pd_thread *th, uint64_t ip, int
 	return map;
 }
 
-/* Name one address of thread th, in map (frame_map's), as a frame. */
+/* Name one address of thread th, in map (frame_map's), as a frame;
+ * through the symbol memo unless the caller keeps its own by the same key
+ * (memo 0), which would only add a cache miss to each of its misses. */
 static void fill_frame_in(pd_symbolizer *s, pd_frame *f, const pd_map *map, uint64_t ip,
-			  int cpumode)
+			  int cpumode, int memo)
 {
 	memset(f, 0, sizeof(*f));
 	f->ip = ip;
@@ -821,7 +823,8 @@ static void fill_frame_in(pd_symbolizer *s, pd_frame *f, const pd_map *map, uint
 		f->sym_off = ip - map->start;
 	} else if (map->dso) {
 		f->dso_serial = pd_dso_serial(map->dso);
-		f->sym = sym_lookup(s, map->dso, f->dso_off, &f->sym_off);
+		f->sym = memo ? sym_lookup(s, map->dso, f->dso_off, &f->sym_off)
+			      : pd_dso_lookup(map->dso, f->dso_off, &f->sym_off);
 		if (!f->sym) {
 			const char *p = pd_dso_problem(map->dso);
 
@@ -831,9 +834,10 @@ static void fill_frame_in(pd_symbolizer *s, pd_frame *f, const pd_map *map, uint
 	}
 }
 
-static void fill_frame(pd_symbolizer *s, pd_frame *f, pd_thread *th, uint64_t ip, int cpumode)
+static void fill_frame(pd_symbolizer *s, pd_frame *f, pd_thread *th, uint64_t ip, int cpumode,
+		       int memo)
 {
-	fill_frame_in(s, f, frame_map(s, th, ip, cpumode), ip, cpumode);
+	fill_frame_in(s, f, frame_map(s, th, ip, cpumode), ip, cpumode, memo);
 }
 
 /* A free frame at the end of s->frames, counted in *n; NULL out of memory. */
@@ -857,7 +861,7 @@ static int push_frame(pd_symbolizer *s, size_t *n, pd_thread *th, uint64_t ip, i
 
 	if (!f)
 		return -1;
-	fill_frame(s, f, th, ip, cpumode);
+	fill_frame(s, f, th, ip, cpumode, 1);
 	return 0;
 }
 
@@ -903,9 +907,9 @@ int pd_symbolize_ip(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip, i
 	/* nothing changed since pd_symbolize_where found its map */
 	if (s->where_gen == s->generation && s->where_ip == ip && s->where_cpumode == cpumode &&
 	    (cpumode != PD_MISC_USER || s->where_th == th))
-		fill_frame_in(s, out, s->where_map, ip, cpumode);
+		fill_frame_in(s, out, s->where_map, ip, cpumode, 0);
 	else
-		fill_frame(s, out, th, ip, cpumode);
+		fill_frame(s, out, th, ip, cpumode, 0);
 	return 0;
 }
 
@@ -1005,7 +1009,7 @@ static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
 		(*real)++;
 		if (!f)
 			return -1;
-		fill_frame_in(s, f, m, s->ips[i], PD_MISC_USER);
+		fill_frame_in(s, f, m, s->ips[i], PD_MISC_USER, 1);
 		/* perf names these frames by their DWARF functions, inlined
 		 * ones included (addr2line -i): one frame each, the same but
 		 * for the name */

@@ -140,7 +140,8 @@ int pd_symbolizer_renames_kernel(const pd_record *r);
 
 /* One address of thread pid/tid (cpumode PD_MISC_USER or PD_MISC_KERNEL)
  * as pd_symbolize would name it as a frame of a callchain. Returns 0, or
- * -1 out of memory. */
+ * -1 out of memory. Not through pd_symbolize's memo of names by dso
+ * offset: its caller keeps one (foldcache.c). */
 int pd_symbolize_ip(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip, int cpumode,
 		    pd_frame *out);
 
