@@ -57,7 +57,7 @@ static void to_hex(const uint8_t *b, size_t n, char *out)
 }
 
 typedef struct dso_load_seg {	/* PT_LOAD: file offset -> address */
-	uint64_t offset, filesz, vaddr;
+	uint64_t offset, filesz, memsz, vaddr;
 } dso_load_seg;
 
 struct pd_dso {
@@ -204,6 +204,7 @@ static void load_segments(pd_dso *d, Elf *e)
 			continue;
 		d->segs[d->nr_segs].offset = ph.p_offset;
 		d->segs[d->nr_segs].filesz = ph.p_filesz;
+		d->segs[d->nr_segs].memsz = ph.p_memsz;
 		d->segs[d->nr_segs].vaddr = ph.p_vaddr;
 		d->nr_segs++;
 	}
@@ -446,13 +447,22 @@ static void load(pd_dso *d)
 	pthread_mutex_unlock(&d->lock);
 }
 
-/* file offset -> the address the symbol table uses */
+/* file offset -> the address the symbol table uses. perf (since 5.19)
+ * moves each symbol of a user ELF by its segment's p_vaddr - p_offset,
+ * the segment found by address over its whole memory size, and looks up
+ * the map's file offset: an offset past a segment's file bytes but
+ * within its memory (.bss, where a frame-pointer walk through code
+ * without them often lands) is named by that segment's symbols too. An
+ * offset inside one segment's file bytes goes by that segment first. */
 static uint64_t offset_to_vaddr(const pd_dso *d, uint64_t off)
 {
 	size_t i;
 
 	for (i = 0; i < d->nr_segs; i++)
 		if (off >= d->segs[i].offset && off - d->segs[i].offset < d->segs[i].filesz)
+			return off - d->segs[i].offset + d->segs[i].vaddr;
+	for (i = 0; i < d->nr_segs; i++)
+		if (off >= d->segs[i].offset && off - d->segs[i].offset < d->segs[i].memsz)
 			return off - d->segs[i].offset + d->segs[i].vaddr;
 	return off;
 }

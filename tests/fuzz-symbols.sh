@@ -6,4 +6,4 @@
 : "${top_builddir:=.}"
 P="$top_builddir/tests/progs"
 exec "$top_builddir/tests/fuzz-symbols-replay" "$P/calls" "$P/cxx" "$P/libsymlib.so" \
-	"$P/vdsoloop" "$top_builddir/tests/symbols/plt-samples" "$top_builddir/cli/perfhub"
+	"$P/vdsoloop" "$top_builddir/tests/symbols/addr-samples" "$top_builddir/cli/perfhub"

@@ -71,13 +71,17 @@ EXTRA_DIST += tests/symbols/test-farm.sh tests/progs/inlinelib.c tests/progs/inl
 	tests/progs/inlinemain.c
 # PLT slots named as perf 6.1 names them: every address of the .init/.plt
 # code of pltloop (built by the test in three PLT layouts) and vdsoloop,
-# synthesized by plt-samples, and a real recording through the PLT
+# synthesized by addr-samples, and a real recording through the PLT
 TESTS += tests/symbols/test-plt.sh
 EXTRA_DIST += tests/symbols/test-plt.sh tests/progs/pltloop.c tests/progs/pltlib.c
-check_PROGRAMS += tests/symbols/plt-samples
-tests_symbols_plt_samples_SOURCES = tests/symbols/plt-samples.c tests/pdwrite.c tests/pdwrite.h
-tests_symbols_plt_samples_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(ELF_CFLAGS) -I$(srcdir)/tests
-tests_symbols_plt_samples_LDADD = $(ZSTD_LIBS) $(ELF_LIBS)
+# addresses in .bss (past a segment's file bytes) named as perf names them:
+# every address of bssobj's and of a shared library's .bss, synthesized
+TESTS += tests/symbols/test-bss.sh
+EXTRA_DIST += tests/symbols/test-bss.sh tests/progs/bssobj.c
+check_PROGRAMS += tests/symbols/addr-samples
+tests_symbols_addr_samples_SOURCES = tests/symbols/addr-samples.c tests/pdwrite.c tests/pdwrite.h
+tests_symbols_addr_samples_CFLAGS = $(AM_CFLAGS) $(ZSTD_CFLAGS) $(ELF_CFLAGS) -I$(srcdir)/tests
+tests_symbols_addr_samples_LDADD = $(ZSTD_LIBS) $(ELF_LIBS)
 
 # programs recorded by the real-recording tests: frame pointers, no inlining
 check_PROGRAMS += tests/progs/calls tests/progs/cxx tests/progs/forker tests/progs/calls_nofp

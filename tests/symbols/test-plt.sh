@@ -5,7 +5,7 @@
 # cover an address the one its tree search meets first wins.
 #
 # pltloop (tests/progs/pltloop.c, calling tests/progs/pltlib.c) is built
-# here in three PLT layouts (lazy, -z now, IBT's .plt.sec); plt-samples
+# here in three PLT layouts (lazy, -z now, IBT's .plt.sec); addr-samples
 # writes a recording with a sample at every address of each binary's
 # .init/.plt code (and of vdsoloop's), which must fold exactly as
 # perf script | stackcollapse folds it. Then a real -g recording of
@@ -16,7 +16,7 @@ set -u
 . "$top_srcdir/tests/symbols/collapse-lib.sh"
 CC=${CC:-cc}
 SRC="$top_srcdir/tests/progs"
-GEN="$top_builddir/tests/symbols/plt-samples"
+GEN="$top_builddir/tests/symbols/addr-samples"
 
 $CC -O1 -g -fno-omit-frame-pointer -shared -fPIC -o "$T/libpltlib.so" "$SRC/pltlib.c" ||
 	{ echo "FAIL: cannot build libpltlib.so"; exit 1; }
@@ -41,7 +41,7 @@ fi
 # every address of the start-up and PLT code
 for bin in "$T"/pltloop-* "$PROGS/vdsoloop"; do
 	name=addr-$(basename "$bin")
-	"$GEN" "$bin" "$T/$name.data" || { echo "FAIL $name: plt-samples"; fail=1; continue; }
+	"$GEN" plt "$bin" "$T/$name.data" || { echo "FAIL $name: addr-samples"; fail=1; continue; }
 	compare "$name" "$T/$name.data" 100
 	# the case this test is about: _init stretched over the PLT header
 	expect "$name" "$T/$name.perf" '^pltprobe;_init ' "perf names no address _init"
