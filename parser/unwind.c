@@ -67,6 +67,7 @@ struct module {
 		uint32_t flags;
 	} loads[MAX_LOADS];
 	int is_exec;		/* ET_EXEC: linked at its load address */
+	bool eh_frame_hdr;	/* has the section perf's unwinder needs */
 	uint64_t seen_start[SEEN_MAPS], seen_pgoff[SEEN_MAPS];
 	unsigned nr_seen;
 };
@@ -374,6 +375,26 @@ module_matches(struct module *m, const unwind_map *map)
 	return true;
 }
 
+/* Whether the ELF file has a section of that name. */
+static bool
+has_section(Elf *elf, const char *name)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		const char *n;
+
+		if (gelf_getshdr(scn, &sh) != NULL &&
+		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) != NULL && strcmp(n, name) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* Read the program headers and build-id of the file on `fd` into m.
  * Returns false when it is not an ELF file of the recording's machine or
  * not the build the recording saw. */
@@ -392,6 +413,7 @@ module_inspect(struct unwinder *u, struct module *m, int fd,
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
 		goto out;
 	m->is_exec = eh.e_type == ET_EXEC;
+	m->eh_frame_hdr = has_section(elf, ".eh_frame_hdr");
 	size_t phnum;
 	if (elf_getphdrnum(elf, &phnum) != 0)
 		goto out;
@@ -553,6 +575,27 @@ ensure_module(struct session *s, uint64_t pc)
 	return ensure_module_at(s, pc, &lo, &hi);
 }
 
+/* Whether perf 6.1 could unwind the frame at pc, as far as its file goes:
+ * its libunwind finds a frame's CFI through the file's .eh_frame_hdr
+ * alone (find_proc_info; never .debug_frame, nor frame pointers when
+ * the file has no such section), so a frame in a file without one (a Go
+ * program, C built with -fno-asynchronous-unwind-tables) is the walk's
+ * last, where libdwfl would go on from .debug_frame or %rbp. A pc in no
+ * reported file keeps libdwfl's answer. */
+static bool
+module_steps(struct session *s, uint64_t pc)
+{
+	Dwfl_Module *dm = dwfl_addrmodule(s->dwfl, pc);
+	void **ud = NULL;
+	struct module *m;
+
+	if (dm == NULL)
+		return true;
+	dwfl_module_info(dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
+	m = ud ? *ud : NULL;
+	return m == NULL || m->eh_frame_hdr;
+}
+
 /* Whether pc lies where ensure_module said MOD_OK since the process's
  * maps last changed (stamp: the caller's unwind_input.maps_stamp, 0
  * unknown); else 0, and the ranges are forgotten if the maps changed. */
@@ -703,6 +746,7 @@ struct walk {
 	bool skip_first;	/* a resumed walk: its first frame is ips[n-1] */
 	bool rbx_known;		/* rbx holds %rbx as of the last frame */
 	bool rbx_lost;		/* libdwfl had no %rbx in the last frame */
+	bool last;		/* ended where perf's walk ends (module_steps) */
 	Dwarf_Word rbx;
 };
 
@@ -772,6 +816,10 @@ frame_cb(Dwfl_Frame *state, void *arg)
 	if (!activation && pc > 0)
 		pc--;	/* the call instruction, not the return address */
 	w->ips[w->n++] = pc;
+	if (!module_steps(w->s, pc)) {
+		w->last = true;	/* perf's walk ends at this frame */
+		return DWARF_CB_ABORT;
+	}
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
 }
 
@@ -837,10 +885,12 @@ walk_rows(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips, siz
 	for (;;) {
 		/* as frame_cb: the file is reported before its frame is
 		 * unwound; a caller's row is looked up in its call */
-		if (n > 0 && !checked_ok(s, pc, in->maps_stamp)) {
+		if (!checked_ok(s, pc, in->maps_stamp)) {
 			uint64_t lo, hi;
 
-			if (ensure_module_at(s, pc, &lo, &hi) != MOD_OK)
+			/* a file perf cannot unwind from: libdwfl's walk,
+			 * which frame_cb ends there */
+			if (ensure_module_at(s, pc, &lo, &hi) != MOD_OK || !module_steps(s, pc))
 				return 0;
 			remember_ok(s, lo, hi);
 		}
@@ -924,7 +974,7 @@ walk_once(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips,
 	int rc = dwfl_getthread_frames(s->dwfl, tid, frame_cb, &w);
 	/* a walk ends with 0 where libdwfl cannot compute a CFA, too */
 	Dwarf_Word seg_regs[X86_DWARF_REGS];
-	for (unsigned resumes = 0; rc <= 0 && !w.nomem && !w.stale &&
+	for (unsigned resumes = 0; rc <= 0 && !w.nomem && !w.stale && !w.last &&
 	     w.rbx_known && w.rbx_lost && w.n > 0 && w.n < w.max &&
 	     resumes < MAX_RESUMES; resumes++) {
 		/* libdwfl stopped at the last frame: resume there when its CFA

@@ -113,6 +113,26 @@ record "$T/dwarf.data" --call-graph dwarf -- "$PROGS/calls_nofp" 2 && {
 		"no unwound stack main;outer_a;...;leaf_spin"
 }
 
+# --call-graph dwarf through a program whose CFI is only in .debug_frame
+# (-fno-asynchronous-unwind-tables, .eh_frame stripped): perf's unwinder
+# finds CFI through .eh_frame_hdr alone, so its walk ends at the first
+# frame in that file, where libdwfl would go on from .debug_frame
+CC=${CC:-cc}
+if $CC -g -O1 -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
+	-fno-asynchronous-unwind-tables -o "$T/calls_dbgframe.tmp" "$top_srcdir/tests/progs/calls.c" \
+	-L"$PROGS" -lsymlib -Wl,-rpath,"$PROGS" 2>"$T/cc.log" &&
+	objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr \
+		"$T/calls_dbgframe.tmp" "$T/calls_dbgframe" 2>>"$T/cc.log" &&
+	readelf -SW "$T/calls_dbgframe" | grep -q '\.debug_frame'; then
+	record "$T/dbgframe.data" --call-graph dwarf -- "$T/calls_dbgframe" 1 && {
+		compare dbgframe "$T/dbgframe.data" 99 -- -- -- "$CALLS_FRAMES"
+		expect dbgframe "$T/dbgframe.perf" '^calls_dbgframe;leaf_spin ' \
+			"perf's walk did not end at the program's first frame"
+	}
+else
+	echo "FAIL dbgframe: cannot build a program with .debug_frame only"; cat "$T/cc.log"; fail=1
+fi
+
 # comm changes (prctl, fork inheritance, exec into calls)
 record "$T/fork.data" -g -- "$PROGS/forker" "$PROGS/calls" && {
 	compare fork-tid "$T/fork.data" 99 --tid -- -F comm,pid,tid,time,period,event,ip,sym,dso -- --tid -- \
