@@ -790,10 +790,20 @@ static pd_inl *inl_of(pd_dso *d)
 size_t pd_dso_inlines(pd_dso *d, uint64_t off, const char **names, size_t max)
 {
 	pd_inl *inl = max ? inl_of(d) : NULL;
+	uint64_t addr = offset_to_vaddr(d, off), low, sym_off;
+	const char *sym;
+	size_t n;
 
 	/* perf names these frames as addr2line -i does, from the DWARF of the
 	 * file it took the symbols from */
-	return inl ? pd_inl_lookup(inl, offset_to_vaddr(d, off), names, max) : 0;
+	if (!inl)
+		return 0;
+	n = pd_inl_lookup(inl, addr, names, max, &low);
+	/* binutils' rule for a plain DW_AT_name (pd_inl_lookup) */
+	if (n && low != UINT64_MAX && d->tab && (sym = pd_symtab_lookup(d->tab, addr, &sym_off)) &&
+	    addr - sym_off == low)
+		names[0] = sym;
+	return n;
 }
 
 void pd_dso_prepare_inlines(pd_dso *d)

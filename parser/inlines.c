@@ -35,8 +35,10 @@
 #define INL_NONE		UINT32_MAX
 
 typedef struct inl_func {
+	uint64_t low;		/* its first range's start (bfd's arange.low) */
 	uint32_t name;		/* into the file's names */
 	uint32_t caller;	/* the function it was inlined into, or NONE */
+	uint8_t by_symbol;	/* named like the ELF symbol starting at low */
 } inl_func;
 
 typedef struct inl_cu {
@@ -312,18 +314,45 @@ fail:
 	return INL_NONE;
 }
 
-static const char *die_name(Dwarf_Die *die)
+/* The DIE's name; *linkage 1 when it is a linkage name. */
+static const char *die_name(Dwarf_Die *die, int *linkage)
 {
 	Dwarf_Attribute at;
 	const char *n;
 
+	*linkage = 1;
 	if ((dwarf_attr_integrate(die, DW_AT_linkage_name, &at) ||
 	     dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at)) &&
 	    (n = dwarf_formstring(&at)))
 		return n;
+	*linkage = 0;
 	if (dwarf_attr_integrate(die, DW_AT_name, &at) && (n = dwarf_formstring(&at)))
 		return n;
 	return "??";
+}
+
+/* Languages whose DW_AT_name is the symbol's name (binutils' non_mangled):
+ * elsewhere (C++, Go, Rust, ...) a plain DW_AT_name may not be. */
+static int names_are_symbols(int lang)
+{
+	switch (lang) {
+	case DW_LANG_C89:
+	case DW_LANG_C:
+	case DW_LANG_Ada83:
+	case DW_LANG_Cobol74:
+	case DW_LANG_Cobol85:
+	case DW_LANG_Fortran77:
+	case DW_LANG_Pascal83:
+	case DW_LANG_C99:
+	case DW_LANG_Ada95:
+	case DW_LANG_PLI:
+	case DW_LANG_UPC:
+	case DW_LANG_C11:
+	case DW_LANG_Mips_Assembler:
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /* ---- opening: address -> compile unit ------------------------------- */
@@ -423,6 +452,7 @@ typedef struct span_in {	/* one range of one function */
 
 typedef struct builder {
 	pd_inl *f;
+	int plain_names;	/* the unit's DW_AT_names are symbol names */
 	inl_func *funcs;
 	size_t nfuncs, cap_funcs;
 	span_in *in;
@@ -430,7 +460,8 @@ typedef struct builder {
 	int failed;
 } builder;
 
-static uint32_t add_func(builder *b, uint32_t name, uint32_t caller)
+static uint32_t add_func(builder *b, uint32_t name, uint32_t caller, uint64_t low,
+			 int by_symbol)
 {
 	if (b->nfuncs >= INL_MAX_FUNCS) {
 		b->failed = 1;
@@ -447,7 +478,8 @@ static uint32_t add_func(builder *b, uint32_t name, uint32_t caller)
 		b->funcs = v;
 		b->cap_funcs = n;
 	}
-	b->funcs[b->nfuncs] = (inl_func){ name, caller };
+	b->funcs[b->nfuncs] = (inl_func){ .low = low, .name = name, .caller = caller,
+					  .by_symbol = (uint8_t)by_symbol };
 	return (uint32_t)b->nfuncs++;
 }
 
@@ -511,9 +543,12 @@ static void walk(builder *b, Dwarf_Die *die, uint32_t encl, int depth)
 
 			while ((r = dwarf_ranges(&child, r, &base, &lo, &hi)) > 0) {
 				if (fn == INL_NONE) {
-					fn = add_func(b, intern(b->f, die_name(&child)),
+					int linkage;
+					const char *name = die_name(&child, &linkage);
+
+					fn = add_func(b, intern(b->f, name),
 						      tag == DW_TAG_inlined_subroutine ? encl :
-						      INL_NONE);
+						      INL_NONE, lo, !linkage && !b->plain_names);
 					if (fn == INL_NONE)
 						return;
 				}
@@ -671,6 +706,7 @@ static inl_cu *build_cu(pd_inl *f, uint32_t cu)
 	inl_cu *u = NULL;
 
 	if (dwarf_offdie(f->dw, f->cu_off[cu], &die)) {
+		b.plain_names = names_are_symbols(dwarf_srclang(&die));
 		walk(&b, &die, INL_NONE, 0);
 		if (!b.failed)
 			u = flatten(&b);
@@ -697,12 +733,14 @@ void pd_inl_prepare(pd_inl *f)
 	pthread_mutex_unlock(&f->lock);
 }
 
-size_t pd_inl_lookup(pd_inl *f, uint64_t addr, const char **names, size_t max)
+size_t pd_inl_lookup(pd_inl *f, uint64_t addr, const char **names, size_t max,
+		     uint64_t *sym_low)
 {
 	size_t n = 0, lo, hi;
 	uint32_t cu, fn;
 	inl_cu *u;
 
+	*sym_low = UINT64_MAX;
 	if (!f || !max)
 		return 0;
 	pthread_mutex_lock(&f->lock);
@@ -724,8 +762,10 @@ size_t pd_inl_lookup(pd_inl *f, uint64_t addr, const char **names, size_t max)
 	}
 	if (!lo)
 		goto out;
-	for (fn = u->func[lo - 1]; fn != INL_NONE && n < max && n < INL_MAX_CHAIN;
-	     fn = u->funcs[fn].caller)
+	fn = u->func[lo - 1];
+	if (fn != INL_NONE && u->funcs[fn].by_symbol)
+		*sym_low = u->funcs[fn].low;
+	for (; fn != INL_NONE && n < max && n < INL_MAX_CHAIN; fn = u->funcs[fn].caller)
 		if (u->funcs[fn].name != INL_NONE)
 			names[n++] = f->names[u->funcs[fn].name];
 out:

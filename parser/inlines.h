@@ -39,8 +39,17 @@ void pd_inl_put(pd_inl_cache *c, pd_inl *f);
  * the function addr2line picks there and, when that one is an inlined
  * copy, each function it was inlined into, up to the concrete one. Names
  * are demangled as perf demangles them and stay valid while the reference
- * is held. Returns how many were written (0: no DWARF function there). */
-size_t pd_inl_lookup(pd_inl *f, uint64_t addr, const char **names, size_t max);
+ * is held. Returns how many were written (0: no DWARF function there).
+ *
+ * binutils names the innermost function, when its name is a plain
+ * DW_AT_name in a language where that need not be the symbol's (C++,
+ * Go, Rust: not C), by the ELF symbol covering the address if that symbol
+ * starts where the function does (Go's assembly functions: ".abi0"; a
+ * function inlined at the start of another: the other's). *sym_low is
+ * that start for such a function, else UINT64_MAX: the caller checks
+ * the symbol. */
+size_t pd_inl_lookup(pd_inl *f, uint64_t addr, const char **names, size_t max,
+		     uint64_t *sym_low);
 
 /* Open the file and list its units now, as the first lookup would (for
  * loading ahead). NULL is ignored. */

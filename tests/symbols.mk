@@ -74,6 +74,10 @@ EXTRA_DIST += tests/symbols/test-farm.sh tests/progs/inlinelib.c tests/progs/inl
 # synthesized by addr-samples, and a real recording through the PLT
 TESTS += tests/symbols/test-plt.sh
 EXTRA_DIST += tests/symbols/test-plt.sh tests/progs/pltloop.c tests/progs/pltlib.c
+# a Go program recorded with --call-graph dwarf (no .eh_frame_hdr; DWARF
+# names that are not the symbols')
+TESTS += tests/symbols/test-go.sh
+EXTRA_DIST += tests/symbols/test-go.sh tests/progs/gohash.go
 # addresses in .bss (past a segment's file bytes) named as perf names them:
 # every address of bssobj's and of a shared library's .bss, synthesized
 TESTS += tests/symbols/test-bss.sh
