@@ -205,6 +205,17 @@ const pd_map *pd_maps_find(const pd_maps *m, uint64_t addr)
 	return NULL;
 }
 
+uint64_t pd_maps_dso_low(const pd_maps *m, const pd_dso *dso)
+{
+	size_t i;
+
+	/* sorted by start: the first of the dso is the lowest */
+	for (i = 0; dso && i < m->n; i++)
+		if (m->v[i].dso == dso)
+			return m->v[i].start;
+	return 0;
+}
+
 size_t pd_maps_count(const pd_maps *m)
 {
 	return m->n;

@@ -41,5 +41,9 @@ const pd_map *pd_maps_find(const pd_maps *m, uint64_t addr);
 uint64_t pd_maps_stamp(const pd_maps *m);
 void pd_maps_set_stamp(pd_maps *m, uint64_t stamp);
 size_t pd_maps_count(const pd_maps *m);
+/* The lowest start of a map of this dso, 0 when none: what perf's
+ * libunwind takes for the file's load address (maps kept from before an
+ * exec included, as perf keeps them). */
+uint64_t pd_maps_dso_low(const pd_maps *m, const pd_dso *dso);
 
 #endif

@@ -965,6 +965,7 @@ static int unwind_find_map(void *ctx, uint32_t pid, uint64_t addr, unwind_map *o
 		if (path)
 			out->path = path;	/* set once loaded; the map holds the dso */
 		out->build_id = pd_dso_build_id(m->dso, &out->build_id_size);
+		out->file_low = pd_maps_dso_low(s->unwinding->maps, m->dso);
 	}
 	return 1;
 }
@@ -976,8 +977,10 @@ static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
 	unwind_input in;
 	int k, i;
 
+	/* nothing copied (a task in execve, say): perf bails out with no
+	 * user frame at all */
 	if (s->no_unwind || s->unwind_failed || !th || !pd_event_unwinds(smp->event) ||
-	    !smp->stack_user_size)
+	    !smp->stack_user_size || !smp->stack_user_dyn_size)
 		return -1;
 	if (!s->unwinder) {
 		const pd_header *h = s->file ? pd_get_header(s->file) : NULL;

@@ -44,7 +44,10 @@ enum { ARM64_SP = 31, ARM64_PC = 32 };
 
 /* x86-64 DWARF registers: rax rdx rcx rbx rsi rdi rbp rsp r8-r15, rip 16 */
 #define X86_DWARF_RBX	3
+#define X86_DWARF_RBP	6
+#define X86_DWARF_RSP	7
 #define X86_DWARF_RIP	16
+#define RBP_REACH	0x4000	/* libunwind's limit on a frame-pointer step */
 #define X86_DWARF_REGS	17
 
 _Static_assert(X86_DWARF_REGS == CFI_NREGS, "cfirows.h counts the same registers");
@@ -68,6 +71,9 @@ struct module {
 	} loads[MAX_LOADS];
 	int is_exec;		/* ET_EXEC: linked at its load address */
 	bool eh_frame_hdr;	/* has the section perf's unwinder needs */
+	uint64_t elf_base;	/* perf's elf_base_address: the first PT_LOAD's
+				   p_vaddr, page aligned */
+	uint64_t file_low;	/* unwind_map.file_low when last checked */
 	uint64_t seen_start[SEEN_MAPS], seen_pgoff[SEEN_MAPS];
 	unsigned nr_seen;
 };
@@ -423,6 +429,8 @@ module_inspect(struct unwinder *u, struct module *m, int fd,
 			goto out;
 		if (ph.p_type != PT_LOAD)
 			continue;
+		if (m->nr_loads == 0)
+			m->elf_base = ph.p_vaddr & ~((uint64_t)sysconf(_SC_PAGESIZE) - 1);
 		m->loads[m->nr_loads].vaddr = ph.p_vaddr;
 		m->loads[m->nr_loads].offset = ph.p_offset;
 		m->loads[m->nr_loads].filesz = ph.p_filesz;
@@ -488,6 +496,7 @@ ensure_module_at(struct session *s, uint64_t pc, uint64_t *lo, uint64_t *hi)
 		dwfl_module_info(dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 		struct module *m = ud ? *ud : NULL;
 		if (m != NULL && module_matches(m, &map)) {
+			m->file_low = map.file_low;
 			ok_range(&map, dm, lo, hi);
 			return MOD_OK;
 		}
@@ -561,6 +570,7 @@ ensure_module_at(struct session *s, uint64_t pc, uint64_t *lo, uint64_t *hi)
 	m->seen_start[0] = map.start;
 	m->seen_pgoff[0] = map.pgoff;
 	m->nr_seen = 1;
+	m->file_low = map.file_low;
 	s->mods[s->nr_mods++] = m;
 	u->nr_modules++;
 	ok_range(&map, dm, lo, hi);
@@ -580,20 +590,50 @@ ensure_module(struct session *s, uint64_t pc)
  * alone (find_proc_info; never .debug_frame, nor frame pointers when
  * the file has no such section), so a frame in a file without one (a Go
  * program, C built with -fno-asynchronous-unwind-tables) is the walk's
- * last, where libdwfl would go on from .debug_frame or %rbp. A pc in no
+ * last, where libdwfl would go on from .debug_frame or %rbp.
+ *
+ * It finds that table at the file's load address as it reckons it: the
+ * lowest start of any map of the file in the process, less the first
+ * segment's address (read_unwind_spec_eh_frame). perf keeps a process's
+ * maps from before an exec, so a program run from a shell also has the
+ * shell's libc and ld.so maps; where one of those lies lower than its
+ * own, every frame in that file misses the table, and libunwind falls
+ * back to %rbp, which in optimized code holds no frame pointer: the walk
+ * ends there (`__libc_start_call_main` as the last frame, a lone frame
+ * in ld.so's start-up), in processes whose libraries happened to load
+ * above their parent's. That fallback is not followed here: where %rbp
+ * does hold a frame pointer perf's walk goes on and ours ends. A pc in no
  * reported file keeps libdwfl's answer. */
-static bool
-module_steps(struct session *s, uint64_t pc)
+static struct module *
+module_at(struct session *s, uint64_t pc)
 {
 	Dwfl_Module *dm = dwfl_addrmodule(s->dwfl, pc);
 	void **ud = NULL;
-	struct module *m;
 
 	if (dm == NULL)
-		return true;
+		return NULL;
 	dwfl_module_info(dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
-	m = ud ? *ud : NULL;
-	return m == NULL || m->eh_frame_hdr;
+	return ud ? *ud : NULL;
+}
+
+static bool
+module_steps(struct session *s, uint64_t pc)
+{
+	struct module *m = module_at(s, pc);
+
+	return m == NULL || (m->eh_frame_hdr && (m->file_low == 0 ||
+						 m->file_low - m->elf_base == m->bias));
+}
+
+/* The file has the table, found at the wrong place: libunwind's search
+ * misses (-UNW_ENOINFO) and it tries %rbp. Without the table perf's
+ * find_proc_info fails outright and nothing is tried. */
+static bool
+module_steps_file(struct session *s, uint64_t pc)
+{
+	struct module *m = module_at(s, pc);
+
+	return m != NULL && m->eh_frame_hdr;
 }
 
 /* Whether pc lies where ensure_module said MOD_OK since the process's
@@ -775,6 +815,61 @@ regs_cb(Dwfl_Frame *state, void *arg)
 	return DWARF_CB_ABORT;
 }
 
+/* A word of memory as perf's libunwind reads it (cb_memory_read). */
+static bool
+perf_word(struct session *s, uint64_t addr, uint64_t *out)
+{
+	Dwarf_Word v;
+
+	if (!cb_memory_read(s->dwfl, addr, &v, s))
+		return false;
+	*out = v;
+	return true;
+}
+
+/* libunwind's step where it found no CFI for a frame (x86-64 Gstep.c):
+ * %rbp taken for a frame pointer when it lies at most RBP_REACH above the
+ * frame's stack pointer and the word there reads; the caller's pc is the
+ * word above it, 0 included (perf records it, less one: [unknown]), its
+ * %rbp the word at %rbp, its stack pointer %rbp + 16. false when the step
+ * ends the walk. */
+static bool
+rbp_step(struct session *s, uint64_t *rbp, uint64_t *rsp, uint64_t *rip)
+{
+	uint64_t saved;
+
+	if (*rbp == 0 || !perf_word(s, *rbp, &saved) || *rbp < *rsp || *rbp - *rsp > RBP_REACH ||
+	    !perf_word(s, *rbp + 8, rip))
+		return false;
+	*rsp = *rbp + 16;
+	*rbp = saved;
+	return true;
+}
+
+/* perf's walk from a frame in a file whose table it looks for at the
+ * wrong place (module_steps): frame-pointer steps while each caller is in
+ * such a file too. Where one lands in a file perf can unwind, its walk
+ * goes on by CFI and ours ends; in no file, both end. */
+static void
+rbp_walk(struct walk *w, Dwfl_Frame *state, uint64_t pc)
+{
+	Dwarf_Word rbp, rsp;
+	uint64_t bp, sp, rip;
+
+	if (w->s->u->arch != UNWIND_ARCH_X86_64 || !module_steps_file(w->s, pc) ||
+	    dwfl_frame_reg(state, X86_DWARF_RBP, &rbp) != 0 ||
+	    dwfl_frame_reg(state, X86_DWARF_RSP, &rsp) != 0)
+		return;
+	bp = rbp;
+	sp = rsp;
+	while (w->n < w->max && rbp_step(w->s, &bp, &sp, &rip)) {
+		pc = rip - 1;
+		w->ips[w->n++] = pc;
+		if (module_steps(w->s, pc) || !module_steps_file(w->s, pc))
+			return;
+	}
+}
+
 static int
 frame_cb(Dwfl_Frame *state, void *arg)
 {
@@ -817,7 +912,12 @@ frame_cb(Dwfl_Frame *state, void *arg)
 		pc--;	/* the call instruction, not the return address */
 	w->ips[w->n++] = pc;
 	if (!module_steps(w->s, pc)) {
-		w->last = true;	/* perf's walk ends at this frame */
+		/* perf's walk ends here, but for one frame-pointer step
+		 * where its file's table is not found (module_steps); past
+		 * that pc, which in code without frame pointers is most
+		 * often no code at all, the walk is not followed */
+		w->last = true;
+		rbp_walk(w, state, pc);
 		return DWARF_CB_ABORT;
 	}
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;

@@ -72,6 +72,11 @@ typedef struct unwind_map {
 	const uint8_t *build_id; /* the build-id the recording saw, or NULL;
 				   a file whose build-id differs is not used */
 	size_t build_id_size;
+	uint64_t file_low;	/* the lowest start of any map of the same
+				   file in the process (those inherited at fork
+				   and kept across exec included), 0 unknown:
+				   perf's libunwind takes it for the file's load
+				   address */
 } unwind_map;
 
 /*

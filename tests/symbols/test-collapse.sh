@@ -133,6 +133,15 @@ else
 	echo "FAIL dbgframe: cannot build a program with .debug_frame only"; cat "$T/cc.log"; fail=1
 fi
 
+# --call-graph dwarf of programs a shell runs: perf keeps the shell's maps
+# across each exec and takes the lowest map of a file for its load
+# address, so in a process whose libc (or ld.so) lies above the shell's
+# its walk misses libc's table and ends by a frame-pointer step at
+# __libc_start_call_main; twelve runs, about half of them such
+record "$T/shdwarf.data" --call-graph dwarf -- sh -c \
+	"for i in 1 2 3 4 5 6 7 8 9 10 11 12; do $PROGS/calls_nofp 0.05; done" &&
+	compare shdwarf "$T/shdwarf.data" 99
+
 # comm changes (prctl, fork inheritance, exec into calls)
 record "$T/fork.data" -g -- "$PROGS/forker" "$PROGS/calls" && {
 	compare fork-tid "$T/fork.data" 99 --tid -- -F comm,pid,tid,time,period,event,ip,sym,dso -- --tid -- \
