@@ -601,8 +601,9 @@ ensure_module(struct session *s, uint64_t pc)
  * back to %rbp, which in optimized code holds no frame pointer: the walk
  * ends there (`__libc_start_call_main` as the last frame, a lone frame
  * in ld.so's start-up), in processes whose libraries happened to load
- * above their parent's. That fallback is not followed here: where %rbp
- * does hold a frame pointer perf's walk goes on and ours ends. A pc in no
+ * above their parent's. rbp_walk follows that fallback while it stays in
+ * such files; where it lands in a file perf can unwind, perf's walk goes
+ * on by CFI and ours ends. A pc in no
  * reported file keeps libdwfl's answer. */
 static struct module *
 module_at(struct session *s, uint64_t pc)
@@ -912,12 +913,15 @@ frame_cb(Dwfl_Frame *state, void *arg)
 		pc--;	/* the call instruction, not the return address */
 	w->ips[w->n++] = pc;
 	if (!module_steps(w->s, pc)) {
-		/* perf's walk ends here, but for one frame-pointer step
-		 * where its file's table is not found (module_steps); past
-		 * that pc, which in code without frame pointers is most
-		 * often no code at all, the walk is not followed */
+		/* perf's walk ends here but for its frame-pointer steps
+		 * where the file's table is looked for at the wrong place;
+		 * their reads past the copy are not the walk's last read
+		 * (zero_at, walk_once) */
+		size_t zero_at = w->s->u->zero_at;
+
 		w->last = true;
 		rbp_walk(w, state, pc);
+		w->s->u->zero_at = zero_at;
 		return DWARF_CB_ABORT;
 	}
 	return w->n < w->max ? DWARF_CB_OK : DWARF_CB_ABORT;
