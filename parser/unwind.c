@@ -13,6 +13,7 @@
 
 #include "unwind.h"
 #include "cfirows.h"
+#include "symtab.h"
 
 #include <elf.h>
 #include <errno.h>
@@ -381,26 +382,6 @@ module_matches(struct module *m, const unwind_map *map)
 	return true;
 }
 
-/* Whether the ELF file has a section of that name. */
-static bool
-has_section(Elf *elf, const char *name)
-{
-	size_t shstrndx;
-	Elf_Scn *scn = NULL;
-
-	if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-		return false;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		const char *n;
-
-		if (gelf_getshdr(scn, &sh) != NULL &&
-		    (n = elf_strptr(elf, shstrndx, sh.sh_name)) != NULL && strcmp(n, name) == 0)
-			return true;
-	}
-	return false;
-}
-
 /* Read the program headers and build-id of the file on `fd` into m.
  * Returns false when it is not an ELF file of the recording's machine or
  * not the build the recording saw. */
@@ -419,7 +400,8 @@ module_inspect(struct unwinder *u, struct module *m, int fd,
 	if (eh.e_type != ET_EXEC && eh.e_type != ET_DYN)
 		goto out;
 	m->is_exec = eh.e_type == ET_EXEC;
-	m->eh_frame_hdr = has_section(elf, ".eh_frame_hdr");
+	GElf_Shdr eh_hdr;
+	m->eh_frame_hdr = pd_symtab_section(elf, ".eh_frame_hdr", &eh_hdr) != NULL;
 	size_t phnum;
 	if (elf_getphdrnum(elf, &phnum) != 0)
 		goto out;
@@ -605,36 +587,33 @@ ensure_module(struct session *s, uint64_t pc)
  * such files; where it lands in a file perf can unwind, perf's walk goes
  * on by CFI and ours ends. A pc in no
  * reported file keeps libdwfl's answer. */
-static struct module *
-module_at(struct session *s, uint64_t pc)
+enum perf_cfi {
+	PERF_CFI_FOUND,		/* perf's unwinder steps by the file's CFI */
+	PERF_CFI_NONE,		/* no .eh_frame_hdr: find_proc_info fails,
+				   the walk ends */
+	PERF_CFI_MISSED,	/* the table looked for at the wrong place:
+				   libunwind finds no CFI there
+				   (-UNW_ENOINFO) and tries %rbp */
+};
+
+static enum perf_cfi
+perf_cfi_at(struct session *s, uint64_t pc)
 {
 	Dwfl_Module *dm = dwfl_addrmodule(s->dwfl, pc);
 	void **ud = NULL;
+	struct module *m;
 
 	if (dm == NULL)
-		return NULL;
+		return PERF_CFI_FOUND;
 	dwfl_module_info(dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
-	return ud ? *ud : NULL;
-}
-
-static bool
-module_steps(struct session *s, uint64_t pc)
-{
-	struct module *m = module_at(s, pc);
-
-	return m == NULL || (m->eh_frame_hdr && (m->file_low == 0 ||
-						 m->file_low - m->elf_base == m->bias));
-}
-
-/* The file has the table, found at the wrong place: libunwind's search
- * misses (-UNW_ENOINFO) and it tries %rbp. Without the table perf's
- * find_proc_info fails outright and nothing is tried. */
-static bool
-module_steps_file(struct session *s, uint64_t pc)
-{
-	struct module *m = module_at(s, pc);
-
-	return m != NULL && m->eh_frame_hdr;
+	m = ud ? *ud : NULL;
+	if (m == NULL)
+		return PERF_CFI_FOUND;
+	if (!m->eh_frame_hdr)
+		return PERF_CFI_NONE;
+	if (m->file_low == 0 || m->file_low - m->elf_base == m->bias)
+		return PERF_CFI_FOUND;
+	return PERF_CFI_MISSED;
 }
 
 /* Whether pc lies where ensure_module said MOD_OK since the process's
@@ -787,7 +766,7 @@ struct walk {
 	bool skip_first;	/* a resumed walk: its first frame is ips[n-1] */
 	bool rbx_known;		/* rbx holds %rbx as of the last frame */
 	bool rbx_lost;		/* libdwfl had no %rbx in the last frame */
-	bool last;		/* ended where perf's walk ends (module_steps) */
+	bool last;		/* ended where perf's walk ends (perf_cfi_at) */
 	Dwarf_Word rbx;
 };
 
@@ -848,25 +827,24 @@ rbp_step(struct session *s, uint64_t *rbp, uint64_t *rsp, uint64_t *rip)
 }
 
 /* perf's walk from a frame in a file whose table it looks for at the
- * wrong place (module_steps): frame-pointer steps while each caller is in
+ * wrong place (PERF_CFI_MISSED): frame-pointer steps while each caller is in
  * such a file too. Where one lands in a file perf can unwind, its walk
  * goes on by CFI and ours ends; in no file, both end. */
 static void
-rbp_walk(struct walk *w, Dwfl_Frame *state, uint64_t pc)
+rbp_walk(struct walk *w, Dwfl_Frame *state)
 {
 	Dwarf_Word rbp, rsp;
 	uint64_t bp, sp, rip;
 
-	if (w->s->u->arch != UNWIND_ARCH_X86_64 || !module_steps_file(w->s, pc) ||
+	if (w->s->u->arch != UNWIND_ARCH_X86_64 ||
 	    dwfl_frame_reg(state, X86_DWARF_RBP, &rbp) != 0 ||
 	    dwfl_frame_reg(state, X86_DWARF_RSP, &rsp) != 0)
 		return;
 	bp = rbp;
 	sp = rsp;
 	while (w->n < w->max && rbp_step(w->s, &bp, &sp, &rip)) {
-		pc = rip - 1;
-		w->ips[w->n++] = pc;
-		if (module_steps(w->s, pc) || !module_steps_file(w->s, pc))
+		w->ips[w->n++] = rip - 1;
+		if (perf_cfi_at(w->s, rip - 1) != PERF_CFI_MISSED)
 			return;
 	}
 }
@@ -877,6 +855,7 @@ frame_cb(Dwfl_Frame *state, void *arg)
 	struct walk *w = arg;
 	Dwarf_Addr pc;
 	bool activation;
+	enum perf_cfi cfi;
 
 	if (!dwfl_frame_pc(state, &pc, NULL))
 		return DWARF_CB_ABORT;
@@ -912,7 +891,8 @@ frame_cb(Dwfl_Frame *state, void *arg)
 	if (!activation && pc > 0)
 		pc--;	/* the call instruction, not the return address */
 	w->ips[w->n++] = pc;
-	if (!module_steps(w->s, pc)) {
+	cfi = perf_cfi_at(w->s, pc);
+	if (cfi != PERF_CFI_FOUND) {
 		/* perf's walk ends here but for its frame-pointer steps
 		 * where the file's table is looked for at the wrong place;
 		 * their reads past the copy are not the walk's last read
@@ -920,7 +900,8 @@ frame_cb(Dwfl_Frame *state, void *arg)
 		size_t zero_at = w->s->u->zero_at;
 
 		w->last = true;
-		rbp_walk(w, state, pc);
+		if (cfi == PERF_CFI_MISSED)
+			rbp_walk(w, state);
 		w->s->u->zero_at = zero_at;
 		return DWARF_CB_ABORT;
 	}
@@ -994,7 +975,8 @@ walk_rows(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips, siz
 
 			/* a file perf cannot unwind from: libdwfl's walk,
 			 * which frame_cb ends there */
-			if (ensure_module_at(s, pc, &lo, &hi) != MOD_OK || !module_steps(s, pc))
+			if (ensure_module_at(s, pc, &lo, &hi) != MOD_OK ||
+			    perf_cfi_at(s, pc) != PERF_CFI_FOUND)
 				return 0;
 			remember_ok(s, lo, hi);
 		}
