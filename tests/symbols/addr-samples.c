@@ -34,23 +34,16 @@
 
 #define BSS_BEFORE 64	/* file bytes sampled before a segment's .bss */
 
-/* [lo, hi) in file offsets: .init's start to PROBE_TEXT_BYTES into .text;
- * *size the file's */
-static int code_range(const char *path, uint64_t *lo, uint64_t *hi, uint64_t *size)
+/* [lo, hi) in file offsets: .init's start to PROBE_TEXT_BYTES into .text */
+static int code_range(Elf *e, uint64_t *lo, uint64_t *hi)
 {
-	int fd = open(path, O_RDONLY), rc = -1;
-	Elf *e = NULL;
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
-	struct stat st;
 
 	*lo = UINT64_MAX;
 	*hi = 0;
-	elf_version(EV_CURRENT);
-	if (fd < 0 || fstat(fd, &st) < 0 || !(e = elf_begin(fd, ELF_C_READ, NULL)) ||
-	    elf_getshdrstrndx(e, &shstrndx) < 0)
-		goto out;
-	*size = (uint64_t)st.st_size;
+	if (elf_getshdrstrndx(e, &shstrndx) < 0)
+		return -1;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		const char *n;
@@ -66,31 +59,19 @@ static int code_range(const char *path, uint64_t *lo, uint64_t *hi, uint64_t *si
 			*hi = sh.sh_offset + PROBE_TEXT_BYTES;
 		}
 	}
-	rc = *lo < *hi && *hi - *lo <= PROBE_MAX_BYTES ? 0 : -1;
-out:
-	if (e)
-		elf_end(e);
-	if (fd >= 0)
-		close(fd);
-	return rc;
+	return *lo < *hi && *hi - *lo <= PROBE_MAX_BYTES ? 0 : -1;
 }
 
 /* [lo, hi) in map offsets: the first segment with more memory than file
  * bytes, from BSS_BEFORE bytes before its file bytes end to its memory's
- * end; *size the mapping's length (the file, or the segments' memory) */
-static int bss_range(const char *path, uint64_t *lo, uint64_t *hi, uint64_t *size)
+ * end; *size grows to the segments' memory when it passes the file */
+static int bss_range(Elf *e, uint64_t *lo, uint64_t *hi, uint64_t *size)
 {
-	int fd = open(path, O_RDONLY), rc = -1;
-	Elf *e = NULL;
 	size_t n, i;
-	struct stat st;
 
 	*lo = *hi = 0;
-	elf_version(EV_CURRENT);
-	if (fd < 0 || fstat(fd, &st) < 0 || !(e = elf_begin(fd, ELF_C_READ, NULL)) ||
-	    elf_getphdrnum(e, &n) < 0)
-		goto out;
-	*size = (uint64_t)st.st_size;
+	if (elf_getphdrnum(e, &n) < 0)
+		return -1;
 	for (i = 0; i < n; i++) {
 		GElf_Phdr ph;
 
@@ -104,7 +85,30 @@ static int bss_range(const char *path, uint64_t *lo, uint64_t *hi, uint64_t *siz
 			*hi = ph.p_offset + ph.p_memsz;
 		}
 	}
-	rc = *lo < *hi && *hi - *lo <= PROBE_MAX_BYTES ? 0 : -1;
+	return *lo < *hi && *hi - *lo <= PROBE_MAX_BYTES ? 0 : -1;
+}
+
+/* The range mode asks for in the binary at path; *size the mapping's
+ * length. 0, or -1 with a message. */
+static int probe_range(const char *mode, const char *path, uint64_t *lo, uint64_t *hi,
+		       uint64_t *size)
+{
+	int fd = open(path, O_RDONLY), rc = -1;
+	Elf *e = NULL;
+	struct stat st;
+
+	elf_version(EV_CURRENT);
+	if (fd < 0 || fstat(fd, &st) < 0 || !(e = elf_begin(fd, ELF_C_READ, NULL))) {
+		fprintf(stderr, "addr-samples: %s: not a readable ELF file\n", path);
+		goto out;
+	}
+	*size = (uint64_t)st.st_size;
+	if (!strcmp(mode, "plt")) {
+		if ((rc = code_range(e, lo, hi)) < 0)
+			fprintf(stderr, "addr-samples: %s: no .init/.plt code found\n", path);
+	} else if ((rc = bss_range(e, lo, hi, size)) < 0) {
+		fprintf(stderr, "addr-samples: %s: no segment with .bss\n", path);
+	}
 out:
 	if (e)
 		elf_end(e);
@@ -126,19 +130,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: addr-samples plt|bss BINARY OUT\n");
 		return 1;
 	}
-	if (!strcmp(argv[1], "plt")) {
-		comm = "pltprobe";
-		if (code_range(argv[2], &lo, &hi, &size)) {
-			fprintf(stderr, "addr-samples: %s: no .init/.plt code found\n", argv[2]);
-			return 1;
-		}
-	} else {
-		comm = "bssprobe";
-		if (bss_range(argv[2], &lo, &hi, &size)) {
-			fprintf(stderr, "addr-samples: %s: no segment with .bss\n", argv[2]);
-			return 1;
-		}
-	}
+	comm = !strcmp(argv[1], "plt") ? "pltprobe" : "bssprobe";
+	if (probe_range(argv[1], argv[2], &lo, &hi, &size) < 0)
+		return 1;
 	w = pdw_new(&(pdw_config){ .attr_size = 128 });
 	if (!w)
 		return 1;

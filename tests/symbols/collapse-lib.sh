@@ -4,6 +4,9 @@
 : "${top_builddir:=.}" "${top_srcdir:=.}" "${PERFHUB_TEST_TMP:=/tmp}"
 PERFHUB="$top_builddir/cli/perfhub"
 PROGS="$top_builddir/tests/progs"
+PROGS_SRC="$top_srcdir/tests/progs"	# sources of programs a test builds itself
+ADDR_SAMPLES="$top_builddir/tests/symbols/addr-samples"
+CC=${CC:-cc}
 FOLD="python3 $top_srcdir/tests/symbols/stackcollapse.py"
 T="$PERFHUB_TEST_TMP/$(basename "$0" .sh).$$"
 mkdir -p "$T" || exit 99

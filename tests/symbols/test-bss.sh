@@ -15,17 +15,14 @@
 set -u
 : "${top_builddir:=.}" "${top_srcdir:=.}"
 . "$top_srcdir/tests/symbols/collapse-lib.sh"
-CC=${CC:-cc}
-SRC="$top_srcdir/tests/progs"
-GEN="$top_builddir/tests/symbols/addr-samples"
 
-$CC -O1 -g -fPIE -pie -o "$T/bssobj" "$SRC/bssobj.c" ||
+$CC -O1 -g -fPIE -pie -o "$T/bssobj" "$PROGS_SRC/bssobj.c" ||
 	{ echo "FAIL: cannot build bssobj"; exit 1; }
-$CC -O1 -g -fPIC -shared -DBSSOBJ_LIB -o "$T/libbssobj.so" "$SRC/bssobj.c" ||
+$CC -O1 -g -fPIC -shared -DBSSOBJ_LIB -o "$T/libbssobj.so" "$PROGS_SRC/bssobj.c" ||
 	{ echo "FAIL: cannot build libbssobj.so"; exit 1; }
 for bin in "$T/bssobj" "$T/libbssobj.so"; do
 	name=bss-$(basename "$bin")
-	"$GEN" bss "$bin" "$T/$name.data" || { echo "FAIL $name: addr-samples"; fail=1; continue; }
+	"$ADDR_SAMPLES" bss "$bin" "$T/$name.data" || { echo "FAIL $name: addr-samples"; fail=1; continue; }
 	compare "$name" "$T/$name.data" 100
 	# the objects past the file bytes, as perf names them
 	expect "$name" "$T/$name.perf" '^bssprobe;bss_counters ' "perf names no address bss_counters"

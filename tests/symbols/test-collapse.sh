@@ -117,9 +117,8 @@ record "$T/dwarf.data" --call-graph dwarf -- "$PROGS/calls_nofp" 2 && {
 # (-fno-asynchronous-unwind-tables, .eh_frame stripped): perf's unwinder
 # finds CFI through .eh_frame_hdr alone, so its walk ends at the first
 # frame in that file, where libdwfl would go on from .debug_frame
-CC=${CC:-cc}
 if $CC -g -O1 -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls \
-	-fno-asynchronous-unwind-tables -o "$T/calls_dbgframe.tmp" "$top_srcdir/tests/progs/calls.c" \
+	-fno-asynchronous-unwind-tables -o "$T/calls_dbgframe.tmp" "$PROGS_SRC/calls.c" \
 	-L"$PROGS" -lsymlib -Wl,-rpath,"$PROGS" 2>"$T/cc.log" &&
 	objcopy --remove-section .eh_frame --remove-section .eh_frame_hdr \
 		"$T/calls_dbgframe.tmp" "$T/calls_dbgframe" 2>>"$T/cc.log" &&

@@ -16,8 +16,6 @@
 set -u
 : "${top_builddir:=.}" "${top_srcdir:=.}"
 . "$top_srcdir/tests/symbols/collapse-lib.sh"
-CC=${CC:-cc}
-SRC="$top_srcdir/tests/progs"
 
 # same_with_threads NAME DATA: folding with 1 and with 3 threads gives the
 # same lines (the threads share the samples out by process, dwarf ones by
@@ -102,9 +100,9 @@ if [ "$(uname -m)" != x86_64 ]; then
 	echo "note: the inlines case needs x86-64 (its assembler function)"
 	exit $fail
 fi
-if ! $CC -O2 -g -shared -fPIC -o "$T/libinl.so" "$SRC/inlinelib.c" "$SRC/inlineasm.S" \
+if ! $CC -O2 -g -shared -fPIC -o "$T/libinl.so" "$PROGS_SRC/inlinelib.c" "$PROGS_SRC/inlineasm.S" \
 	2>"$T/cc.log" ||
-   ! $CC -O2 -g -o "$T/inlinemain" "$SRC/inlinemain.c" -L"$T" -linl -Wl,-rpath,"$T" \
+   ! $CC -O2 -g -o "$T/inlinemain" "$PROGS_SRC/inlinemain.c" -L"$T" -linl -Wl,-rpath,"$T" \
 	2>>"$T/cc.log"; then
 	echo "FAIL inlines: cannot build the library"; cat "$T/cc.log"; exit 1
 fi

@@ -14,11 +14,8 @@
 set -u
 : "${top_builddir:=.}" "${top_srcdir:=.}"
 . "$top_srcdir/tests/symbols/collapse-lib.sh"
-CC=${CC:-cc}
-SRC="$top_srcdir/tests/progs"
-GEN="$top_builddir/tests/symbols/addr-samples"
 
-$CC -O1 -g -fno-omit-frame-pointer -shared -fPIC -o "$T/libpltlib.so" "$SRC/pltlib.c" ||
+$CC -O1 -g -fno-omit-frame-pointer -shared -fPIC -o "$T/libpltlib.so" "$PROGS_SRC/pltlib.c" ||
 	{ echo "FAIL: cannot build libpltlib.so"; exit 1; }
 # layout flags; IBT's .plt.sec needs a linker that knows -z ibtplt
 for layout in lazy now ibt; do
@@ -28,7 +25,7 @@ for layout in lazy now ibt; do
 	ibt) flags="-fcf-protection -Wl,-z,ibtplt" ;;
 	esac
 	# shellcheck disable=SC2086
-	if ! $CC -O1 -g -fno-omit-frame-pointer $flags -o "$T/pltloop-$layout" "$SRC/pltloop.c" \
+	if ! $CC -O1 -g -fno-omit-frame-pointer $flags -o "$T/pltloop-$layout" "$PROGS_SRC/pltloop.c" \
 		-L"$T" -lpltlib -Wl,-rpath,"$T" 2>"$T/cc.log"; then
 		[ $layout = ibt ] && { echo "note: no .plt.sec layout (linker without -z ibtplt)"; continue; }
 		echo "FAIL: cannot build pltloop-$layout"; cat "$T/cc.log"; exit 1
@@ -41,7 +38,7 @@ fi
 # every address of the start-up and PLT code
 for bin in "$T"/pltloop-* "$PROGS/vdsoloop"; do
 	name=addr-$(basename "$bin")
-	"$GEN" plt "$bin" "$T/$name.data" || { echo "FAIL $name: addr-samples"; fail=1; continue; }
+	"$ADDR_SAMPLES" plt "$bin" "$T/$name.data" || { echo "FAIL $name: addr-samples"; fail=1; continue; }
 	compare "$name" "$T/$name.data" 100
 	# the case this test is about: _init stretched over the PLT header
 	expect "$name" "$T/$name.perf" '^pltprobe;_init ' "perf names no address _init"
