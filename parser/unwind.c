@@ -682,9 +682,14 @@ cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 	 * map has none (the stack beyond the copy), gets 0 and takes it:
 	 * the return address read there ends the walk with a frame at 0,
 	 * which perf script prints as [unknown]. Past every map the read
-	 * fails. */
+	 * fails. A step reads the return address last (libdwfl goes by
+	 * register number, and its column is the highest), so the last
+	 * read says how the walk ended: a 0 read for a saved register
+	 * (stale CFI in an epilogue, below the stack pointer) followed by
+	 * another read is no frame at 0. */
 	if (stack_word(s->u->cur, s->u->cur_sp, addr, &v)) {
 		*result = v;
+		s->u->zero_at = SIZE_MAX;
 		return true;
 	}
 	unwind_map m;
@@ -694,6 +699,7 @@ cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
 		s->u->zero_at = s->u->walk_n != NULL ? *s->u->walk_n : SIZE_MAX;
 		return true;
 	}
+	s->u->zero_at = SIZE_MAX;
 	return false;
 }
 

@@ -14,6 +14,9 @@
  *    whose CFI says nothing of %rbx: main -> rbx_outer ->
  *    unwind_self_rbx_frame -> unwind_self_rbx_leaf -> capture must unwind
  *    to main although libdwfl forgets %rbx (unwind.c, struct walk).
+ * 2c. A sample in an epilogue whose CFI still names registers it popped
+ *    (below the stack pointer), called from a frame whose CFA is %rbp:
+ *    perf's two frames, no frame at 0 after them.
  * 3. Random register values, masks, sizes and stack bytes (GARBAGE_ROUNDS
  *    per architecture): no crash, no
  *    more frames than asked for.
@@ -185,6 +188,53 @@ __asm__(".text\n"
 
 __attribute__((noinline)) static void rbx_outer(void) { unwind_self_rbx_frame(capture); depth_sink++; }
 
+/* unwind_self_epi's CFI keeps the rules for %rbp and %rbx after popping
+ * them (as glibc's malloc does before a tail call): at unwind_self_epi_stale
+ * they are said to lie below the stack pointer. unwind_self_epi_caller
+ * keeps its CFA in %rbp. Neither is run: the test builds a sample at
+ * unwind_self_epi_stale called from unwind_self_epi_caller. */
+void unwind_self_epi(void);
+void unwind_self_epi_caller(void);
+extern const char unwind_self_epi_stale[], unwind_self_epi_ret[];
+__asm__(".text\n"
+	".globl unwind_self_epi\n"
+	".type unwind_self_epi, @function\n"
+	"unwind_self_epi:\n"
+	"	.cfi_startproc\n"
+	"	push %rbp\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	.cfi_offset %rbp, -16\n"
+	"	push %rbx\n"
+	"	.cfi_def_cfa_offset 24\n"
+	"	.cfi_offset %rbx, -24\n"
+	"	pop %rbx\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	pop %rbp\n"
+	"	.cfi_def_cfa_offset 8\n"
+	".globl unwind_self_epi_stale\n"
+	"unwind_self_epi_stale:\n"
+	"	nop\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size unwind_self_epi, .-unwind_self_epi\n"
+	".globl unwind_self_epi_caller\n"
+	".type unwind_self_epi_caller, @function\n"
+	"unwind_self_epi_caller:\n"
+	"	.cfi_startproc\n"
+	"	push %rbp\n"
+	"	.cfi_def_cfa_offset 16\n"
+	"	.cfi_offset %rbp, -16\n"
+	"	mov %rsp, %rbp\n"
+	"	.cfi_def_cfa_register %rbp\n"
+	"	call unwind_self_epi\n"
+	".globl unwind_self_epi_ret\n"
+	"unwind_self_epi_ret:\n"
+	"	pop %rbp\n"
+	"	.cfi_def_cfa %rsp, 8\n"
+	"	ret\n"
+	"	.cfi_endproc\n"
+	".size unwind_self_epi_caller, .-unwind_self_epi_caller\n");
+
 static void
 input_from_snapshot(unwind_input *in, uint64_t stack_bytes)
 {
@@ -270,6 +320,42 @@ check_chain(unwinder *u)
 	input_from_snapshot(&in, snap.stack_size);
 	if (unwind_sample(u, &in, ips, 2) != 2) {
 		printf("FAIL: max=2 not honoured\n");
+		return 1;
+	}
+	return 0;
+}
+
+/* 2c. A sample in unwind_self_epi's epilogue, called from
+ * unwind_self_epi_caller, the return address the copy's first word:
+ * %rbp is read below the stack pointer (in the stack's map, past the
+ * copy: 0, as perf reads it), so the caller's CFA is 16 and its return
+ * address, at 8, lies in no map. perf's walk ends there with the two
+ * frames; a frame at 0 (a 0 read past the copy ending the walk) would
+ * be one too many. */
+static int
+check_epilogue(unwinder *u)
+{
+	uint64_t ips[64];
+	unwind_input in;
+	uint64_t ret = (uint64_t)(uintptr_t)unwind_self_epi_ret;
+	int n;
+
+	capture();
+	memcpy(snap.stack, &ret, sizeof(ret));
+	snap.regs[1] = 0x1111;	/* %rbx, %rbp: whatever the epilogue left */
+	snap.regs[6] = 0x2222;
+	snap.regs[8] = (uint64_t)(uintptr_t)unwind_self_epi_stale;
+	input_from_snapshot(&in, 64);
+	n = unwind_sample(u, &in, ips, 64);
+	printf("epilogue with stale CFI, %d frames:", n);
+	for (int i = 0; i < n; i++) {
+		const char *s = unwind_symbol_name(u, in.pid, ips[i]);
+		printf(" %s", s ? s : "0");
+	}
+	printf("\n");
+	if (n != 2 || ips[0] != (uint64_t)(uintptr_t)unwind_self_epi_stale ||
+	    ips[1] != ret - 1) {
+		printf("FAIL: expected unwind_self_epi, unwind_self_epi_caller and no more\n");
 		return 1;
 	}
 	return 0;
@@ -453,6 +539,7 @@ main(int argc, char **argv)
 		int n;
 		rbx_outer();
 		rc |= expect_frames(u, via_rbx, ips, &n);
+		rc |= check_epilogue(u);
 		unwind_free(u);
 	}
 	rc |= check_garbage(UNWIND_ARCH_X86_64);
