@@ -27,6 +27,7 @@
 
 #include "args.h"
 #include "commands.h"
+#include "firstq.h"
 #include "fold.h"
 #include "foldcache.h"
 #include "perfdata.h"
@@ -90,6 +91,7 @@ typedef struct shard {
 	int by_samples;
 	unsigned index, count;
 	unsigned preload;	/* threads loading symbol tables ahead (shard 0) */
+	pd_firstq *firstq;	/* binutils' first questions, with 2+ shards */
 	/* out */
 	pd_preload *loader;
 	unsigned char *event_seen;	/* per event index: a sample was let through */
@@ -183,7 +185,7 @@ static void *shard_run(void *arg)
 	}
 	const pd_event *chosen = NULL;
 	pd_foldcache *fc = NULL;
-	uint64_t nsample = 0;
+	uint64_t nsample = 0, nunwound = 0;
 	pd_record r;
 	int rc;
 
@@ -193,6 +195,8 @@ static void *shard_run(void *arg)
 		return NULL;
 	}
 	sh->sym = pd_symbolizer_new(sh->file, sh->cache, sh->so);
+	if (sh->sym && sh->firstq)
+		pd_symbolizer_share_firstq(sh->sym, sh->firstq, sh->index);
 	sh->fold = pd_fold_new(sh->flags);
 	fc = sh->sym && sh->fold ? pd_foldcache_new(sh->sym, sh->fold) : NULL;
 	if (fc && sh->preload)
@@ -216,6 +220,10 @@ static void *shard_run(void *arg)
 		}
 		if (!s->event)
 			continue;
+		/* every shard sees every dwarf sample (shard_keeps): their
+		 * count is where it is in time order for the others */
+		if (sh->firstq && (s->event->attr.sample_type & PD_SAMPLE_STACK_USER))
+			pd_firstq_at(sh->firstq, sh->index, ++nunwound);
 		/* a dying task samples with pid/tid -1: perf script prints
 		 * "-1", which stackcollapse-perf.pl cannot parse as a sample
 		 * header, so the pipeline drops it; so do we */
@@ -258,6 +266,9 @@ static void *shard_run(void *arg)
 	else
 		fold_failed(sh, pd_foldcache_finish(fc));
 out:
+	/* the other shards may wait for this one to pass a sample */
+	if (sh->firstq)
+		pd_firstq_done(sh->firstq, sh->index);
 	sh->chosen = chosen != NULL;
 	free(sh->event_seen);
 	sh->event_seen = NULL;
@@ -321,6 +332,7 @@ int cmd_collapse(int argc, char **argv)
 	pd_error err;
 	char ebuf[400];
 	pd_symcache *cache = NULL;
+	pd_firstq *firstq = NULL;
 	shard sh[COLLAPSE_MAX_SHARDS] = { 0 };
 	pthread_t tid[COLLAPSE_MAX_SHARDS];
 
@@ -385,9 +397,14 @@ int cmd_collapse(int argc, char **argv)
 	cache = pd_symcache_new(0);
 	if (!cache)
 		goto nomem;
+	/* shards fold dwarf samples by blocks in turn: binutils' naming
+	 * depends on the order of the questions, settled together */
+	if (nsh > 1 && !(firstq = pd_firstq_new(nsh)))
+		goto nomem;
 	for (u = 0; u < nsh; u++)
 		sh[u] = (shard){ .path = path, .so = &so, .cache = cache, .event = event,
-				 .flags = flags, .by_samples = by_samples, .index = u, .count = nsh };
+				 .flags = flags, .by_samples = by_samples, .index = u, .count = nsh,
+				 .firstq = firstq };
 	/* a second CPU loads the symbol tables the samples need while the
 	 * records are read (the same loads, off the readers' path) */
 	sh[0].preload = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 1 : 0;
@@ -399,6 +416,8 @@ int cmd_collapse(int argc, char **argv)
 	if (started < nsh) {	/* no more threads: the shards that run do it all */
 		for (u = 0; u < started; u++)
 			sh[u].count = started;
+		for (u = started; u < nsh; u++)
+			pd_firstq_done(firstq, u);
 		nsh = started;
 	}
 	shard_run(&sh[0]);
@@ -479,5 +498,6 @@ out:
 		pd_close(sh[u].file);
 	}
 	pd_symcache_free(cache);
+	pd_firstq_free(firstq);
 	return status;
 }

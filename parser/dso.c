@@ -787,22 +787,30 @@ static pd_inl *inl_of(pd_dso *d)
 	return inl;
 }
 
-size_t pd_dso_inlines(pd_dso *d, uint64_t off, const char **names, size_t max)
+size_t pd_dso_inlines(pd_dso *d, uint64_t off, const char **names, size_t max,
+		      pd_dso_naming *how)
 {
 	pd_inl *inl = max ? inl_of(d) : NULL;
-	uint64_t addr = offset_to_vaddr(d, off), low, sym_off;
-	const char *sym;
+	uint64_t addr = offset_to_vaddr(d, off), sym_off;
+	pd_dso_naming local;
+	pd_inl_naming in;
 	size_t n;
 
+	if (!how)
+		how = &local;
+	*how = (pd_dso_naming){ .func = UINT64_MAX };
 	/* perf names these frames as addr2line -i does, from the DWARF of the
 	 * file it took the symbols from */
 	if (!inl)
 		return 0;
-	n = pd_inl_lookup(inl, addr, names, max, &low);
-	/* binutils' rule for a plain DW_AT_name (pd_inl_lookup) */
-	if (n && low != UINT64_MAX && d->tab && (sym = pd_symtab_lookup(d->tab, addr, &sym_off)) &&
-	    addr - sym_off == low)
-		names[0] = sym;
+	n = pd_inl_lookup(inl, addr, names, max, &in);
+	if (n && in.func != UINT64_MAX && d->tab) {
+		how->func = in.func;
+		how->sym = pd_symtab_lookup(d->tab, addr, &sym_off);
+		how->sym_at_low = how->sym && addr - sym_off == in.low;
+	}
+	if (how == &local && local.sym_at_low)
+		names[0] = local.sym;
 	return n;
 }
 

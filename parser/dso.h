@@ -85,12 +85,25 @@ int pd_dso_loaded(const pd_dso *d);
  * distribution's libc: ~70 ms). */
 void pd_dso_prepare_inlines(pd_dso *d);
 
+/* What binutils may name the innermost function by instead of its DWARF
+ * name (pd_inl_naming): the answer depends on the questions asked before
+ * in the same run, which the caller keeps. */
+typedef struct pd_dso_naming {
+	uint64_t func;		/* pd_inl_naming.func; UINT64_MAX: names[0] stands */
+	const char *sym;	/* the ELF symbol covering the address, or NULL */
+	int sym_at_low;		/* it starts where the function does */
+} pd_dso_naming;
+
 /* The functions at `off` (a file offset) as perf names the frames of
  * DWARF-unwound stacks (addr2line -i on the file with the symbols): the
  * function there and, when it is an inlined copy, each one it was inlined
  * into, innermost first (inlines.h). Returns how many names were written
- * (0 when the DWARF has no function there). */
-size_t pd_dso_inlines(pd_dso *d, uint64_t off, const char **names, size_t max);
+ * (0 when the DWARF has no function there). With how, names[0] is the
+ * DWARF name and *how what the caller needs to name it as binutils
+ * would; without, names[0] is the symbol when it starts where the
+ * function does (as if every question were a later one). */
+size_t pd_dso_inlines(pd_dso *d, uint64_t off, const char **names, size_t max,
+		      pd_dso_naming *how);
 
 /* The binary found for the dso (symfs, build-id cache, the recorded
  * path; build-id checked), loading it on first use; NULL when none. */

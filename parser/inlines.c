@@ -734,13 +734,13 @@ void pd_inl_prepare(pd_inl *f)
 }
 
 size_t pd_inl_lookup(pd_inl *f, uint64_t addr, const char **names, size_t max,
-		     uint64_t *sym_low)
+		     pd_inl_naming *how)
 {
 	size_t n = 0, lo, hi;
 	uint32_t cu, fn;
 	inl_cu *u;
 
-	*sym_low = UINT64_MAX;
+	*how = (pd_inl_naming){ .func = UINT64_MAX, .low = UINT64_MAX };
 	if (!f || !max)
 		return 0;
 	pthread_mutex_lock(&f->lock);
@@ -764,7 +764,7 @@ size_t pd_inl_lookup(pd_inl *f, uint64_t addr, const char **names, size_t max,
 		goto out;
 	fn = u->func[lo - 1];
 	if (fn != INL_NONE && u->funcs[fn].by_symbol)
-		*sym_low = u->funcs[fn].low;
+		*how = (pd_inl_naming){ .func = (uint64_t)cu << 32 | fn, .low = u->funcs[fn].low };
 	for (; fn != INL_NONE && n < max && n < INL_MAX_CHAIN; fn = u->funcs[fn].caller)
 		if (u->funcs[fn].name != INL_NONE)
 			names[n++] = f->names[u->funcs[fn].name];

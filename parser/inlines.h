@@ -35,21 +35,29 @@ pd_inl *pd_inl_get(pd_inl_cache *c, const char *path, const uint8_t *build_id,
 		   size_t build_id_size);
 void pd_inl_put(pd_inl_cache *c, pd_inl *f);
 
+/* How binutils names the innermost function of a lookup when its name is
+ * a plain DW_AT_name in a language where that need not be the symbol's
+ * (C++, Go, Rust: not C). The first time a function is the innermost one
+ * of a question, addr2line answers with the ELF symbol covering the
+ * address and, if that symbol starts where the function does (its first
+ * range), keeps it as the function's name; every later question about
+ * the function gets the name kept (the DWARF name when none was): a
+ * `static` C++ function inlined into main's cold part is "main.cold" at
+ * the first address asked, "thrower" at the others. */
+typedef struct pd_inl_naming {
+	uint64_t func;		/* the function, unique in its file; UINT64_MAX:
+				   its DWARF name stands */
+	uint64_t low;		/* where it starts */
+} pd_inl_naming;
+
 /* The functions at `addr` (an address of the DWARF file), innermost first:
  * the function addr2line picks there and, when that one is an inlined
  * copy, each function it was inlined into, up to the concrete one. Names
  * are demangled as perf demangles them and stay valid while the reference
- * is held. Returns how many were written (0: no DWARF function there).
- *
- * binutils names the innermost function, when its name is a plain
- * DW_AT_name in a language where that need not be the symbol's (C++,
- * Go, Rust: not C), by the ELF symbol covering the address if that symbol
- * starts where the function does (Go's assembly functions: ".abi0"; a
- * function inlined at the start of another: the other's). *sym_low is
- * that start for such a function, else UINT64_MAX: the caller checks
- * the symbol. */
+ * is held. Returns how many were written (0: no DWARF function there);
+ * *how says how the first is named (above). */
 size_t pd_inl_lookup(pd_inl *f, uint64_t addr, const char **names, size_t max,
-		     uint64_t *sym_low);
+		     pd_inl_naming *how);
 
 /* Open the file and list its units now, as the first lookup would (for
  * loading ahead). NULL is ignored. */

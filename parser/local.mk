@@ -46,6 +46,7 @@ PARSER_SYMBOL_SOURCES = \
 	parser/dso.h parser/dso.c \
 	parser/symtab.h parser/symtab.c \
 	parser/inlines.h parser/inlines.c \
+	parser/firstq.h parser/firstq.c \
 	parser/symtree.h parser/symtree.c \
 	parser/fold.h parser/fold.c \
 	parser/foldcache.h parser/foldcache.c \

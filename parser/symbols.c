@@ -11,6 +11,7 @@
 #include <sys/utsname.h>
 
 #include "dso.h"
+#include "firstq.h"
 #include "maps.h"
 #include "strhash.h"
 #include "table.h"
@@ -96,6 +97,10 @@ struct pd_symbolizer {
 	size_t cap_frames;
 	sym_slot *syms;		/* SYM_SLOTS, direct mapped; NULL = none */
 	inl_slot *inls;		/* INL_SLOTS, made at the first dwarf sample */
+	pd_firstq *firstq;	/* binutils' first questions: shared with other
+				   threads, or made at the first (firstq_own) */
+	unsigned firstq_who;
+	int firstq_own;
 	dso_slot *dsos;		/* DSO_MEMO_SLOTS, made at the first mapped file */
 	uint64_t generation;
 	/* the map pd_symbolize_where found last, for the pd_symbolize_ip
@@ -397,6 +402,8 @@ void pd_symbolizer_free(pd_symbolizer *s)
 	free(s->frames);
 	free(s->syms);
 	free(s->inls);
+	if (s->firstq_own)
+		pd_firstq_free(s->firstq);
 	for (i = 0; s->dsos && i < DSO_MEMO_SLOTS; i++)
 		if (s->dsos[i].hash) {
 			free(s->dsos[i].path);
@@ -913,27 +920,68 @@ int pd_symbolize_ip(pd_symbolizer *s, uint32_t pid, uint32_t tid, uint64_t ip, i
 	return 0;
 }
 
-/* pd_dso_inlines through a memo: an unwound stack's return addresses come
- * back sample after sample (the index behind it takes a lock and two
- * searches). */
+void pd_symbolizer_share_firstq(pd_symbolizer *s, pd_firstq *q, unsigned who)
+{
+	if (s->firstq_own)
+		pd_firstq_free(s->firstq);
+	s->firstq = q;
+	s->firstq_who = who;
+	s->firstq_own = 0;
+}
+
+/* names[0] as addr2line gives it, after the questions asked before in
+ * time order (pd_dso_naming): the symbol covering the address at the
+ * function's first question, the name kept then at every other. */
+static void name_as_binutils(pd_symbolizer *s, uint64_t serial, uint64_t off,
+			     const char **names, const pd_dso_naming *how)
+{
+	pd_firstq_answer a = { .off = off, .first = how->sym,
+			       .kept = how->sym_at_low ? how->sym : NULL };
+	const char *name;
+
+	if (how->func == UINT64_MAX)
+		return;
+	if (!s->firstq && (s->firstq = pd_firstq_new(1)))
+		s->firstq_own = 1;
+	if (!s->firstq || pd_firstq_ask(s->firstq, s->firstq_who, serial, how->func, &a) < 0) {
+		if (how->sym_at_low)	/* too many to keep: as a later question */
+			names[0] = how->sym;
+		return;
+	}
+	name = off == a.off ? a.first : a.kept;
+	if (name)	/* else the DWARF name */
+		names[0] = name;
+}
+
+/* pd_dso_inlines named as binutils would in this run, through a memo:
+ * an unwound stack's return addresses come back sample after sample
+ * (the index behind it takes a lock and two searches). An address's
+ * answer never changes once given, as in perf's cache of them. */
 static size_t inl_lookup(pd_symbolizer *s, pd_dso *d, uint64_t off, const char **names,
 			 size_t max)
 {
 	uint64_t serial = pd_dso_serial(d), h;
+	pd_dso_naming how;
 	inl_slot *e;
 	size_t n;
 
 	if (!s->inls)
 		s->inls = pd_table_new(INL_SLOTS, sizeof(*s->inls));
-	if (!s->inls || max < INL_SLOT_NAMES)
-		return pd_dso_inlines(d, off, names, max);
+	if (!s->inls || max < INL_SLOT_NAMES) {
+		n = pd_dso_inlines(d, off, names, max, &how);
+		if (n)
+			name_as_binutils(s, serial, off, names, &how);
+		return n;
+	}
 	h = (off ^ serial * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
 	e = &s->inls[(h >> 40) & (INL_SLOTS - 1)];
 	if (e->serial == serial && e->off == off) {
 		memcpy(names, e->names, e->n * sizeof(*names));
 		return e->n;
 	}
-	n = pd_dso_inlines(d, off, names, max);
+	n = pd_dso_inlines(d, off, names, max, &how);
+	if (n)
+		name_as_binutils(s, serial, off, names, &how);
 	if (n <= INL_SLOT_NAMES) {
 		e->serial = serial;
 		e->off = off;

@@ -88,6 +88,13 @@ pd_symbolizer *pd_symbolizer_new(pd_file *f, pd_symcache *cache,
 				 const pd_sym_options *opt);
 void pd_symbolizer_free(pd_symbolizer *s);
 
+/* Threads that fold one recording's DWARF-unwound samples between them
+ * settle binutils' first questions together (firstq.h); `who` is this
+ * symbolizer's thread there. Alone, a symbolizer settles them itself, in
+ * the order it is asked. */
+struct pd_firstq;
+void pd_symbolizer_share_firstq(pd_symbolizer *s, struct pd_firstq *q, unsigned who);
+
 /* Apply a record: COMM, FORK, EXIT, MMAP, MMAP2, KSYMBOL, BPF_EVENT,
  * HEADER_BUILD_ID; others are ignored. Returns 0, or -1 when a limit or
  * memory ran out (a warning says which). */

@@ -52,7 +52,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			uint64_t off = (size + 64) * i / FUZZ_PROBES, so = 0;
 			const char *n = pd_dso_lookup(d, off, &so);
 			const char *inl[32];
-			size_t k = pd_dso_inlines(d, off, inl, 32);
+			size_t k = pd_dso_inlines(d, off, inl, 32, NULL);
 
 			if (n)
 				sink += strlen(n) + so;

@@ -8,6 +8,11 @@ tests_symbols_test_fold_LDADD = $(PARSER_LIBS)
 TESTS += tests/symbols/test-fold
 
 # the red-black tree that reproduces perf's lookup among overlapping symbols
+check_PROGRAMS += tests/symbols/test-firstq
+tests_symbols_test_firstq_SOURCES = tests/symbols/test-firstq.c
+tests_symbols_test_firstq_LDADD = $(PARSER_LIBS)
+TESTS += tests/symbols/test-firstq
+
 check_PROGRAMS += tests/symbols/test-symtree
 tests_symbols_test_symtree_SOURCES = tests/symbols/test-symtree.c
 tests_symbols_test_symtree_LDADD = $(PARSER_LIBS)
@@ -107,6 +112,11 @@ tests_progs_calls_nofp_DEPENDENCIES = tests/progs/libsymlib.so
 tests_progs_cxx_SOURCES = tests/progs/cxx.cc
 tests_progs_cxx_CXXFLAGS = $(PROGS_CFLAGS)
 tests_progs_cxx_LDFLAGS =
+# static C++ helpers inlined at -O2: plain DW_AT_names (--call-graph dwarf)
+check_PROGRAMS += tests/progs/cxxinline
+tests_progs_cxxinline_SOURCES = tests/progs/cxxinline.cc
+tests_progs_cxxinline_CXXFLAGS = -g -O2
+tests_progs_cxxinline_LDFLAGS =
 tests_progs_forker_SOURCES = tests/progs/forker.c
 tests_progs_forker_CFLAGS = $(PROGS_CFLAGS)
 tests_progs_forker_LDFLAGS =

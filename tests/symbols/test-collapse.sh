@@ -113,6 +113,29 @@ record "$T/dwarf.data" --call-graph dwarf -- "$PROGS/calls_nofp" 2 && {
 		"no unwound stack main;outer_a;...;leaf_spin"
 }
 
+# --call-graph dwarf through static C++ functions inlined into another:
+# their DWARF names are plain DW_AT_names, which addr2line answers with the
+# ELF symbol covering the address the first time an inlined copy is asked
+# about (perf asks once per address), with the DWARF name after. Over
+# 4,096 samples, so that 2 and 3 folding threads take blocks of them in
+# turn: the first questions are settled in time order all the same.
+record "$T/cxxinline.data" --call-graph dwarf -F 4000 -- "$PROGS/cxxinline" 1.6 && {
+	compare cxxinline "$T/cxxinline.data" 99 -- -- -- main,churn,fold_step,mix_step
+	for n in 2 3; do
+		"$PERFHUB" collapse --threads 1 "$T/cxxinline.data" >"$T/cxxinline.t1" 2>/dev/null &&
+			"$PERFHUB" collapse --threads $n "$T/cxxinline.data" >"$T/cxxinline.tn" \
+				2>/dev/null &&
+			cmp -s "$T/cxxinline.t1" "$T/cxxinline.tn" ||
+			{ echo "FAIL cxxinline: 1 and $n folding threads disagree"; fail=1; }
+	done
+	expect cxxinline "$T/cxxinline.perf" ';churn;churn ' \
+		"perf named no inlined copy by its symbol (the oracle changed?)"
+	expect cxxinline "$T/cxxinline.ours" ';churn;churn ' \
+		"no inlined copy named by its symbol at its first question"
+	expect cxxinline "$T/cxxinline.ours" ';churn;\(fold\|mix\)_step ' \
+		"no inlined copy named by its DWARF name at a later question"
+}
+
 # --call-graph dwarf through a program whose CFI is only in .debug_frame
 # (-fno-asynchronous-unwind-tables, .eh_frame stripped): perf's unwinder
 # finds CFI through .eh_frame_hdr alone, so its walk ends at the first
