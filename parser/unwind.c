@@ -1104,9 +1104,10 @@ walk_once(struct unwinder *u, struct session *s, uint64_t ip, uint64_t *ips,
 	if (w.stale)
 		return -2;
 	/* the walk ended on a read of 0 past the copy while the last frame
-	 * was unwound (frame_cb unwinds the frame it is given, so the read
-	 * came before the count grew): perf's frame at 0 */
-	if (w.n > 0 && u->zero_at == w.n - 1 && w.n < w.max)
+	 * was unwound: perf's frame at 0. frame_cb unwinds the frame it is
+	 * given before counting it; libdwfl unwinds the first frame (and a
+	 * resumed walk's) after the walk has counted it. */
+	if (w.n > 0 && (u->zero_at == w.n - 1 || u->zero_at == w.n) && w.n < w.max)
 		ips[w.n++] = 0;
 	if (rc < 0 && w.n < 2)
 		u->stats.errors++;

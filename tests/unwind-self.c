@@ -8,7 +8,8 @@
  *    must walk back through every function of the chain to main (names
  *    from libdwfl's symbol lookup, maps from /proc/self/maps).
  * 2. The same snapshot with truncated stacks: fewer frames, never wrong
- *    ones, never a crash.
+ *    ones, never a crash; a copy cut before the leaf's return address
+ *    gives the leaf and perf's frame at 0.
  * 2b. A frame whose CFA is computed from %rbx (as ld.so's
  *    _dl_runtime_resolve_xsavec, which realigns the stack), below a frame
  *    whose CFI says nothing of %rbx: main -> rbx_outer ->
@@ -315,6 +316,22 @@ check_chain(unwinder *u)
 	if (zero_frames == 0) {
 		printf("FAIL: no copy cut before a return address gave perf's frame at 0\n");
 		return 1;
+	}
+	/* a copy that ends before the leaf's own return address: the leaf,
+	 * then perf's frame at 0 (libdwfl unwinds the first frame after the
+	 * walk has counted it, unlike the others) */
+	input_from_snapshot(&in, 8);
+	{
+		uint64_t ips2[64];
+		int m = unwind_sample(u, &in, ips2, 64);
+
+		if (m != 2 || ips2[0] != ips[0] || ips2[1] != 0) {
+			printf("FAIL: 8 stack bytes: %d frames, not the leaf and a frame at 0:", m);
+			for (int i = 0; i < m; i++)
+				printf(" %#" PRIx64, ips2[i]);
+			printf(" (full: %#" PRIx64 " %#" PRIx64 ")\n", ips[0], ips[1]);
+			return 1;
+		}
 	}
 	/* max frames honoured */
 	input_from_snapshot(&in, snap.stack_size);
