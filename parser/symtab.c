@@ -609,7 +609,8 @@ static int kallsyms_line(pd_symtab *t, char *line, char *nl)
 	tab = memchr(name, '\t', (size_t)(nl - name));
 	if (tab)
 		*tab = '\0';
-	if (strnlen(name, SYMTAB_MAX_NAME) == SYMTAB_MAX_NAME)
+	/* the name is no longer than what is left of its line: no scan */
+	if ((tab ? tab : nl) - name >= SYMTAB_MAX_NAME)
 		name[SYMTAB_MAX_NAME - 1] = '\0';
 	return add_sym_in(t, addr, 0, isupper((unsigned char)end[1]) ? STB_GLOBAL : STB_LOCAL,
 			  STT_FUNC, (uint32_t)(name - t->names), tab ? ST_MODULE : 0);
