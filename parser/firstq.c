@@ -3,7 +3,8 @@
  * firstq.h). A question missing from the table waits until every other
  * thread is at or past its sample: each has then asked everything it had
  * to ask before it, so nothing earlier can come. Entries are only made
- * after such a wait, so one found is final and needs none.
+ * once every other thread is past, so one found is final: a question
+ * that finds its function needs no wait, and one thread never waits.
  */
 #include "firstq.h"
 
@@ -119,7 +120,6 @@ int pd_firstq_ask(pd_firstq *q, unsigned who, uint64_t serial, uint64_t func,
 	uint64_t pos = who < q->n ? __atomic_load_n(&q->pos[who], __ATOMIC_RELAXED) : 0;
 	struct timespec nap = { 0, FIRSTQ_NAP_NS };
 	fq_entry *e;
-	int waited = 0;
 
 	for (;;) {
 		pthread_mutex_lock(&q->lock);
@@ -133,8 +133,8 @@ int pd_firstq_ask(pd_firstq *q, unsigned who, uint64_t serial, uint64_t func,
 			pthread_mutex_unlock(&q->lock);
 			return 0;
 		}
-		if (waited) {
-			/* every thread is past pos: this is the earliest */
+		if (others_past(q, who, pos)) {
+			/* nothing earlier can come: this is the first */
 			*e = (fq_entry){ .serial = serial, .func = func, .a = *a };
 			q->used++;
 			pthread_mutex_unlock(&q->lock);
@@ -146,6 +146,5 @@ int pd_firstq_ask(pd_firstq *q, unsigned who, uint64_t serial, uint64_t func,
 		 * every sample of every thread */
 		while (!others_past(q, who, pos))
 			nanosleep(&nap, NULL);
-		waited = 1;
 	}
 }

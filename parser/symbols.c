@@ -953,6 +953,18 @@ static void name_as_binutils(pd_symbolizer *s, uint64_t serial, uint64_t off,
 		names[0] = name;
 }
 
+/* pd_dso_inlines, the innermost named as binutils would in this run. */
+static size_t named_inlines(pd_symbolizer *s, pd_dso *d, uint64_t serial, uint64_t off,
+			    const char **names, size_t max)
+{
+	pd_dso_naming how;
+	size_t n = pd_dso_inlines(d, off, names, max, &how);
+
+	if (n)
+		name_as_binutils(s, serial, off, names, &how);
+	return n;
+}
+
 /* pd_dso_inlines named as binutils would in this run, through a memo:
  * an unwound stack's return addresses come back sample after sample
  * (the index behind it takes a lock and two searches). An address's
@@ -961,27 +973,20 @@ static size_t inl_lookup(pd_symbolizer *s, pd_dso *d, uint64_t off, const char *
 			 size_t max)
 {
 	uint64_t serial = pd_dso_serial(d), h;
-	pd_dso_naming how;
 	inl_slot *e;
 	size_t n;
 
 	if (!s->inls)
 		s->inls = pd_table_new(INL_SLOTS, sizeof(*s->inls));
-	if (!s->inls || max < INL_SLOT_NAMES) {
-		n = pd_dso_inlines(d, off, names, max, &how);
-		if (n)
-			name_as_binutils(s, serial, off, names, &how);
-		return n;
-	}
+	if (!s->inls || max < INL_SLOT_NAMES)
+		return named_inlines(s, d, serial, off, names, max);
 	h = (off ^ serial * 0x9e3779b97f4a7c15ULL) * 0xff51afd7ed558ccdULL;
 	e = &s->inls[(h >> 40) & (INL_SLOTS - 1)];
 	if (e->serial == serial && e->off == off) {
 		memcpy(names, e->names, e->n * sizeof(*names));
 		return e->n;
 	}
-	n = pd_dso_inlines(d, off, names, max, &how);
-	if (n)
-		name_as_binutils(s, serial, off, names, &how);
+	n = named_inlines(s, d, serial, off, names, max);
 	if (n <= INL_SLOT_NAMES) {
 		e->serial = serial;
 		e->off = off;
