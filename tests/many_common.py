@@ -27,8 +27,8 @@ def regress_prog():
 
 
 # rounds of each run: enough that what does not scale with the work (the
-# start and the exit: under ASan its runtime and leak scan, 8% of a 25-round
-# run) keeps to a point or two of the shares a uniform slowdown must keep
+# start and the exit) keeps to a point or two of the shares a uniform
+# slowdown must keep
 ROUNDS = 60
 
 

@@ -97,6 +97,7 @@ check_PROGRAMS += tests/progs/calls tests/progs/cxx tests/progs/forker tests/pro
 check_PROGRAMS += tests/progs/vdsoloop
 tests_progs_vdsoloop_SOURCES = tests/progs/vdsoloop.c
 tests_progs_vdsoloop_CFLAGS = -g -O1 -fno-omit-frame-pointer
+tests_progs_vdsoloop_LDFLAGS =
 PROGS_CFLAGS = -g -O1 -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls
 tests_progs_calls_SOURCES = tests/progs/calls.c
 tests_progs_calls_CFLAGS = $(PROGS_CFLAGS)
