@@ -256,8 +256,7 @@ static void *shard_run(void *arg)
 		} else if (!shard_of_pid(sh, s->pid)) {
 			continue;
 		}
-		/* stackcollapse-perf.pl: the period perf script prints, 1 without */
-		w = sh->by_samples || !(s->fields & PD_SAMPLE_PERIOD) || !s->period ? 1 : s->period;
+		w = sh->by_samples ? 1 : pd_sample_script_period(s);
 		if (fold_failed(sh, pd_foldcache_add(fc, &r, w)))
 			goto out;
 	}

@@ -67,7 +67,7 @@ typedef struct pe_sample {
 	uint32_t event;		/* event index */
 	uint64_t time;
 	uint32_t cpu, pid, tid;
-	uint64_t period;	/* as stackcollapse-perf weighs it: 1 without PERIOD */
+	uint64_t period;	/* as stackcollapse-perf weighs it (pd_sample_script_period) */
 	uint64_t weight;
 	uint32_t stack;		/* leaf stack node (0 = empty stack) */
 	uint32_t comm;		/* string id of the thread's comm then */

@@ -666,8 +666,7 @@ write:
 	row.cpu = s->cpu;
 	row.pid = pid;
 	row.tid = tid;
-	/* stackcollapse-perf's weight: the period perf script prints, 1 without */
-	row.period = !(s->fields & PD_SAMPLE_PERIOD) || !s->period ? 1 : s->period;
+	row.period = pd_sample_script_period(s);	/* stackcollapse-perf's weight */
 	row.weight = s->weight;
 	row.stack = node;
 	row.comm = comm;

@@ -340,6 +340,12 @@ typedef struct pd_sample {
 	const void *aux;
 } pd_sample;
 
+/* The weight stackcollapse-perf.pl gives a sample: the period `perf
+ * script` prints (the attr's sample_period where the sample carries none:
+ * a `record -c N` recording weighs N a sample), 1 where it prints none (a
+ * tracepoint) or prints 0. */
+uint64_t pd_sample_script_period(const pd_sample *s);
+
 typedef struct pd_mmap {	/* MMAP and MMAP2 */
 	uint32_t pid, tid;
 	uint64_t start, len, pgoff;

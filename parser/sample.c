@@ -175,6 +175,15 @@ static int decode_fast(pd_file *f, const uint8_t *rec, uint32_t size, pd_sample 
 	return 1;
 }
 
+/* perf script's default fields print the period for every type of event
+ * but PERF_TYPE_TRACEPOINT (2), sample_type or not */
+uint64_t pd_sample_script_period(const pd_sample *s)
+{
+	if ((s->event && s->event->attr.type == 2) || !s->period)
+		return 1;
+	return s->period;
+}
+
 int sample_decode(pd_file *f, const uint8_t *rec, uint32_t size, pd_record *r, pd_error *err)
 {
 	pd_sample *s = &r->u.sample;

@@ -33,6 +33,24 @@ def with_dying_sample(src, dst):
     return dst
 
 
+def check_comm_totals(d, pid, comms, what):
+    """/collapsed's totals by comm are perf script's samples and periods."""
+    for weight, idx in (("samples", 0), ("period", 1)):
+        st, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed?weight=%s" %
+                                (pid, weight))
+        check(st == 200, "%scollapsed: %s" % (what, st))
+        got = {}
+        lines = body.decode().splitlines()
+        check(lines == sorted(lines), "%scollapsed lines are not sorted" % what)
+        for line in lines:
+            stack, _, n = line.rpartition(" ")
+            comm = stack.split(";", 1)[0]
+            got[comm] = got.get(comm, 0) + int(n)
+        want = {c: v[idx] for c, v in comms.items()}
+        check(got == want, "%scollapsed %s by comm: %r, perf script %r" %
+              (what, weight, got, want))
+
+
 def main():
     if not have_perf_record():
         print("perf record does not work here")
@@ -42,6 +60,8 @@ def main():
     records, per_event = perf_stats(data)
     comms = perf_script_comm_periods(data)
     check(records.get("SAMPLE", 0) > 0, "recording has no samples")
+    fixed = perf_record(os.path.join(work, "fixed.data"), ["-g", "-e", "cpu-clock", "-c", "250000"],
+                        BUSY)
 
     # recordings of this machine, compared with perfhub collapse's
     with Daemon(args=["--local-uploads"]) as d:
@@ -88,19 +108,7 @@ def main():
         check(st == 400, "bad status filter: %s" % st)
 
         # collapsed: per-comm totals equal perf script's samples and periods
-        for weight, idx in (("samples", 0), ("period", 1)):
-            st, _, body = d.request("GET", "/api/v1/profiles/%d/collapsed?weight=%s" %
-                                    (pid, weight))
-            check(st == 200, "collapsed: %s" % st)
-            got = {}
-            lines = body.decode().splitlines()
-            check(lines == sorted(lines), "collapsed lines are not sorted")
-            for line in lines:
-                stack, _, n = line.rpartition(" ")
-                comm = stack.split(";", 1)[0]
-                got[comm] = got.get(comm, 0) + int(n)
-            want = {c: v[idx] for c, v in comms.items()}
-            check(got == want, "collapsed %s by comm: %r, perf script %r" % (weight, got, want))
+        check_comm_totals(d, pid, comms, "")
 
         # /collapsed is exactly what perfhub collapse prints for the file
         perfhub = os.path.join(os.environ.get("top_builddir", "."), "cli", "perfhub")
@@ -154,6 +162,12 @@ def main():
             check(fg4["value"] == records["SAMPLE"] - 1,
                   "pid -1 copy: flamegraph root %d, samples %d" % (fg4["value"],
                                                                    records["SAMPLE"]))
+
+        # a fixed period (record -c): no PERIOD in the samples, the event's
+        # period weighs each, as perf script prints it
+        st, rf = d.upload(fixed, "?name=fixed")
+        check(st == 202 and d.wait(rf["id"])["status"] == "ready", "fixed-period upload")
+        check_comm_totals(d, rf["id"], perf_script_comm_periods(fixed), "record -c: ")
 
         # DELETE removes the profile, its rows and its spool file
         spool = os.path.join(d.state, "spool", r["sha256"] + ".file")

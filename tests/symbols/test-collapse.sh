@@ -81,6 +81,15 @@ record "$T/faults.data" -g -e cpu-clock -e page-faults -- "$PROGS/calls" 0.3 && 
 	compare faults-page-faults "$T/faults.data" 99 --event page-faults -- -- --event page-faults -- \
 		"$CALLS_FRAMES"
 }
+# a fixed period (record -c): the samples carry no PERIOD, yet perf script
+# prints the event's period and stackcollapse weighs each sample by it
+record "$T/fixed.data" -g -e cpu-clock -c 250000 -- "$PROGS/calls" 0.3 && {
+	compare fixed-period "$T/fixed.data" 99 -- -- -- "$CALLS_FRAMES"
+	n=$(perf script -i "$T/fixed.data" -F period 2>/dev/null | grep -c '^ *250000 *$')
+	total=$(awk '{ s += $NF } END { print s + 0 }' "$T/fixed-period.ours")
+	[ "$n" -gt 0 ] && [ "$total" = "$((n * 250000))" ] ||
+		{ echo "FAIL fixed-period: $total weighed, not $n samples of 250000"; fail=1; }
+}
 # folding threads skip the samples of each other's processes, but each
 # sees every event's first sample, so all choose the same event: here
 # cpu-clock samples are all of pid 100 and synthetic-1's of pid 102, which
