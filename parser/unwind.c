@@ -596,6 +596,26 @@ enum perf_cfi {
 				   (-UNW_ENOINFO) and tries %rbp */
 };
 
+/* A pc in no reported file. perf's find_proc_info fails (-EINVAL) where
+ * it has no file to read: in no map, an anonymous or JIT one, a file not
+ * found or not ELF; the walk ends there. A pc in a file it reads but past
+ * its segments has no FDE (-UNW_ENOINFO): libunwind tries %rbp. Anything
+ * else (more files than the unwinder keeps open) keeps libdwfl's answer. */
+static enum perf_cfi
+perf_cfi_unreported(struct session *s, uint64_t pc)
+{
+	unwind_map map;
+
+	memset(&map, 0, sizeof(map));
+	if (!s->u->find_map(s->u->ctx, s->pid, pc, &map) || map.path == NULL ||
+	    map.path[0] == '\0' || neg_has(s->u, map.path))
+		return PERF_CFI_NONE;
+	for (unsigned i = 0; i < s->nr_mods; i++)
+		if (strcmp(s->mods[i]->path, map.path) == 0)
+			return PERF_CFI_MISSED;
+	return PERF_CFI_FOUND;
+}
+
 static enum perf_cfi
 perf_cfi_at(struct session *s, uint64_t pc)
 {
@@ -604,7 +624,7 @@ perf_cfi_at(struct session *s, uint64_t pc)
 	struct module *m;
 
 	if (dm == NULL)
-		return PERF_CFI_FOUND;
+		return perf_cfi_unreported(s, pc);
 	dwfl_module_info(dm, &ud, NULL, NULL, NULL, NULL, NULL, NULL);
 	m = ud ? *ud : NULL;
 	if (m == NULL)

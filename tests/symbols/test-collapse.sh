@@ -267,4 +267,15 @@ if HOME="$T/home" perf record -q --no-buildid-cache -g -o "$T/replaced.data" "$T
 		{ echo "FAIL replaced: the warning is repeated"; fail=1; }
 	echo "replaced binary: $(grep -c '\[calls\]' "$T/replaced.ours") stacks keep [calls] frames, no wrong names"
 fi
+# --call-graph dwarf where the leaf's file is gone (no build-id cache):
+# perf's unwinder has no CFI to read and keeps the leaf alone, not a walk
+# by %rbp through a program that keeps no frame pointer
+cp "$PROGS/calls_nofp" "$T/bin/calls_nofp"
+if HOME="$T/home" perf record -q --no-buildid-cache --call-graph dwarf -o "$T/gone.data" \
+	"$T/bin/calls_nofp" 0.3 >/dev/null 2>&1; then
+	rm -f "$T/bin/calls_nofp"
+	(HOME="$T/home"; export HOME; compare gone-binary "$T/gone.data" 99; exit $fail) || fail=1
+	grep -q '\[calls_nofp\]' "$T/gone-binary.ours" ||
+		{ echo "FAIL gone-binary: no [calls_nofp] leaf"; fail=1; }
+fi
 exit $fail
