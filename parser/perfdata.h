@@ -342,8 +342,9 @@ typedef struct pd_sample {
 
 /* The weight stackcollapse-perf.pl gives a sample: the period `perf
  * script` prints (the attr's sample_period where the sample carries none:
- * a `record -c N` recording weighs N a sample), 1 where it prints none (a
- * tracepoint) or prints 0. */
+ * a `record -c N` recording weighs N a sample); 1 where it prints none (a
+ * tracepoint), prints 0, or prints no time before it (the script reads
+ * the period after the time's colon). */
 uint64_t pd_sample_script_period(const pd_sample *s);
 
 typedef struct pd_mmap {	/* MMAP and MMAP2 */

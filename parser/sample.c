@@ -176,10 +176,13 @@ static int decode_fast(pd_file *f, const uint8_t *rec, uint32_t size, pd_sample 
 }
 
 /* perf script's default fields print the period for every type of event
- * but PERF_TYPE_TRACEPOINT (2), sample_type or not */
+ * but PERF_TYPE_TRACEPOINT (2), sample_type or not; stackcollapse-perf.pl
+ * finds it after the time's colon, so without a time (a --per-thread
+ * recording) it finds none */
 uint64_t pd_sample_script_period(const pd_sample *s)
 {
-	if ((s->event && s->event->attr.type == 2) || !s->period)
+	if (!s->event || s->event->attr.type == 2 ||
+	    !(s->event->attr.sample_type & PD_SAMPLE_TIME) || !s->period)
 		return 1;
 	return s->period;
 }

@@ -90,6 +90,10 @@ record "$T/fixed.data" -g -e cpu-clock -c 250000 -- "$PROGS/calls" 0.3 && {
 	[ "$n" -gt 0 ] && [ "$total" = "$((n * 250000))" ] ||
 		{ echo "FAIL fixed-period: $total weighed, not $n samples of 250000"; fail=1; }
 }
+# no timestamps (--per-thread): stackcollapse-perf.pl reads the period
+# after the time's colon, so it weighs each sample 1
+record "$T/perthread.data" -g --per-thread -- "$PROGS/calls" 0.3 &&
+	compare per-thread "$T/perthread.data" 99 -- -- -- "$CALLS_FRAMES"
 # folding threads skip the samples of each other's processes, but each
 # sees every event's first sample, so all choose the same event: here
 # cpu-clock samples are all of pid 100 and synthetic-1's of pid 102, which
