@@ -1025,7 +1025,7 @@ static int unwind_find_map(void *ctx, uint32_t pid, uint64_t addr, unwind_map *o
 
 /* User frames of a --call-graph dwarf sample; -1 when not unwound. */
 static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
-		       size_t *n, size_t *real)
+		       size_t *n)
 {
 	unwind_input in;
 	int k, i;
@@ -1052,7 +1052,7 @@ static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
 	/* the maps unwind_find_map answers from change only with this */
 	in.maps_stamp = pd_symbolizer_stamp(s, smp->pid, smp->tid);
 	s->unwinding = th;
-	k = unwind_sample(s->unwinder, &in, s->ips, s->max_stack - *real);
+	k = unwind_sample(s->unwinder, &in, s->ips, s->max_stack);
 	s->unwinding = NULL;
 	if (k < 0)
 		return -1;
@@ -1062,7 +1062,6 @@ static int unwind_user(pd_symbolizer *s, const pd_sample *smp, pd_thread *th,
 		const char *inl[16];
 		size_t ni, j;
 
-		(*real)++;
 		if (!f)
 			return -1;
 		fill_frame_in(s, f, m, s->ips[i], PD_MISC_USER, 1);
@@ -1147,9 +1146,11 @@ int pd_symbolize(pd_symbolizer *s, const pd_record *rec, pd_stack *out)
 			if (push_frame(s, &n, th, ip, cpumode) < 0)
 				return -1;
 		}
-		if (dwarf && real < s->max_stack)
-			unwind_user(s, smp, th, &n, &real);
-	} else if (dwarf && unwind_user(s, smp, th, &n, &real) >= 0) {
+		/* perf's unwinder gives up to max_stack user frames of its
+		 * own, however many kernel frames came before */
+		if (dwarf)
+			unwind_user(s, smp, th, &n);
+	} else if (dwarf && unwind_user(s, smp, th, &n) >= 0) {
 		/* unwound from the sample's registers */
 	} else if (smp->fields & PD_SAMPLE_IP) {
 		if (push_frame(s, &n, th, smp->ip, rec->misc & PD_MISC_CPUMODE_MASK) < 0)

@@ -168,6 +168,21 @@ else
 	echo "FAIL dbgframe: cannot build a program with .debug_frame only"; cat "$T/cc.log"; fail=1
 fi
 
+# --call-graph dwarf under a deep stack in a system call: perf keeps up to
+# 127 kernel frames and then up to 127 unwound user frames, each limit
+# alone (more than 127 frames in all)
+if $CC -g -O1 -fno-inline -fno-optimize-sibling-calls -o "$T/deepsys" "$PROGS_SRC/deepsys.c" \
+	2>"$T/cc.log"; then
+	record "$T/deepsys.data" --call-graph dwarf -- "$T/deepsys" 0.3 150 && {
+		compare deepsys "$T/deepsys.data" 99
+		awk -F';' 'NF > 128 && /;descend;/ && /entry_SYSCALL_64/ { n++ } END { exit !n }' \
+			"$T/deepsys.ours" ||
+			{ echo "FAIL deepsys: no stack of kernel frames over 127 user frames"; fail=1; }
+	}
+else
+	echo "FAIL deepsys: cannot build it"; cat "$T/cc.log"; fail=1
+fi
+
 # --call-graph dwarf of programs a shell runs: perf keeps the shell's maps
 # across each exec and takes the lowest map of a file for its load
 # address, so in a process whose libc (or ld.so) lies above the shell's
