@@ -793,6 +793,7 @@ struct walk {
 	bool rbx_known;		/* rbx holds %rbx as of the last frame */
 	bool rbx_lost;		/* libdwfl had no %rbx in the last frame */
 	bool last;		/* ended where perf's walk ends (perf_cfi_at) */
+	bool prev_activation;	/* libdwfl's word on the frame before */
 	Dwarf_Word rbx;
 };
 
@@ -914,8 +915,16 @@ frame_cb(Dwfl_Frame *state, void *arg)
 			w->rbx_known = true;
 		}
 	}
-	if (!activation && pc > 0)
-		pc--;	/* the call instruction, not the return address */
+	/* the call instruction, not the return address; but perf's
+	 * libunwind keeps the pc of a frame its step came to through a
+	 * signal frame (unw_is_signal_frame answers for the step just
+	 * made): the interrupted frame, which libdwfl calls an activation
+	 * after another one (the trampoline, whose pc perf lowers) */
+	bool keep = activation && (w->n == 0 || w->prev_activation);
+
+	w->prev_activation = activation;
+	if (!keep && pc > 0)
+		pc--;
 	w->ips[w->n++] = pc;
 	cfi = perf_cfi_at(w->s, pc);
 	if (cfi != PERF_CFI_FOUND) {

@@ -183,6 +183,21 @@ else
 	echo "FAIL deepsys: cannot build it"; cat "$T/cc.log"; fail=1
 fi
 
+# --call-graph dwarf through a signal handler, on the thread's stack and
+# on an alternate one: perf's unwinder lowers the pc of glibc's
+# trampoline (__restore_rt's size is 0; one byte lower lies in no
+# symbol where libc's debug symbols are installed) and keeps the
+# interrupted frame's
+if $CC -g -O1 -fomit-frame-pointer -fno-inline -fno-optimize-sibling-calls -o "$T/sigwork" \
+	"$PROGS_SRC/sigwork.c" 2>"$T/cc.log"; then
+	for how in "" alt; do
+		record "$T/sig$how.data" --call-graph dwarf -- "$T/sigwork" 0.4 $how &&
+			compare "signal${how:+-$how}" "$T/sig$how.data" 99 -- -- -- main,main_work,on_alarm,handler_work
+	done
+else
+	echo "FAIL signal: cannot build tests/progs/sigwork.c"; cat "$T/cc.log"; fail=1
+fi
+
 # --call-graph dwarf of programs a shell runs: perf keeps the shell's maps
 # across each exec and takes the lowest map of a file for its load
 # address, so in a process whose libc (or ld.so) lies above the shell's
