@@ -594,6 +594,10 @@ enum perf_cfi {
 	PERF_CFI_MISSED,	/* the table looked for at the wrong place:
 				   libunwind finds no CFI there
 				   (-UNW_ENOINFO) and tries %rbp */
+	PERF_CFI_NOFDE,		/* the table has no FDE for the pc: the
+				   same -UNW_ENOINFO, and %rbp tried; after
+				   that step perf goes on by CFI, as
+				   libdwfl does after its own */
 };
 
 /* A pc in no reported file. perf's find_proc_info fails (-EINVAL) where
@@ -616,6 +620,23 @@ perf_cfi_unreported(struct session *s, uint64_t pc)
 	return PERF_CFI_FOUND;
 }
 
+/* Whether the file's .eh_frame has an FDE for pc. One it lacks (glibc's
+ * clone3 past its system call, node's built-in code) is -UNW_ENOINFO to
+ * perf's libunwind, which then tries %rbp, as libdwfl does too but
+ * without libunwind's tests of it (rbp_step). */
+static bool
+has_eh_fde(Dwfl_Module *dm, uint64_t pc)
+{
+	Dwarf_Addr bias;
+	Dwarf_CFI *cfi = dwfl_module_eh_cfi(dm, &bias);
+	Dwarf_Frame *frame = NULL;
+
+	if (cfi == NULL || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
+		return false;
+	free(frame);
+	return true;
+}
+
 static enum perf_cfi
 perf_cfi_at(struct session *s, uint64_t pc)
 {
@@ -631,9 +652,9 @@ perf_cfi_at(struct session *s, uint64_t pc)
 		return PERF_CFI_FOUND;
 	if (!m->eh_frame_hdr)
 		return PERF_CFI_NONE;
-	if (m->file_low == 0 || m->file_low - m->elf_base == m->bias)
-		return PERF_CFI_FOUND;
-	return PERF_CFI_MISSED;
+	if (m->file_low != 0 && m->file_low - m->elf_base != m->bias)
+		return PERF_CFI_MISSED;
+	return has_eh_fde(dm, pc) ? PERF_CFI_FOUND : PERF_CFI_NOFDE;
 }
 
 /* Whether pc lies where ensure_module said MOD_OK since the process's
@@ -870,10 +891,35 @@ rbp_walk(struct walk *w, Dwfl_Frame *state)
 	bp = rbp;
 	sp = rsp;
 	while (w->n < w->max && rbp_step(w->s, &bp, &sp, &rip)) {
+		enum perf_cfi c;
+
 		w->ips[w->n++] = rip - 1;
-		if (perf_cfi_at(w->s, rip - 1) != PERF_CFI_MISSED)
+		c = perf_cfi_at(w->s, rip - 1);
+		if (c != PERF_CFI_MISSED && c != PERF_CFI_NOFDE)
 			return;
 	}
+}
+
+/* Whether perf's libunwind takes the frame-pointer step from this frame
+ * (PERF_CFI_NOFDE), which libdwfl takes whatever %rbp holds. */
+static bool
+rbp_step_taken(struct walk *w, Dwfl_Frame *state)
+{
+	Dwarf_Word rbp, rsp;
+	uint64_t bp, sp, rip;
+	size_t zero_at = w->s->u->zero_at;
+	bool ok;
+
+	if (w->s->u->arch != UNWIND_ARCH_X86_64)
+		return true;
+	if (dwfl_frame_reg(state, X86_DWARF_RBP, &rbp) != 0 ||
+	    dwfl_frame_reg(state, X86_DWARF_RSP, &rsp) != 0)
+		return false;
+	bp = rbp;
+	sp = rsp;
+	ok = rbp_step(w->s, &bp, &sp, &rip);
+	w->s->u->zero_at = zero_at;	/* libdwfl's own reads follow */
+	return ok;
 }
 
 static int
@@ -927,6 +973,13 @@ frame_cb(Dwfl_Frame *state, void *arg)
 		pc--;
 	w->ips[w->n++] = pc;
 	cfi = perf_cfi_at(w->s, pc);
+	if (cfi == PERF_CFI_NOFDE) {
+		if (!rbp_step_taken(w, state)) {
+			w->last = true;	/* perf's walk ends at this frame */
+			return DWARF_CB_ABORT;
+		}
+		cfi = PERF_CFI_FOUND;	/* libdwfl's step is perf's */
+	}
 	if (cfi != PERF_CFI_FOUND) {
 		/* perf's walk ends here but for its frame-pointer steps
 		 * where the file's table is looked for at the wrong place;

@@ -126,7 +126,8 @@ tests/progs/libsymlib.so: $(srcdir)/tests/progs/symlib.c
 	@mkdir -p tests/progs
 	$(CC) $(PROGS_CFLAGS) -shared -fPIC -Wl,-soname,libsymlib.so -o $@ $(srcdir)/tests/progs/symlib.c
 CLEANFILES += tests/progs/libsymlib.so
-EXTRA_DIST += tests/progs/symlib.c tests/progs/deepsys.c tests/progs/sigwork.c
+EXTRA_DIST += tests/progs/symlib.c tests/progs/deepsys.c tests/progs/sigwork.c \
+	tests/progs/nofde.c tests/progs/nofde.S
 
 # ELF and DWARF loading (files the daemon takes by upload) over programs of
 # the build and damaged copies of them; the libFuzzer target with

@@ -198,6 +198,19 @@ else
 	echo "FAIL signal: cannot build tests/progs/sigwork.c"; cat "$T/cc.log"; fail=1
 fi
 
+# --call-graph dwarf from a function with no FDE (tests/progs/nofde.S)
+# whose %rbp points below its frame: perf's libunwind tries %rbp, drops
+# it, and its walk ends there (x86-64 only)
+if [ "$(uname -m)" = x86_64 ]; then
+	if $CC -g -O1 -fomit-frame-pointer -fno-inline -o "$T/nofde" "$PROGS_SRC/nofde.c" \
+		"$PROGS_SRC/nofde.S" 2>"$T/cc.log"; then
+		record "$T/nofde.data" --call-graph dwarf -- "$T/nofde" 0.3 &&
+			compare nofde "$T/nofde.data" 99 -- -- -- spin_nofde,caller,main
+	else
+		echo "FAIL nofde: cannot build it"; cat "$T/cc.log"; fail=1
+	fi
+fi
+
 # --call-graph dwarf of programs a shell runs: perf keeps the shell's maps
 # across each exec and takes the lowest map of a file for its load
 # address, so in a process whose libc (or ld.so) lies above the shell's
