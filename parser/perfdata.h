@@ -270,6 +270,8 @@ const char *pd_record_name(uint32_t type);
 #define PD_MISC_GUEST_USER	5
 #define PD_MISC_MMAP_BUILD_ID	(1 << 14)	/* MMAP2 carries a build-id */
 #define PD_MISC_COMM_EXEC	(1 << 13)
+#define PD_MISC_FORK_EXEC	(1 << 13)	/* FORK synthesized for a running
+						   process: its maps follow */
 #define PD_MISC_SWITCH_OUT	(1 << 13)
 
 typedef struct pd_read_value {

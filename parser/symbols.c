@@ -725,7 +725,8 @@ int pd_symbolizer_record(pd_symbolizer *s, const pd_record *r)
 		break;
 	case PD_RECORD_FORK:
 		rc = pd_threads_fork(s->threads, r->u.task.pid, r->u.task.tid,
-				     r->u.task.ppid, r->u.task.ptid);
+				     r->u.task.ppid, r->u.task.ptid,
+				     !(r->misc & PD_MISC_FORK_EXEC));
 		break;
 	case PD_RECORD_EXIT:
 		pd_threads_exit(s->threads, r->u.task.pid, r->u.task.tid);

@@ -183,7 +183,7 @@ static void drop(pd_threads *t, uint32_t tid)
 }
 
 int pd_threads_fork(pd_threads *t, uint32_t pid, uint32_t tid,
-		    uint32_t ppid, uint32_t ptid)
+		    uint32_t ppid, uint32_t ptid, int clone_maps)
 {
 	pd_thread *parent, *th;
 	pd_maps *maps;
@@ -198,8 +198,10 @@ int pd_threads_fork(pd_threads *t, uint32_t pid, uint32_t tid,
 	if (pid == ppid) {
 		maps = parent->maps;
 		pd_maps_ref(maps);
-	} else {
+	} else if (clone_maps) {
 		maps = pd_maps_clone(parent->maps);
+	} else {
+		maps = pd_maps_new(t->cache);
 	}
 	if (!maps) {
 		free(comm);

@@ -31,9 +31,11 @@ pd_thread *pd_threads_find(pd_threads *t, uint32_t tid);
 
 int pd_threads_comm(pd_threads *t, uint32_t pid, uint32_t tid, const char *comm);
 /* A new thread or process: it inherits the parent's comm; a new process
- * gets a copy of the parent's maps, a new thread shares them. */
+ * gets a copy of the parent's maps (none with clone_maps 0: a FORK perf
+ * synthesized for a process running before the recording, whose own maps
+ * follow), a new thread shares them. */
 int pd_threads_fork(pd_threads *t, uint32_t pid, uint32_t tid,
-		    uint32_t ppid, uint32_t ptid);
+		    uint32_t ppid, uint32_t ptid, int clone_maps);
 /* The thread exited: kept for samples that may still name it, until 8192
  * threads have exited after it. */
 void pd_threads_exit(pd_threads *t, uint32_t pid, uint32_t tid);

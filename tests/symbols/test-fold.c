@@ -250,12 +250,30 @@ int main(void)
 
 		CHECK(pd_threads_findnew(t, 1, 1) != NULL);
 		for (i = 0; i < 20000; i++) {
-			CHECK(pd_threads_fork(t, 100 + i, 100 + i, 1, 1) == 0);
+			CHECK(pd_threads_fork(t, 100 + i, 100 + i, 1, 1, 1) == 0);
 			pd_threads_exit(t, 100 + i, 100 + i);
 		}
 		CHECK(pd_threads_count(t) == 1 + 8192);
 		CHECK(pd_threads_find(t, 1) && pd_threads_find(t, 100 + 19999) &&
 		      !pd_threads_find(t, 100));
+		pd_threads_free(t);
+	}
+
+	/* a fork copies the parent's maps, but not one perf synthesized for a
+	 * process already running (PERF_RECORD_MISC_FORK_EXEC): its own maps
+	 * follow, and the parent's would linger beside them */
+	{
+		pd_threads *t = pd_threads_new(NULL);
+		pd_map lib = { .start = 0x7000, .end = 0x9000, .pgoff = 0, .name = "lib" };
+		pd_thread *parent = pd_threads_findnew(t, 10, 10), *child;
+
+		CHECK(parent && pd_maps_insert(parent->maps, &lib) == 0);
+		CHECK(pd_threads_fork(t, 11, 11, 10, 10, 1) == 0);
+		child = pd_threads_find(t, 11);
+		CHECK(child && pd_maps_count(child->maps) == 1 && pd_maps_find(child->maps, 0x8000));
+		CHECK(pd_threads_fork(t, 12, 12, 10, 10, 0) == 0);
+		child = pd_threads_find(t, 12);
+		CHECK(child && pd_maps_count(child->maps) == 0 && !strcmp(child->comm, parent->comm));
 		pd_threads_free(t);
 	}
 
