@@ -179,7 +179,7 @@ const cfi_row *cfi_rows_find(cfi_rows *c, uint64_t owner, Dwfl *dwfl, uint64_t p
 		if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &f) != 0)
 			return NULL;
 	}
-	*r = (cfi_row){ .owner = owner };
+	*r = (cfi_row){ .owner = owner, .eh = eh };
 	fill(r, f, pc, bias, eh ? cfi : NULL);
 	free(f);
 	return r;

@@ -42,6 +42,7 @@ typedef struct cfi_row {
 	uint64_t owner;		/* owner 0: a free slot */
 	uint64_t lo, hi;	/* the addresses [lo, hi) the row holds for */
 	uint8_t usable;		/* 0: walk this frame with libdwfl */
+	uint8_t eh;		/* from .eh_frame (else .debug_frame) */
 	uint8_t cfa_reg;	/* CFA = regs[cfa_reg] + cfa_off */
 	uint8_t ra_reg;		/* the register holding the return address */
 	uint8_t ra_undefined;	/* the walk ends at this frame */

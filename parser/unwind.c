@@ -623,14 +623,21 @@ perf_cfi_unreported(struct session *s, uint64_t pc)
 /* Whether the file's .eh_frame has an FDE for pc. One it lacks (glibc's
  * clone3 past its system call, node's built-in code) is -UNW_ENOINFO to
  * perf's libunwind, which then tries %rbp, as libdwfl does too but
- * without libunwind's tests of it (rbp_step). */
+ * without libunwind's tests of it (rbp_step). The CFI rows answer from
+ * their cache the lookup libdwfl is about to make for the same pc. */
 static bool
-has_eh_fde(Dwfl_Module *dm, uint64_t pc)
+has_eh_fde(struct session *s, Dwfl_Module *dm, uint64_t pc)
 {
 	Dwarf_Addr bias;
-	Dwarf_CFI *cfi = dwfl_module_eh_cfi(dm, &bias);
+	Dwarf_CFI *cfi;
 	Dwarf_Frame *frame = NULL;
 
+	if (s->u->rows != NULL && s->u->arch == UNWIND_ARCH_X86_64) {
+		const cfi_row *row = cfi_rows_find(s->u->rows, s->id, s->dwfl, pc);
+
+		return row != NULL && row->eh;
+	}
+	cfi = dwfl_module_eh_cfi(dm, &bias);
 	if (cfi == NULL || dwarf_cfi_addrframe(cfi, pc - bias, &frame) != 0)
 		return false;
 	free(frame);
@@ -654,7 +661,7 @@ perf_cfi_at(struct session *s, uint64_t pc)
 		return PERF_CFI_NONE;
 	if (m->file_low != 0 && m->file_low - m->elf_base != m->bias)
 		return PERF_CFI_MISSED;
-	return has_eh_fde(dm, pc) ? PERF_CFI_FOUND : PERF_CFI_NOFDE;
+	return has_eh_fde(s, dm, pc) ? PERF_CFI_FOUND : PERF_CFI_NOFDE;
 }
 
 /* Whether pc lies where ensure_module said MOD_OK since the process's
