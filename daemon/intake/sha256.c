@@ -1,36 +1,49 @@
-/* sha256.c - SHA-256 through nettle. */
+/* sha256.c - SHA-256 through libcrypto's EVP interface. Where the CPU has
+ * no SHA instructions its AVX2 code hashed 300-350 MB/s here, nettle's
+ * 220: for a 200 MB upload, most of the wait before the parse. */
 #include "config.h"
 
 #include <stdio.h>
-#include <string.h>
 
-#include <nettle/sha2.h>
-/* nettle names its functions sha256_* through macros; ours keep the names */
-#undef sha256_init
-#undef sha256_update
-#undef sha256_digest
+#include <openssl/evp.h>
 
 #include "intake/sha256.h"
 
-_Static_assert(sizeof(struct sha256_ctx) <= sizeof(((sha256_ctx *)0)->space),
-	       "sha256_ctx has no room for nettle's context");
-
-void sha256_init(sha256_ctx *c)
+int sha256_init(sha256_ctx *c)
 {
-	nettle_sha256_init((struct sha256_ctx *)c->space);
+	EVP_MD_CTX *m = EVP_MD_CTX_new();
+
+	c->md = NULL;
+	if (!m)
+		return -1;
+	if (EVP_DigestInit_ex(m, EVP_sha256(), NULL) != 1) {
+		EVP_MD_CTX_free(m);
+		return -1;
+	}
+	c->md = m;
+	return 0;
 }
 
 void sha256_update(sha256_ctx *c, const void *data, size_t len)
 {
-	nettle_sha256_update((struct sha256_ctx *)c->space, len, data);
+	if (c->md && len)
+		EVP_DigestUpdate(c->md, data, len);
 }
 
 void sha256_final_hex(sha256_ctx *c, char hex[65])
 {
-	uint8_t d[SHA256_DIGEST_SIZE];
-	int i;
+	unsigned char d[EVP_MAX_MD_SIZE];
+	unsigned int n = 0, i;
 
-	nettle_sha256_digest((struct sha256_ctx *)c->space, sizeof(d), d);
-	for (i = 0; i < SHA256_DIGEST_SIZE; i++)
-		snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	hex[0] = 0;
+	if (c->md && EVP_DigestFinal_ex(c->md, d, &n) == 1 && n == 32)
+		for (i = 0; i < n; i++)
+			snprintf(hex + 2 * i, 3, "%02x", d[i]);
+	sha256_free(c);
+}
+
+void sha256_free(sha256_ctx *c)
+{
+	EVP_MD_CTX_free(c->md);
+	c->md = NULL;
 }

@@ -1,18 +1,22 @@
 /* sha256.h - SHA-256, incremental (uploads are hashed as they stream);
- * nettle does the work (with the CPU's SHA instructions where present). */
+ * OpenSSL's libcrypto does the work, with the code for the CPU at hand
+ * (SHA instructions where present, else AVX2). */
 #ifndef PERFHUB_DAEMON_SHA256_H
 #define PERFHUB_DAEMON_SHA256_H
 
 #include <stddef.h>
-#include <stdint.h>
 
 typedef struct ph_sha256_ctx {
-	uint64_t space[20];	/* the library's context (checked in sha256.c) */
+	void *md;		/* the library's context; NULL once done */
 } sha256_ctx;
 
-void sha256_init(sha256_ctx *c);
+/* 0, or -1 out of memory. */
+int sha256_init(sha256_ctx *c);
 void sha256_update(sha256_ctx *c, const void *data, size_t len);
-/* OUT: hex, 64 characters and a NUL. */
+/* OUT: hex, 64 characters and a NUL (empty if the library failed); the
+ * context is freed. */
 void sha256_final_hex(sha256_ctx *c, char hex[65]);
+/* Frees a context that never reached sha256_final_hex (no-op after it). */
+void sha256_free(sha256_ctx *c);
 
 #endif

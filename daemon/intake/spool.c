@@ -255,7 +255,10 @@ sp_upload *sp_begin(spool *s, int encoding, uint64_t max)
 	u->s = s;
 	u->encoding = encoding;
 	u->max = max;
-	sha256_init(&u->sha);
+	if (sha256_init(&u->sha) < 0) {
+		errno = ENOMEM;
+		goto fail;
+	}
 	u->fd = sp_tmp_file(s, "upload", u->tmp, sizeof(u->tmp));
 	if (u->fd < 0)
 		goto fail;
@@ -467,6 +470,10 @@ static int end_stream(sp_upload *u, char sha256[65], uint64_t *size)
 	close(u->fd);
 	u->fd = -1;
 	sha256_final_hex(&u->sha, sha256);
+	if (!sha256[0]) {
+		errno = ENOMEM;	/* the hash library failed */
+		return SP_ERR_IO;
+	}
 	*size = u->size;
 	return SP_OK;
 }
@@ -523,6 +530,7 @@ void sp_abort(sp_upload *u)
 	if (u->gz_open)
 		inflateEnd(&u->gz);
 	free(u->out);
+	sha256_free(&u->sha);
 	free(u);
 	errno = saved;
 }
