@@ -338,15 +338,14 @@ static int activation_socket(void)
 
 /* The listener's address decides the Host check (loopback) and names the
  * server as Host may ("127.0.0.1", "::1"). */
-static void access_policy(api *a, const cfg *c)
+static void access_policy(api *a, const cfg *c, int listen_fd)
 {
-	const union MHD_DaemonInfo *info = MHD_get_daemon_info(a->d, MHD_DAEMON_INFO_LISTEN_FD);
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
 	char addr[INET6_ADDRSTRLEN] = "";
 
 	memset(&ss, 0, sizeof(ss));
-	if (info && getsockname(info->listen_fd, (struct sockaddr *)&ss, &sl) == 0) {
+	if (getsockname(listen_fd, (struct sockaddr *)&ss, &sl) == 0) {
 		if (ss.ss_family == AF_INET)
 			inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, addr, sizeof(addr));
 		else if (ss.ss_family == AF_INET6)
@@ -484,6 +483,8 @@ api *api_start(const cfg *c, st_store *st, jobs *j, int listen_fd)
 		api_free(a);
 		return NULL;
 	}
+	/* before the first request can come */
+	access_policy(a, c, listen_fd);
 	raise_fd_limit(c->max_connections + API_SPARE_FDS);
 	a->d = MHD_start_daemon(flags, 0, NULL, NULL, on_request, a,
 				MHD_OPTION_EXTERNAL_LOGGER, mhd_log, NULL,
@@ -509,7 +510,6 @@ api *api_start(const cfg *c, st_store *st, jobs *j, int listen_fd)
 							 : ((struct sockaddr_in *)&ss)->sin_port);
 	else
 		a->port = c->listen_port;
-	access_policy(a, c);
 	http_prepare_start(a);
 	return a;
 }
