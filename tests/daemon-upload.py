@@ -183,6 +183,23 @@ def main():
         st, r3 = d.upload(data)
         check(st == 202 and r3["id"] != pid, "re-upload after delete: %s %s" % (st, r3))
         check(d.wait(r3["id"])["status"] == "ready", "re-upload not ready")
+
+        # past its first 4 MiB an upload is hashed on a thread beside the
+        # one receiving it, 1 MiB at a time: a body of an uneven size,
+        # plain and gzip-encoded, still named by its own sha256 and
+        # spooled whole
+        import gzip
+        with open(data, "rb") as f:
+            big = f.read() + os.urandom(9 * 1024 * 1024 + 12345)
+        want = hashlib.sha256(big).hexdigest()
+        for name, body, hdr in (("plain", big, {}),
+                                ("gzip", gzip.compress(big, 1), {"Content-Encoding": "gzip"})):
+            st, rb = d.upload(body, "?name=big-" + name, hdr)
+            check(st in (200, 202) and rb.get("sha256") == want,
+                  "%d-byte %s upload: %s %s, want sha256 %s" % (len(big), name, st, rb, want))
+            path = os.path.join(d.state, "spool", want + ".file")
+            check(os.path.exists(path) and os.path.getsize(path) == len(big),
+                  "%s upload: spool file %s" % (name, path))
     print("ok")
     return 0
 
