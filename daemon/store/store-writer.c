@@ -475,7 +475,9 @@ static void place(st_writer *w, int64_t gen, pthread_t *finisher)
 		pthread_join(*finisher, NULL);
 	w->times.prepare_ns = w->prepare_ns;
 	if (gen > 0 && w->model) {
-		pe_model_set_gen(w->model, gen);
+		/* placed: readers have it already, its generation set */
+		if (!placed)
+			pe_model_set_gen(w->model, gen);
 		prepare_keep(w, gen);
 		if (!placed)
 			pe_cache_put(w->st->cache, w->model);
